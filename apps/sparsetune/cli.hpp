@@ -1,0 +1,24 @@
+#pragma once
+// Shared pieces of the command line: global options and the registration hook of each command.
+// Commands parse arguments, call into lib/, and print; they hold no logic of their own.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace sparsetune::cli {
+
+struct GlobalOptions {
+  bool json = false;  // machine-readable output on stdout
+};
+
+void add_info_command(CLI::App& app, const GlobalOptions& g);
+void add_convert_command(CLI::App& app, const GlobalOptions& g);
+void add_features_command(CLI::App& app, const GlobalOptions& g);
+void add_gen_command(CLI::App& app, const GlobalOptions& g);
+
+// Prints rows as an aligned two-or-more-column text table.
+void print_table(const std::vector<std::vector<std::string>>& rows);
+void print_json(const nlohmann::json& j);
+
+}  // namespace sparsetune::cli

@@ -1,0 +1,56 @@
+// sparsetune: one tool, one subcommand per job.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "cli.hpp"
+#include "core/error.hpp"
+#include "core/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace sparsetune;
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sparsetune"));
+  spdlog::set_pattern("%^%l%$: %v");
+
+  CLI::App app{"sparsetune: finds the fastest GPU format and kernel for a sparse matrix or tensor"};
+  app.set_version_flag("--version", std::string("sparsetune ") + kVersion);
+  app.require_subcommand(1);
+  app.fallthrough();
+
+  cli::GlobalOptions g;
+  int verbose = 0;
+  bool quiet = false;
+  app.add_flag("-v,--verbose", verbose, "More log output (-vv for trace)");
+  app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
+  app.add_flag("--json", g.json, "Machine-readable JSON on stdout");
+  app.parse_complete_callback([&] {
+    spdlog::set_level(quiet          ? spdlog::level::err
+                      : verbose >= 2 ? spdlog::level::trace
+                      : verbose == 1 ? spdlog::level::debug
+                                     : spdlog::level::info);
+  });
+
+  cli::add_info_command(app, g);
+  cli::add_convert_command(app, g);
+  cli::add_features_command(app, g);
+  cli::add_gen_command(app, g);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const Error& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    spdlog::error("out of memory");
+    return 1;
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,30 @@
+#pragma once
+// Errors the tool reports to its user. Every message names where the problem is.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace sparsetune {
+
+// Any failure a user can cause (bad input, bad option, unsupported case).
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A problem inside an input file, located by file name and 1-based line.
+class InputError : public Error {
+ public:
+  InputError(const std::string& file, std::int64_t line, const std::string& what)
+      : Error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + what),
+        file_(file),
+        line_(line) {}
+  const std::string& file() const { return file_; }
+  std::int64_t line() const { return line_; }
+
+ private:
+  std::string file_;
+  std::int64_t line_;
+};
+
+}  // namespace sparsetune

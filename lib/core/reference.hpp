@@ -1,0 +1,52 @@
+#pragma once
+// CPU fp64 reference kernels: the ground truth every generated kernel is checked against.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/matrix.hpp"
+#include "core/tensor.hpp"
+
+namespace sparsetune {
+
+// y = A·x.
+template <class I, class P>
+std::vector<double> spmv_reference(const Csr<I, P>& a, const std::vector<double>& x) {
+  if (static_cast<std::int64_t>(x.size()) != a.cols)
+    throw Error("spmv: x has " + std::to_string(x.size()) + " entries, matrix has " +
+                std::to_string(a.cols) + " columns");
+  std::vector<double> y(a.rows, 0.0);
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    double s = 0.0;
+    for (auto k = static_cast<std::int64_t>(a.row_ptr[r]); k < static_cast<std::int64_t>(a.row_ptr[r + 1]); ++k)
+      s += a.val[k] * x[static_cast<std::int64_t>(a.col_idx[k])];
+    y[r] = s;
+  }
+  return y;
+}
+
+// C = A·B with B (cols × n) and C (rows × n) dense and row-major.
+template <class I, class P>
+std::vector<double> spmm_reference(const Csr<I, P>& a, const std::vector<double>& b, std::int64_t n) {
+  if (n < 1 || static_cast<std::int64_t>(b.size()) != a.cols * n)
+    throw Error("spmm: B must be " + std::to_string(a.cols) + " x " + std::to_string(n));
+  std::vector<double> c(a.rows * n, 0.0);
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    for (auto k = static_cast<std::int64_t>(a.row_ptr[r]); k < static_cast<std::int64_t>(a.row_ptr[r + 1]); ++k) {
+      const double v = a.val[k];
+      const double* brow = &b[static_cast<std::int64_t>(a.col_idx[k]) * n];
+      double* crow = &c[r * n];
+      for (std::int64_t j = 0; j < n; ++j) crow[j] += v * brow[j];
+    }
+  return c;
+}
+
+// Y = X ×_mode v: an order-(N-1) sparse tensor with one entry per non-empty mode-`mode` fiber,
+// sorted lexicographically by its remaining modes.
+SparseTensor sptv_reference(const SparseTensor& x, int mode, const std::vector<double>& v);
+
+// ||a - b||_2 / ||b||_2 (or ||a - b||_2 when b is all zero).
+double relative_l2_error(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace sparsetune
