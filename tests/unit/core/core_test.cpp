@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/convert.hpp"
+#include "core/fingerprint.hpp"
 #include "core/permute.hpp"
 #include "core/reference.hpp"
 #include "core/tensor.hpp"
@@ -130,4 +131,20 @@ TEST_CASE("relative L2 error", "[core]") {
   CHECK(relative_l2_error({3, 4}, {0, 0}) == Approx(5.0));
   CHECK(relative_l2_error({1, 1}, {1, 2}) == Approx(1.0 / std::sqrt(5.0)));
   CHECK(std::isinf(relative_l2_error({1}, {1, 2})));
+}
+
+TEST_CASE("fingerprints tell matrices apart and ignore index width", "[core]") {
+  auto a = coo_to_csr<std::int64_t, std::int64_t>(sample_coo());
+  auto b = index_cast<std::int32_t, std::int32_t>(a);
+  CHECK(fingerprint(a) == fingerprint(b));
+  CHECK(fingerprint(a).rfind("csr1-", 0) == 0);
+  CHECK(fingerprint(a).size() == 21);
+  auto c = a;
+  c.val[2] = 3.0000001;
+  CHECK(fingerprint(c) != fingerprint(a));
+  auto d = a;
+  d.cols = 4;
+  CHECK(fingerprint(d) != fingerprint(a));
+  auto e = permute_cols(a, {1, 0, 2});
+  CHECK(fingerprint(e) != fingerprint(a));
 }
