@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   cli::add_convert_command(app, g);
   cli::add_features_command(app, g);
   cli::add_gen_command(app, g);
+  cli::add_db_command(app, g);
 
   try {
     app.parse(argc, argv);

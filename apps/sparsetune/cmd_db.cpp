@@ -1,0 +1,91 @@
+// `sparsetune db stats|export|merge`: look into and combine tuning databases.
+#include <cstdio>
+#include <memory>
+
+#include "cli.hpp"
+#include "db/tuning_db.hpp"
+
+namespace sparsetune::cli {
+
+namespace {
+nlohmann::json to_json(const db::Measurement& m) {
+  return {{"fingerprint", m.fingerprint},
+          {"op", m.op},
+          {"dtype", m.dtype},
+          {"n", m.n},
+          {"device", m.device},
+          {"arch", m.arch},
+          {"tool_version", m.tool_version},
+          {"candidate", m.candidate},
+          {"graph", m.graph},
+          {"params", m.params},
+          {"time_us", m.time_us},
+          {"gflops", m.gflops},
+          {"gbps", m.gbps},
+          {"error", m.error},
+          {"ok", m.ok},
+          {"failure", m.failure}};
+}
+}  // namespace
+
+void add_db_command(CLI::App& app, const GlobalOptions& g) {
+  auto* cmd = app.add_subcommand("db", "Inspect, export and merge tuning databases");
+  cmd->require_subcommand(1);
+  // Options outlive this function: CLI11 writes into them while parsing.
+  struct Options {
+    std::string path, fingerprint;
+    std::vector<std::string> others;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--db", o->path, "Database file (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
+  auto open = [o] {
+    return db::TuningDb(o->path.empty() ? db::TuningDb::default_path() : o->path);
+  };
+
+  cmd->add_subcommand("stats", "Counts of matrices, measurements and failures")
+      ->callback([&g, open] {
+        auto tdb = open();
+        const auto st = tdb.stats();
+        nlohmann::json j = {{"path", tdb.path()},
+                            {"matrices", st.matrices},
+                            {"measurements", st.measurements},
+                            {"failures", st.failures},
+                            {"per_device", nlohmann::json::object()},
+                            {"per_op", nlohmann::json::object()}};
+        for (const auto& [k, v] : st.per_device) j["per_device"][k] = v;
+        for (const auto& [k, v] : st.per_op) j["per_op"][k] = v;
+        if (g.json) return print_json(j);
+        std::vector<std::vector<std::string>> rows = {
+            {"database", tdb.path()},
+            {"matrices", std::to_string(st.matrices)},
+            {"measurements", std::to_string(st.measurements)},
+            {"failures", std::to_string(st.failures)}};
+        for (const auto& [k, v] : st.per_device) rows.push_back({"device " + k, std::to_string(v)});
+        for (const auto& [k, v] : st.per_op) rows.push_back({"op " + k, std::to_string(v)});
+        print_table(rows);
+      });
+
+  auto* exp = cmd->add_subcommand("export", "Every measurement as JSON lines on stdout");
+  exp->add_option("--fingerprint", o->fingerprint, "Only this matrix");
+  exp->callback([o, open] {
+    auto tdb = open();
+    for (const auto& m : tdb.measurements(o->fingerprint))
+      std::printf("%s\n", to_json(m).dump().c_str());
+  });
+
+  auto* merge = cmd->add_subcommand("merge", "Copy the rows of other databases into this one");
+  merge->add_option("OTHER", o->others, "Databases to merge in")
+      ->required()
+      ->check(CLI::ExistingFile);
+  merge->callback([&g, o, open] {
+    auto tdb = open();
+    nlohmann::json added = nlohmann::json::object();
+    for (const auto& other : o->others) added[other] = tdb.merge(other);
+    if (g.json) return print_json({{"path", tdb.path()}, {"added", added}});
+    for (const auto& other : o->others)
+      std::printf("%s: %lld new measurements from %s\n", tdb.path().c_str(),
+                  static_cast<long long>(added[other].get<std::int64_t>()), other.c_str());
+  });
+}
+
+}  // namespace sparsetune::cli

@@ -1,0 +1,308 @@
+#include "db/tuning_db.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include "core/error.hpp"
+
+namespace sparsetune::db {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matrices(
+  fingerprint TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  rows INTEGER NOT NULL,
+  cols INTEGER NOT NULL,
+  nnz INTEGER NOT NULL,
+  features TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS measurements(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  fingerprint TEXT NOT NULL,
+  op TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  arch TEXT NOT NULL,
+  tool_version TEXT NOT NULL,
+  candidate TEXT NOT NULL,
+  graph TEXT NOT NULL,
+  params TEXT NOT NULL,
+  time_us REAL NOT NULL,
+  gflops REAL NOT NULL,
+  gbps REAL NOT NULL,
+  error REAL NOT NULL,
+  ok INTEGER NOT NULL,
+  failure TEXT NOT NULL,
+  created_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS measurements_lookup
+  ON measurements(fingerprint, op, dtype, n, device, ok, time_us);
+)sql";
+
+constexpr const char* kMeasurementColumns =
+    "uid, fingerprint, op, dtype, n, device, arch, tool_version, candidate, graph, params, "
+    "time_us, gflops, gbps, error, ok, failure, created_at";
+
+// A prepared statement that finalizes itself.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql, const std::string& path) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK)
+      throw Error(path + ": tuning database: " + sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(s_); }
+  Statement& bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, double v) {
+    sqlite3_bind_double(s_, i, v);
+    return *this;
+  }
+  // Steps once; true while a row is available.
+  bool step() {
+    int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw Error(path_ + ": tuning database: " + sqlite3_errmsg(db_));
+  }
+  std::string text(int c) const {
+    auto p = sqlite3_column_text(s_, c);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+  std::int64_t integer(int c) const { return sqlite3_column_int64(s_, c); }
+  double real(int c) const { return sqlite3_column_double(s_, c); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+  std::string path_;
+};
+
+void exec(sqlite3* db, const std::string& sql, const std::string& path) {
+  char* msg = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+    std::string m = msg ? msg : "unknown error";
+    sqlite3_free(msg);
+    throw Error(path + ": tuning database: " + m);
+  }
+}
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// FNV-1a, 64-bit: stable across platforms and builds, so uids agree between merged databases.
+std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// Identity of a row for de-duplication: everything but the time it was stored.
+std::string uid_of(const Measurement& m) {
+  std::string key = m.fingerprint + '\x1f' + m.op + '\x1f' + m.dtype + '\x1f' +
+                    std::to_string(m.n) + '\x1f' + m.device + '\x1f' + m.arch + '\x1f' +
+                    m.tool_version + '\x1f' + m.candidate + '\x1f' + m.graph + '\x1f' + m.params +
+                    '\x1f' + std::to_string(m.time_us) + '\x1f' + std::to_string(m.error) + '\x1f' +
+                    (m.ok ? "1" : "0") + '\x1f' + m.failure;
+  // Two differently seeded hashes (128 bits) make accidental collisions negligible.
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx",
+                static_cast<unsigned long long>(fnv1a(key, 0xcbf29ce484222325ull)),
+                static_cast<unsigned long long>(fnv1a(key, 0x84222325cbf29ce4ull)));
+  return buf;
+}
+
+Measurement read_measurement(const Statement& s) {
+  Measurement m;
+  m.fingerprint = s.text(1);
+  m.op = s.text(2);
+  m.dtype = s.text(3);
+  m.n = s.integer(4);
+  m.device = s.text(5);
+  m.arch = s.text(6);
+  m.tool_version = s.text(7);
+  m.candidate = s.text(8);
+  m.graph = s.text(9);
+  m.params = s.text(10);
+  m.time_us = s.real(11);
+  m.gflops = s.real(12);
+  m.gbps = s.real(13);
+  m.error = s.real(14);
+  m.ok = s.integer(15) != 0;
+  m.failure = s.text(16);
+  return m;
+}
+
+void check_schema(sqlite3* db, const std::string& schema, const std::string& path) {
+  Statement s(db, "SELECT value FROM " + schema + ".meta WHERE key = 'schema_version'", path);
+  if (!s.step()) throw Error(path + ": not a sparsetune tuning database (no schema version)");
+  if (std::atoi(s.text(0).c_str()) != kSchemaVersion)
+    throw Error(path + ": tuning database schema version " + s.text(0) + ", this tool reads " +
+                std::to_string(kSchemaVersion));
+}
+
+}  // namespace
+
+TuningDb::TuningDb(const std::string& path) : path_(path) {
+  std::error_code ec;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "cannot open";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw Error(path + ": cannot open the tuning database: " + msg);
+  }
+  sqlite3_busy_timeout(db_, 5000);
+  try {
+    exec(db_, kSchema, path_);
+    exec(db_,
+         "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" +
+             std::to_string(kSchemaVersion) + "')",
+         path_);
+    check_schema(db_, "main", path_);
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+TuningDb::~TuningDb() { sqlite3_close(db_); }
+
+std::string TuningDb::default_path() {
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+    return std::string(x) + "/sparsetune/tuning.db";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.local/share/sparsetune/tuning.db";
+}
+
+void TuningDb::put_matrix(const MatrixRow& m) {
+  Statement s(db_,
+              "INSERT INTO matrices(fingerprint, name, rows, cols, nnz, features) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(fingerprint) DO UPDATE SET "
+              "name = excluded.name, features = excluded.features",
+              path_);
+  s.bind(1, m.fingerprint).bind(2, m.name).bind(3, m.rows).bind(4, m.cols).bind(5, m.nnz);
+  s.bind(6, m.features.empty() ? std::string("{}") : m.features);
+  s.step();
+}
+
+std::optional<MatrixRow> TuningDb::matrix(const std::string& fingerprint) const {
+  Statement s(db_,
+              "SELECT fingerprint, name, rows, cols, nnz, features FROM matrices "
+              "WHERE fingerprint = ?1",
+              path_);
+  s.bind(1, fingerprint);
+  if (!s.step()) return std::nullopt;
+  return MatrixRow{s.text(0), s.text(1), s.integer(2), s.integer(3), s.integer(4), s.text(5)};
+}
+
+void TuningDb::add(const Measurement& m) {
+  Statement s(db_,
+              std::string("INSERT OR IGNORE INTO measurements(") + kMeasurementColumns +
+                  ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                  "?16, ?17, ?18)",
+              path_);
+  s.bind(1, uid_of(m)).bind(2, m.fingerprint).bind(3, m.op).bind(4, m.dtype).bind(5, m.n);
+  s.bind(6, m.device).bind(7, m.arch).bind(8, m.tool_version).bind(9, m.candidate);
+  s.bind(10, m.graph).bind(11, m.params.empty() ? std::string("{}") : m.params);
+  s.bind(12, m.time_us).bind(13, m.gflops).bind(14, m.gbps).bind(15, m.error);
+  s.bind(16, std::int64_t{m.ok ? 1 : 0}).bind(17, m.failure).bind(18, now_utc());
+  s.step();
+}
+
+std::optional<Measurement> TuningDb::best(const std::string& fingerprint, const std::string& op,
+                                          const std::string& dtype, std::int64_t n,
+                                          const std::string& device) const {
+  Statement s(db_,
+              std::string("SELECT ") + kMeasurementColumns +
+                  " FROM measurements WHERE fingerprint = ?1 AND op = ?2 AND dtype = ?3 AND "
+                  "n = ?4 AND device = ?5 AND ok = 1 ORDER BY time_us ASC, id ASC LIMIT 1",
+              path_);
+  s.bind(1, fingerprint).bind(2, op).bind(3, dtype).bind(4, n).bind(5, device);
+  if (!s.step()) return std::nullopt;
+  return read_measurement(s);
+}
+
+std::vector<Measurement> TuningDb::measurements(const std::string& fingerprint) const {
+  Statement s(db_,
+              std::string("SELECT ") + kMeasurementColumns +
+                  " FROM measurements WHERE ?1 = '' OR fingerprint = ?1 ORDER BY id",
+              path_);
+  s.bind(1, fingerprint);
+  std::vector<Measurement> out;
+  while (s.step()) out.push_back(read_measurement(s));
+  return out;
+}
+
+Stats TuningDb::stats() const {
+  Stats st;
+  {
+    Statement s(db_,
+                "SELECT (SELECT COUNT(*) FROM matrices), (SELECT COUNT(*) FROM measurements), "
+                "(SELECT COUNT(*) FROM measurements WHERE ok = 0)",
+                path_);
+    s.step();
+    st.matrices = s.integer(0);
+    st.measurements = s.integer(1);
+    st.failures = s.integer(2);
+  }
+  Statement d(db_, "SELECT device, COUNT(*) FROM measurements GROUP BY device ORDER BY device",
+              path_);
+  while (d.step()) st.per_device.emplace_back(d.text(0), d.integer(1));
+  Statement o(db_, "SELECT op, COUNT(*) FROM measurements GROUP BY op ORDER BY op", path_);
+  while (o.step()) st.per_op.emplace_back(o.text(0), o.integer(1));
+  return st;
+}
+
+std::int64_t TuningDb::merge(const std::string& other_path) {
+  if (!std::filesystem::is_regular_file(other_path))
+    throw Error(other_path + ": no such tuning database");
+  Statement attach(db_, "ATTACH DATABASE ?1 AS other", other_path);
+  attach.bind(1, other_path);
+  attach.step();
+  std::int64_t added = 0;
+  try {
+    check_schema(db_, "other", other_path);
+    exec(db_, "BEGIN", path_);
+    exec(db_,
+         "INSERT OR IGNORE INTO matrices SELECT fingerprint, name, rows, cols, nnz, features "
+         "FROM other.matrices",
+         path_);
+    const auto before = sqlite3_total_changes64(db_);
+    exec(db_,
+         std::string("INSERT OR IGNORE INTO measurements(") + kMeasurementColumns + ") SELECT " +
+             kMeasurementColumns + " FROM other.measurements ORDER BY id",
+         path_);
+    added = sqlite3_total_changes64(db_) - before;
+    exec(db_, "COMMIT", path_);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_exec(db_, "DETACH DATABASE other", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec(db_, "DETACH DATABASE other", path_);
+  return added;
+}
+
+}  // namespace sparsetune::db
