@@ -1,0 +1,94 @@
+#include "gen/random_tensor.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <unordered_set>
+
+#include "core/error.hpp"
+#include "gen/assemble.hpp"
+#include "gen/rng.hpp"
+
+namespace sparsetune::gen {
+
+namespace {
+constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
+}
+
+SparseTensor random_tensor(const RandomTensorParams& p, std::uint64_t seed) {
+  const int order = static_cast<int>(p.dims.size());
+  if (order < 1 || order > 16)
+    throw Error("tensor: dims must list 1 to 16 sizes, got " + std::to_string(order));
+  double cells = 1.0;
+  for (auto d : p.dims) {
+    if (d < 1 || d > kMaxDim)
+      throw Error("tensor: dims entries must be in [1, 2^31 - 1], got " + std::to_string(d));
+    cells *= static_cast<double>(d);
+  }
+  if (p.nnz < 0 || static_cast<double>(p.nnz) > cells)
+    throw Error("tensor: nnz must be in [0, product of dims], got " + std::to_string(p.nnz));
+  if (!(p.skew >= 0.0 && p.skew <= 100.0))
+    throw Error("tensor: skew must be in [0, 100], got " + std::to_string(p.skew));
+  check_entry_budget(static_cast<double>(p.nnz) * order, "tensor");
+
+  Rng rng(seed);
+  std::vector<double> weights;
+  if (p.skew > 0.0) {
+    weights.resize(p.dims[0]);
+    for (std::int64_t i = 0; i < p.dims[0]; ++i)
+      weights[i] = det_pow(static_cast<double>(i + 1), -p.skew);
+  }
+  const DiscreteSampler slice(p.skew > 0.0 ? weights : std::vector<double>{1.0});
+
+  // Accepted coordinates live in `coord` (entry e at [e * order, (e + 1) * order)); the set
+  // holds entry numbers and compares them by coordinates, with one scratch slot at the end.
+  std::vector<std::int64_t> coord;
+  coord.reserve((p.nnz + 1) * order);
+  const auto at = [&](std::int64_t e) { return coord.begin() + e * order; };
+  const auto hash = [&](std::int64_t e) {
+    std::uint64_t h = 0x243f6a8885a308d3ULL;
+    for (int m = 0; m < order; ++m) {
+      std::uint64_t s = h ^ static_cast<std::uint64_t>(at(e)[m]);
+      h = splitmix64(s);
+    }
+    return static_cast<std::size_t>(h);
+  };
+  const auto equal = [&](std::int64_t x, std::int64_t y) {
+    return std::equal(at(x), at(x) + order, at(y));
+  };
+  std::unordered_set<std::int64_t, decltype(hash), decltype(equal)> seen(
+      static_cast<std::size_t>(p.nnz) + 1, hash, equal);
+  const std::int64_t max_draws = 32 * p.nnz + 4096;
+  std::int64_t accepted = 0;
+  for (std::int64_t draw = 0; accepted < p.nnz; ++draw) {
+    if (draw >= max_draws)
+      throw Error("tensor: could not place " + std::to_string(p.nnz) +
+                  " distinct coordinates (the first slices fill up); lower nnz or skew");
+    coord.resize((accepted + 1) * order);
+    at(accepted)[0] = p.skew > 0.0 ? slice(rng) : static_cast<std::int64_t>(rng.below(p.dims[0]));
+    for (int m = 1; m < order; ++m)
+      at(accepted)[m] = static_cast<std::int64_t>(rng.below(p.dims[m]));
+    if (seen.insert(accepted).second) ++accepted;
+  }
+  coord.resize(p.nnz * order);
+
+  std::vector<std::int64_t> perm(p.nnz);
+  std::iota(perm.begin(), perm.end(), 0);
+  // Coordinates are distinct, so any correct sort gives the same order.
+  std::sort(perm.begin(), perm.end(), [&](std::int64_t x, std::int64_t y) {
+    return std::lexicographical_compare(at(x), at(x) + order, at(y), at(y) + order);
+  });
+  SparseTensor t;
+  t.dims = p.dims;
+  t.idx.assign(order, std::vector<std::int64_t>(p.nnz));
+  t.val.resize(p.nnz);
+  for (std::int64_t e = 0; e < p.nnz; ++e) {
+    for (int m = 0; m < order; ++m) t.idx[m][e] = at(perm[e])[m];
+  }
+  // Values are drawn in sorted order, after the coordinates, so they do not depend on the
+  // order in which coordinates were accepted.
+  for (auto& v : t.val) v = rng.uniform_pos();
+  return t;
+}
+
+}  // namespace sparsetune::gen
