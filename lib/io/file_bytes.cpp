@@ -1,0 +1,199 @@
+#include "io/file_bytes.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace sparsetune::io {
+
+namespace {
+std::string errno_text() { return std::strerror(errno); }
+
+// Closes a POSIX descriptor on scope exit.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// zlib counts in 32-bit units; larger inputs are fed in pieces of this size.
+constexpr std::size_t kZlibStep = std::size_t{1} << 30;
+}  // namespace
+
+std::string read_file(const std::string& path) {
+  Fd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text());
+  std::string out;
+  off_t size = ::lseek(f.fd, 0, SEEK_END);
+  if (size > 0) out.reserve(static_cast<std::size_t>(size));
+  ::lseek(f.fd, 0, SEEK_SET);
+  std::size_t used = 0;
+  out.resize(std::max<std::size_t>(static_cast<std::size_t>(size > 0 ? size : 0) + 1, 1 << 16));
+  for (;;) {
+    if (used == out.size()) out.resize(out.size() * 2);
+    ssize_t n = ::read(f.fd, out.data() + used, out.size() - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(path + ": cannot read: " + errno_text());
+    }
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  out.resize(used);
+  return out;
+}
+
+bool is_gzip(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+std::string gunzip(std::string_view bytes, const std::string& source) {
+  z_stream s{};
+  if (inflateInit2(&s, 15 + 16) != Z_OK) throw Error(source + ": cannot initialise zlib");
+  struct End {
+    z_stream* s;
+    ~End() { inflateEnd(s); }
+  } end{&s};
+
+  // The gzip trailer holds the uncompressed size modulo 2^32: a good first guess, capped so that
+  // a forged trailer cannot make us reserve absurd amounts.
+  std::size_t guess = bytes.size() * 4 + 4096;
+  if (bytes.size() >= 18) {
+    std::uint32_t isize = 0;
+    std::memcpy(&isize, bytes.data() + bytes.size() - 4, 4);
+    guess = std::max<std::size_t>(guess, std::min<std::size_t>(isize + 1, bytes.size() * 1100));
+  }
+  std::string out(guess, '\0');
+  std::size_t used = 0, in_pos = 0;
+  for (;;) {
+    if (used == out.size()) out.resize(out.size() * 2);
+    std::size_t in_step = std::min(bytes.size() - in_pos, kZlibStep);
+    std::size_t out_step = std::min(out.size() - used, kZlibStep);
+    s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data() + in_pos));
+    s.avail_in = static_cast<uInt>(in_step);
+    s.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+    s.avail_out = static_cast<uInt>(out_step);
+    int rc = inflate(&s, Z_NO_FLUSH);
+    in_pos += in_step - s.avail_in;
+    used += out_step - s.avail_out;
+    if (rc == Z_STREAM_END) {
+      // Concatenated members are one stream to gzip(1); trailing zero padding is tolerated.
+      std::string_view rest = bytes.substr(in_pos);
+      if (is_gzip(rest)) {
+        inflateReset(&s);
+        continue;
+      }
+      if (std::any_of(rest.begin(), rest.end(), [](char c) { return c != 0; }))
+        throw Error(source + ": unexpected data after the end of the gzip stream");
+      break;
+    }
+    if (rc == Z_OK) continue;
+    if (rc == Z_BUF_ERROR && s.avail_out == 0) continue;
+    if (rc == Z_BUF_ERROR && in_pos == bytes.size())
+      throw Error(source + ": truncated gzip data (the stream ends early)");
+    throw Error(source + ": corrupt gzip data" + (s.msg ? std::string(": ") + s.msg : ""));
+  }
+  out.resize(used);
+  return out;
+}
+
+std::string gzip(std::string_view bytes, int level) {
+  z_stream s{};
+  if (deflateInit2(&s, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw Error("cannot initialise zlib");
+  struct End {
+    z_stream* s;
+    ~End() { deflateEnd(s); }
+  } end{&s};
+  std::string out(deflateBound(&s, static_cast<uLong>(std::min(bytes.size(), kZlibStep))) +
+                      bytes.size() / 2 + 64,
+                  '\0');
+  std::size_t used = 0, in_pos = 0;
+  for (;;) {
+    if (out.size() - used < 64) out.resize(out.size() * 2);
+    std::size_t in_step = std::min(bytes.size() - in_pos, kZlibStep);
+    std::size_t out_step = std::min(out.size() - used, kZlibStep);
+    s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data() + in_pos));
+    s.avail_in = static_cast<uInt>(in_step);
+    s.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+    s.avail_out = static_cast<uInt>(out_step);
+    const bool last = in_pos + in_step == bytes.size();
+    int rc = deflate(&s, last ? Z_FINISH : Z_NO_FLUSH);
+    in_pos += in_step - s.avail_in;
+    used += out_step - s.avail_out;
+    if (rc == Z_STREAM_END) break;
+    if (rc != Z_OK && rc != Z_BUF_ERROR) throw Error("zlib deflate failed");
+  }
+  out.resize(used);
+  return out;
+}
+
+std::string read_file_decompressed(const std::string& path) {
+  std::string bytes = read_file(path);
+  if (is_gzip(bytes)) return gunzip(bytes, path);
+  return bytes;
+}
+
+bool ends_with_nocase(std::string_view name, std::string_view suffix) {
+  if (name.size() < suffix.size()) return false;
+  auto tail = name.substr(name.size() - suffix.size());
+  return std::equal(tail.begin(), tail.end(), suffix.begin(), [](char a, char b) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    return lower(a) == lower(b);
+  });
+}
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  static std::atomic<unsigned> counter{0};
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base.empty()) throw Error(path + ": not a file name");
+  const std::string tmp = dir + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" +
+                          std::to_string(counter.fetch_add(1));
+  Fd f;
+  f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (f.fd < 0) throw Error(path + ": cannot create a temporary file: " + errno_text());
+  auto fail = [&](const std::string& what) {
+    const std::string text = errno_text();
+    ::close(f.fd);
+    f.fd = -1;
+    ::unlink(tmp.c_str());
+    throw Error(path + ": " + what + ": " + text);
+  };
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(f.fd, bytes.data() + done, std::min(bytes.size() - done, kZlibStep));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  const int rc = ::close(f.fd);
+  f.fd = -1;
+  if (rc != 0) {
+    const std::string text = errno_text();
+    ::unlink(tmp.c_str());
+    throw Error(path + ": cannot write: " + text);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string text = errno_text();
+    ::unlink(tmp.c_str());
+    throw Error(path + ": cannot replace the file: " + text);
+  }
+}
+
+}  // namespace sparsetune::io

@@ -1,0 +1,31 @@
+#pragma once
+// Whole-file reads (gzip detected by its magic bytes, not by the name) and atomic writes: an output
+// is written to a temporary file in the same folder and renamed over the target, so a reader never
+// sees a half-written file.
+#include <string>
+#include <string_view>
+
+namespace sparsetune::io {
+
+// The raw bytes of a file; throws Error naming the file when it cannot be read.
+std::string read_file(const std::string& path);
+
+// True when the bytes start with the gzip magic 1f 8b.
+bool is_gzip(std::string_view bytes);
+
+// Inflates every gzip member of `bytes`; `source` names the data in error messages.
+std::string gunzip(std::string_view bytes, const std::string& source);
+
+// Deflates `bytes` into a single gzip member.
+std::string gzip(std::string_view bytes, int level = 6);
+
+// The contents of a file, decompressed when it is gzip.
+std::string read_file_decompressed(const std::string& path);
+
+// True when the name ends with `suffix`, ignoring ASCII case.
+bool ends_with_nocase(std::string_view name, std::string_view suffix);
+
+// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+void write_file_atomic(const std::string& path, std::string_view bytes);
+
+}  // namespace sparsetune::io

@@ -1,0 +1,65 @@
+#pragma once
+// Helpers shared by the io tests: a private temporary folder and small file utilities.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace iotest {
+
+// A fresh folder under the system temp dir, removed when the test ends.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "sparsetune-io-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Number of entries in a folder (to check that no temporary file was left behind).
+inline int count_entries(const std::filesystem::path& dir) {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+}  // namespace iotest
+
+// Checks that `expr` throws an exception whose message contains every one of the strings.
+#define CHECK_THROWS_CONTAINING(expr, ...)                                     \
+  do {                                                                         \
+    bool threw_ = false;                                                       \
+    try {                                                                      \
+      (void)(expr);                                                            \
+    } catch (const std::exception& e_) {                                       \
+      threw_ = true;                                                           \
+      const std::string msg_ = e_.what();                                      \
+      for (const std::string& part_ : std::vector<std::string>{__VA_ARGS__}) { \
+        INFO("message: " << msg_);                                             \
+        CHECK(msg_.find(part_) != std::string::npos);                          \
+      }                                                                        \
+    }                                                                          \
+    if (!threw_) FAIL_CHECK("expected an exception from " #expr);              \
+  } while (0)
