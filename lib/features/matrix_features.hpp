@@ -11,8 +11,8 @@
 
 namespace sparsetune::features {
 
-// AlphaSparse (SC'22) §I, §VI-B, §VII: size, row-length statistics, the row-length variance that
-// defines irregularity (> 100), and empty rows.
+// AlphaSparse (SC'22) §I, §VI-B, §VII-A/C: size, row-length statistics, the row-length variance
+// that defines irregularity (> 100), and empty rows.
 std::vector<Feature> alphasparse_features(const Csr64& a);
 std::vector<Feature> alphasparse_features(const MatrixProfile& p);
 
