@@ -1,0 +1,70 @@
+#pragma once
+// The cuSPARSE baselines of one matrix or tensor, measured in a worker process. The parent
+// (this code) never touches CUDA: it compiles with NVRTC, hands the problem over in a file, asks
+// for each baseline in turn, and records a worker's crash or hang as that baseline's failure.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+#include "core/tensor.hpp"
+#include "runtime/stats.hpp"
+#include "runtime/worker.hpp"
+
+namespace sparsetune::runtime {
+
+struct BenchOptions {
+  std::string op = "spmv";             // spmv | spmm | sptv
+  std::vector<std::int64_t> n = {32};  // SpMM dense columns (one row of results per n)
+  int mode = 0;                        // SpTV mode
+  DType dtype = DType::f32;
+  int runs = 20;  // timed runs per baseline (at least 20 for reported numbers)
+  std::uint64_t seed = 1;
+  double timeout_s = 600;  // watchdog per job: the worker is killed past it
+  WorkerLaunch launch = self_worker_launch();
+};
+
+// What the worker reports of the GPU, with the measured device-to-device copy bandwidth.
+struct DeviceModel {
+  std::string name, arch;
+  int sms = 0;
+  std::int64_t l2_bytes = 0, smem_per_block = 0, smem_per_sm = 0, memory_bytes = 0;
+  double bandwidth_gbs = 0.0;  // bytes read + written by a large copy over its median time
+};
+
+struct BaselineResult {
+  std::string name;
+  std::int64_t n = 1;
+  std::string dtype;
+  std::string status;  // ok | failed (fault, hang, error) | unsupported | skipped
+  bool verified = false;
+  double error = -1.0;  // relative L2 error against the fp64 reference; -1 when none
+  double tolerance = 0.0;
+  Stats time_ms;
+  double preprocess_ms = -1.0;  // one timed preprocess call; -1 when the baseline has none
+  double gflops = 0.0, gbs = 0.0;
+  double bandwidth_fraction = 0.0;  // gbs / measured device bandwidth
+  std::string note;                 // format details, or why it failed or was left out
+};
+
+struct BenchReport {
+  std::string op;
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  DeviceModel device;
+  std::vector<BaselineResult> results;
+  int worker_starts = 0;
+};
+
+// The baselines run for an operation, in order.
+std::vector<std::string> baseline_names(const std::string& op);
+
+// Throws Error when no worker can reach a GPU ("no CUDA device: bench needs a GPU").
+BenchReport bench_matrix(const Csr64& a, const BenchOptions& opts);
+BenchReport bench_tensor(const SparseTensor& t, const BenchOptions& opts);
+
+nlohmann::json to_json(const BenchReport& r);
+DeviceModel device_model_from_json(const nlohmann::json& j);
+BaselineResult baseline_from_json(const nlohmann::json& j, double bandwidth_gbs);
+
+}  // namespace sparsetune::runtime

@@ -1,0 +1,105 @@
+#include "runtime/nvrtc.hpp"
+
+#include <nvrtc.h>
+
+#include <cctype>
+
+#include "runtime/thread_pool.hpp"
+
+namespace sparsetune::runtime {
+
+namespace {
+std::string program_log(nvrtcProgram prog) {
+  std::size_t size = 0;
+  if (nvrtcGetProgramLogSize(prog, &size) != NVRTC_SUCCESS || size <= 1) return "";
+  std::string log(size, '\0');
+  if (nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) return "";
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+void check(nvrtcResult r, const std::string& what, const std::string& log = "") {
+  if (r != NVRTC_SUCCESS) throw CompileError(what + ": " + nvrtcGetErrorString(r), log);
+}
+
+struct Program {
+  nvrtcProgram p = nullptr;
+  ~Program() {
+    if (p) nvrtcDestroyProgram(&p);
+  }
+};
+}  // namespace
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unknown";
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+void check_arch(const std::string& arch) {
+  bool ok = arch.size() >= 5 && arch.compare(0, 3, "sm_") == 0;
+  std::size_t i = 3;
+  for (; ok && i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) {
+  }
+  ok = ok && i >= 5 && i <= 6 && (i == arch.size() || (i + 1 == arch.size() && arch[i] == 'a'));
+  if (!ok) throw Error("bad GPU architecture '" + arch + "' (expected e.g. sm_80 or sm_90a)");
+}
+
+Compiled compile(const CompileJob& job, const CompileOptions& opts, const KernelCache* cache) {
+  check_arch(opts.arch);
+  std::vector<std::string> options = {"-arch=" + opts.arch};
+  options.insert(options.end(), opts.flags.begin(), opts.flags.end());
+  const std::string version = nvrtc_version();
+  std::string key;
+  if (cache) {
+    key = KernelCache::key(job.source, opts.arch, version, options);
+    if (auto hit = cache->get(key)) {
+      Compiled c;
+      c.ok = true;
+      c.cubin = std::move(*hit);
+      c.from_cache = true;
+      return c;
+    }
+  }
+  Program prog;
+  check(nvrtcCreateProgram(&prog.p, job.source.c_str(), (job.name + ".cu").c_str(), 0, nullptr,
+                           nullptr),
+        "nvrtc: cannot create program " + job.name);
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  const nvrtcResult r = nvrtcCompileProgram(prog.p, static_cast<int>(argv.size()), argv.data());
+  Compiled c;
+  c.log = program_log(prog.p);
+  check(r, "nvrtc: " + job.name + " does not compile for " + opts.arch, c.log);
+  std::size_t size = 0;
+  check(nvrtcGetCUBINSize(prog.p, &size), "nvrtc: no cubin for " + job.name, c.log);
+  if (size == 0) throw CompileError("nvrtc: empty cubin for " + job.name, c.log);
+  c.cubin.resize(size);
+  check(nvrtcGetCUBIN(prog.p, c.cubin.data()), "nvrtc: no cubin for " + job.name, c.log);
+  c.ok = true;
+  if (cache) cache->put(key, c.cubin);
+  return c;
+}
+
+std::vector<Compiled> compile_batch(const std::vector<CompileJob>& jobs, const CompileOptions& opts,
+                                    const KernelCache* cache, unsigned threads) {
+  std::vector<Compiled> out(jobs.size());
+  parallel_for(
+      static_cast<std::int64_t>(jobs.size()),
+      [&](std::int64_t i) {
+        try {
+          out[i] = compile(jobs[i], opts, cache);
+        } catch (const CompileError& e) {
+          out[i].ok = false;
+          out[i].log = e.log();
+          out[i].error = e.what();
+        } catch (const std::exception& e) {
+          out[i].ok = false;
+          out[i].error = e.what();
+        }
+      },
+      threads);
+  return out;
+}
+
+}  // namespace sparsetune::runtime

@@ -1,0 +1,109 @@
+#include "runtime/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace sparsetune::runtime {
+
+namespace {
+// Percentile p in [0, 1] of sorted samples, interpolating linearly between neighbours.
+double percentile(const std::vector<double>& s, double p) {
+  const double pos = p * static_cast<double>(s.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, s.size() - 1);
+  return s[lo] + (pos - static_cast<double>(lo)) * (s[hi] - s[lo]);
+}
+}  // namespace
+
+Stats summarize(std::vector<double> samples) {
+  if (samples.empty()) throw Error("no timing samples to summarize");
+  for (double v : samples)
+    if (!std::isfinite(v)) throw Error("a timing sample is not a finite number");
+  std::sort(samples.begin(), samples.end());
+  Stats s;
+  s.count = static_cast<std::int64_t>(samples.size());
+  s.min = samples.front();
+  s.max = samples.back();
+  s.median = percentile(samples, 0.5);
+  s.q1 = percentile(samples, 0.25);
+  s.q3 = percentile(samples, 0.75);
+  return s;
+}
+
+DType parse_dtype(const std::string& name) {
+  if (name == "f16") return DType::f16;
+  if (name == "f32") return DType::f32;
+  if (name == "f64") return DType::f64;
+  throw Error("unknown data type '" + name + "' (expected f16, f32 or f64)");
+}
+
+std::string dtype_name(DType t) {
+  switch (t) {
+    case DType::f16:
+      return "f16";
+    case DType::f32:
+      return "f32";
+    case DType::f64:
+      return "f64";
+  }
+  return "?";
+}
+
+int dtype_bytes(DType t) { return t == DType::f16 ? 2 : t == DType::f32 ? 4 : 8; }
+
+double unit_roundoff(DType t) {
+  return t == DType::f16   ? std::ldexp(1.0, -11)
+         : t == DType::f32 ? std::ldexp(1.0, -24)
+                           : std::ldexp(1.0, -53);
+}
+
+OpCost spmv_cost(std::int64_t rows, std::int64_t cols, std::int64_t nnz, int idx_bytes,
+                 int val_bytes) {
+  OpCost c;
+  c.flops = 2.0 * static_cast<double>(nnz);
+  c.bytes = static_cast<double>(rows + 1) * idx_bytes +
+            static_cast<double>(nnz) * (idx_bytes + val_bytes) +
+            static_cast<double>(cols) * val_bytes + static_cast<double>(rows) * val_bytes;
+  return c;
+}
+
+OpCost spmm_cost(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
+                 int idx_bytes, int val_bytes) {
+  OpCost c;
+  c.flops = 2.0 * static_cast<double>(nnz) * static_cast<double>(n);
+  c.bytes = static_cast<double>(rows + 1) * idx_bytes +
+            static_cast<double>(nnz) * (idx_bytes + val_bytes) +
+            static_cast<double>(cols) * static_cast<double>(n) * val_bytes +
+            static_cast<double>(rows) * static_cast<double>(n) * val_bytes;
+  return c;
+}
+
+OpCost sptv_cost(int order, std::int64_t nnz, std::int64_t mode_dim, std::int64_t fibers,
+                 int idx_bytes, int val_bytes) {
+  OpCost c;
+  c.flops = 2.0 * static_cast<double>(nnz);
+  c.bytes = static_cast<double>(nnz) * (order * idx_bytes + val_bytes) +
+            static_cast<double>(mode_dim) * val_bytes + static_cast<double>(fibers) * val_bytes;
+  return c;
+}
+
+double gflops(const OpCost& c, double seconds) {
+  return seconds > 0.0 ? c.flops / seconds * 1e-9 : 0.0;
+}
+
+double gbytes_per_s(const OpCost& c, double seconds) {
+  return seconds > 0.0 ? c.bytes / seconds * 1e-9 : 0.0;
+}
+
+double error_tolerance(DType t, std::int64_t max_len) {
+  const double floor = t == DType::f16 ? 1e-2 : t == DType::f32 ? 1e-5 : 1e-12;
+  const double len = static_cast<double>(std::max<std::int64_t>(max_len, 1));
+  // f16 data is accumulated in f32 (cuSPARSE's compute type) and rounded to f16 once at the end.
+  const double acc = unit_roundoff(t == DType::f16 ? DType::f32 : t);
+  const double store = t == DType::f16 ? 2.0 * unit_roundoff(t) : 0.0;
+  return std::max(floor, store + 16.0 * std::sqrt(len) * acc);
+}
+
+}  // namespace sparsetune::runtime

@@ -1,0 +1,58 @@
+#pragma once
+// Measurement arithmetic that needs no GPU: summaries of repeated timings, the fewest bytes and
+// the flops an operation must move and do, and the error tolerance of each data type.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sparsetune::runtime {
+
+// Summary of repeated timings (any unit): median and spread.
+struct Stats {
+  std::int64_t count = 0;
+  double median = 0.0;
+  double min = 0.0;
+  double max = 0.0;
+  double q1 = 0.0;  // 25th percentile, linear interpolation between order statistics
+  double q3 = 0.0;  // 75th percentile
+  double iqr() const { return q3 - q1; }
+};
+
+// Throws Error on an empty sample or a non-finite value.
+Stats summarize(std::vector<double> samples);
+
+enum class DType { f16, f32, f64 };
+DType parse_dtype(const std::string& name);  // "f16" | "f32" | "f64", else Error
+std::string dtype_name(DType t);
+int dtype_bytes(DType t);
+double unit_roundoff(DType t);  // 2^-11, 2^-24, 2^-53
+
+// Work and traffic of one operation: flops and the fewest bytes it must move.
+struct OpCost {
+  double flops = 0.0;
+  double bytes = 0.0;
+};
+
+// y = A·x with A in CSR (row pointers and column indices of idx_bytes each): matrix arrays read
+// once, x read once, y written once.
+OpCost spmv_cost(std::int64_t rows, std::int64_t cols, std::int64_t nnz, int idx_bytes,
+                 int val_bytes);
+// C = A·B with B (cols × n) read once and C (rows × n) written once.
+OpCost spmm_cost(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
+                 int idx_bytes, int val_bytes);
+// Y = X ×_mode v: every entry's coordinates and value read once, v read once, one output value
+// written per non-empty fiber.
+OpCost sptv_cost(int order, std::int64_t nnz, std::int64_t mode_dim, std::int64_t fibers,
+                 int idx_bytes, int val_bytes);
+
+double gflops(const OpCost& c, double seconds);
+double gbytes_per_s(const OpCost& c, double seconds);
+
+// Largest relative L2 error accepted for a result whose longest dot product has `max_len` terms.
+// Inputs are rounded to the data type before the fp64 reference is computed, so only the
+// accumulation error remains: at most about sqrt(len)·u for random-sign terms, with a factor 16
+// of headroom, and never below the design's floors (f16 1e-2, f32 1e-5, f64 1e-12). f16 data is
+// accumulated in f32 and rounded once to f16.
+double error_tolerance(DType t, std::int64_t max_len);
+
+}  // namespace sparsetune::runtime
