@@ -36,8 +36,9 @@ Csr64 assemble_keep_first(std::int64_t rows, std::int64_t cols,
   a.row_ptr.assign(rows + 1, 0);
   for (auto r : row) ++a.row_ptr[r + 1];
   for (std::int64_t r = 0; r < rows; ++r) a.row_ptr[r + 1] += a.row_ptr[r];
-  // Counting sort keeps list order within each row, so a stable sort by column leaves the first
-  // occurrence of a coordinate in front of its repeats.
+  // A counting sort by row keeps list order within each row (one scattered write per entry);
+  // a stable sort by column inside each row then leaves the first drawing of a coordinate in
+  // front of its repeats, working on contiguous memory.
   std::vector<std::pair<std::int64_t, double>> entries(m);
   {
     std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
@@ -48,7 +49,13 @@ Csr64 assemble_keep_first(std::int64_t rows, std::int64_t cols,
   std::int64_t out = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
     const auto b = entries.begin() + a.row_ptr[r], e = entries.begin() + a.row_ptr[r + 1];
-    std::stable_sort(b, e, [](const auto& x, const auto& y) { return x.first < y.first; });
+    if (e - b <= 32) {
+      // Insertion sort: stable, and no buffer allocation for the many short rows.
+      for (auto i = b + 1; i < e; ++i)
+        for (auto j = i; j > b && (j - 1)->first > j->first; --j) std::iter_swap(j - 1, j);
+    } else {
+      std::stable_sort(b, e, [](const auto& x, const auto& y) { return x.first < y.first; });
+    }
     a.row_ptr[r] = out;
     for (auto it = b; it != e; ++it) {
       if (out > a.row_ptr[r] && a.col_idx[out - 1] == it->first) continue;

@@ -59,16 +59,12 @@ Coo64 kronecker_edges(const KroneckerParams& p, std::uint64_t seed) {
       } else {
         r = bits & 0xffffffffULL;
       }
-      const std::int64_t bit = std::int64_t{1} << (p.scale - 1 - level);
-      if (r < ta) {
-      } else if (r < tab) {
-        v |= bit;
-      } else if (r < tabc) {
-        u |= bit;
-      } else {
-        u |= bit;
-        v |= bit;
-      }
+      // Quadrant from three comparisons, without branches (the choice is unpredictable):
+      // row bit = r >= a+b; column bit set in quadrants B and D only.
+      const int shift = p.scale - 1 - level;
+      const std::uint64_t ge_a = r >= ta, ge_ab = r >= tab, ge_abc = r >= tabc;
+      u |= static_cast<std::int64_t>(ge_ab) << shift;
+      v |= static_cast<std::int64_t>(ge_a ^ ge_ab ^ ge_abc) << shift;
     }
     e.row[k] = u;
     e.col[k] = v;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
-#include <unordered_set>
 
 #include "core/error.hpp"
 #include "gen/assemble.hpp"
@@ -40,10 +39,9 @@ SparseTensor random_tensor(const RandomTensorParams& p, std::uint64_t seed) {
   }
   const DiscreteSampler slice(p.skew > 0.0 ? weights : std::vector<double>{1.0});
 
-  // Accepted coordinates live in `coord` (entry e at [e * order, (e + 1) * order)); the set
-  // holds entry numbers and compares them by coordinates, with one scratch slot at the end.
-  std::vector<std::int64_t> coord;
-  coord.reserve((p.nnz + 1) * order);
+  // Accepted coordinates live in `coord` (entry e at [e * order, (e + 1) * order)), the next
+  // candidate in the slot after them. An open-addressing table of entry numbers finds repeats.
+  std::vector<std::int64_t> coord((p.nnz + 1) * order);
   const auto at = [&](std::int64_t e) { return coord.begin() + e * order; };
   const auto hash = [&](std::int64_t e) {
     std::uint64_t h = 0x243f6a8885a308d3ULL;
@@ -51,33 +49,49 @@ SparseTensor random_tensor(const RandomTensorParams& p, std::uint64_t seed) {
       std::uint64_t s = h ^ static_cast<std::uint64_t>(at(e)[m]);
       h = splitmix64(s);
     }
-    return static_cast<std::size_t>(h);
+    return h;
   };
-  const auto equal = [&](std::int64_t x, std::int64_t y) {
-    return std::equal(at(x), at(x) + order, at(y));
-  };
-  std::unordered_set<std::int64_t, decltype(hash), decltype(equal)> seen(
-      static_cast<std::size_t>(p.nnz) + 1, hash, equal);
+  std::uint64_t capacity = 16;
+  while (capacity < 2 * static_cast<std::uint64_t>(p.nnz)) capacity *= 2;
+  std::vector<std::int64_t> table(capacity, -1);
+  const std::uint64_t mask = capacity - 1;
   const std::int64_t max_draws = 32 * p.nnz + 4096;
   std::int64_t accepted = 0;
   for (std::int64_t draw = 0; accepted < p.nnz; ++draw) {
     if (draw >= max_draws)
       throw Error("tensor: could not place " + std::to_string(p.nnz) +
                   " distinct coordinates (the first slices fill up); lower nnz or skew");
-    coord.resize((accepted + 1) * order);
-    at(accepted)[0] = p.skew > 0.0 ? slice(rng) : static_cast<std::int64_t>(rng.below(p.dims[0]));
-    for (int m = 1; m < order; ++m)
-      at(accepted)[m] = static_cast<std::int64_t>(rng.below(p.dims[m]));
-    if (seen.insert(accepted).second) ++accepted;
+    const auto cand = at(accepted);
+    cand[0] = p.skew > 0.0 ? slice(rng) : static_cast<std::int64_t>(rng.below(p.dims[0]));
+    for (int m = 1; m < order; ++m) cand[m] = static_cast<std::int64_t>(rng.below(p.dims[m]));
+    std::uint64_t h = hash(accepted) & mask;
+    const auto same = [&](std::int64_t e) {
+      for (int m = 0; m < order; ++m)
+        if (at(e)[m] != cand[m]) return false;
+      return true;
+    };
+    while (table[h] >= 0 && !same(table[h])) h = (h + 1) & mask;
+    if (table[h] < 0) table[h] = accepted++;
   }
-  coord.resize(p.nnz * order);
+  table = {};
 
-  std::vector<std::int64_t> perm(p.nnz);
+  // Lexicographic order by least-significant-mode-first stable passes: a counting sort where
+  // the mode is short, a stable comparison sort where it is longer than the entry count.
+  std::vector<std::int64_t> perm(p.nnz), tmp(p.nnz);
   std::iota(perm.begin(), perm.end(), 0);
-  // Coordinates are distinct, so any correct sort gives the same order.
-  std::sort(perm.begin(), perm.end(), [&](std::int64_t x, std::int64_t y) {
-    return std::lexicographical_compare(at(x), at(x) + order, at(y), at(y) + order);
-  });
+  for (int m = order - 1; m >= 0; --m) {
+    const auto key = [&](std::int64_t e) { return coord[e * order + m]; };
+    if (p.dims[m] <= 4 * p.nnz + 1024) {
+      std::vector<std::int64_t> next(p.dims[m] + 1, 0);
+      for (auto e : perm) ++next[key(e) + 1];
+      for (std::int64_t i = 0; i < p.dims[m]; ++i) next[i + 1] += next[i];
+      for (auto e : perm) tmp[next[key(e)]++] = e;
+      perm.swap(tmp);
+    } else {
+      std::stable_sort(perm.begin(), perm.end(),
+                       [&](std::int64_t x, std::int64_t y) { return key(x) < key(y); });
+    }
+  }
   SparseTensor t;
   t.dims = p.dims;
   t.idx.assign(order, std::vector<std::int64_t>(p.nnz));
