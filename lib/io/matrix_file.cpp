@@ -1,0 +1,55 @@
+#include "io/matrix_file.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <new>
+#include <stdexcept>
+
+#include "core/convert.hpp"
+#include "core/error.hpp"
+#include "io/file_bytes.hpp"
+#include "io/matrix_container.hpp"
+#include "io/matrix_market.hpp"
+#include "io/safetensors.hpp"
+
+namespace sparsetune::io {
+
+Csr64 read_matrix(const std::string& path, MtxInfo* info) {
+  std::string bytes = read_file_decompressed(path);
+  MtxInfo local;
+  MtxInfo& mi = info ? *info : local;
+  Csr64 a;
+  std::int64_t dups = 0;
+  if (looks_like_safetensors(bytes)) {
+    a = matrix_from_safetensors(parse_safetensors(bytes, path), path, &dups);
+    mi = MtxInfo{};
+    mi.rows = a.rows;
+    mi.cols = a.cols;
+    mi.stored_entries = a.nnz() + dups;
+    mi.expanded_entries = a.nnz() + dups;
+  } else {
+    if (ends_with_nocase(path, ".tns") || ends_with_nocase(path, ".tns.gz"))
+      throw InputError(path, 0, "this is a tensor (.tns) file; a matrix file is needed here");
+    Coo64 c = parse_matrix_market(bytes, path, &mi);
+    std::string().swap(bytes);
+    try {
+      a = coo_to_csr<std::int64_t, std::int64_t>(c, &dups);
+    } catch (const std::bad_alloc&) {
+      throw Error(path + ": a " + std::to_string(c.rows) + "-row CSR does not fit in memory");
+    } catch (const std::length_error&) {
+      throw Error(path + ": a " + std::to_string(c.rows) + "-row CSR does not fit in memory");
+    }
+  }
+  mi.duplicates = dups;
+  if (dups > 0) spdlog::warn("{}: {} duplicate entries were summed", path, dups);
+  return a;
+}
+
+void write_matrix(const std::string& path, const Csr64& a, Layout layout) {
+  if (ends_with_nocase(path, ".safetensors")) return write_matrix_container(path, a, layout);
+  if (ends_with_nocase(path, ".mtx") || ends_with_nocase(path, ".mtx.gz"))
+    return write_matrix_market(path, a);
+  throw Error(path + ": unknown output format (use .mtx, .mtx.gz or .safetensors)");
+}
+
+}  // namespace sparsetune::io
