@@ -20,7 +20,8 @@ Csr64 read_matrix(const std::string& path, MtxInfo* info) {
   MtxInfo& mi = info ? *info : local;
   Csr64 a;
   std::int64_t dups = 0;
-  if (looks_like_safetensors(bytes)) {
+  // By content, or by name so that a truncated container gets the container's error message.
+  if (looks_like_safetensors(bytes) || ends_with_nocase(path, ".safetensors")) {
     a = matrix_from_safetensors(parse_safetensors(bytes, path), path, &dups);
     mi = MtxInfo{};
     mi.rows = a.rows;

@@ -37,7 +37,8 @@ inline std::string token_text(const char* p, const char* end) {
 
 enum class NumStatus { ok, missing, invalid, overflow, not_finite };
 
-// Parses a whole token as int64 (an optional leading '+' is accepted); advances p past it.
+// Parses a whole token as int64 (an optional leading '+' is accepted); advances p past it on
+// success only, so that error messages can quote the token.
 inline NumStatus parse_int(const char*& p, const char* end, std::int64_t& out) {
   if (p >= end || *p == '\n') return NumStatus::missing;
   const char* q = p;
@@ -50,7 +51,7 @@ inline NumStatus parse_int(const char*& p, const char* end, std::int64_t& out) {
   return NumStatus::ok;
 }
 
-// Parses a whole token as a finite double; advances p past it.
+// Parses a whole token as a finite double; advances p past it on success only.
 inline NumStatus parse_real(const char*& p, const char* end, double& out) {
   if (p >= end || *p == '\n') return NumStatus::missing;
   const char* q = p;
@@ -58,8 +59,9 @@ inline NumStatus parse_real(const char*& p, const char* end, double& out) {
   auto r = fast_float::from_chars(q, end, out);
   if (r.ec != std::errc() || (r.ptr < end && !is_blank(*r.ptr) && *r.ptr != '\n'))
     return NumStatus::invalid;
+  if (!std::isfinite(out)) return NumStatus::not_finite;  // p stays on the token for messages
   p = r.ptr;
-  return std::isfinite(out) ? NumStatus::ok : NumStatus::not_finite;
+  return NumStatus::ok;
 }
 
 // Splits one line (no '\n') into blank-separated tokens.
