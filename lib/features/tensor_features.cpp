@@ -94,6 +94,10 @@ std::vector<Feature> view_features(const SparseTensor& t, const std::vector<std:
 }
 }  // namespace
 
+int default_column_mode(int order, int slice_mode) {
+  return slice_mode == order - 1 ? order - 2 : order - 1;
+}
+
 void check_tensor(const SparseTensor& t) {
   if (t.order() < 1) throw Error("tensor has no modes");
   if (static_cast<int>(t.idx.size()) != t.order())
@@ -113,7 +117,7 @@ void check_tensor(const SparseTensor& t) {
 
 std::vector<Feature> tensor_features(const SparseTensor& t, int col_mode) {
   check_tensor(t);
-  if (col_mode == -1) col_mode = t.order() - 1;
+  if (col_mode == -1) col_mode = default_column_mode(t.order());
   check_mode(t, col_mode, "column mode");
   std::vector<int> row_modes;
   for (int m = 0; m < t.order(); ++m)
@@ -129,7 +133,7 @@ std::vector<SliceFeatures> slice_features(const SparseTensor& t, int mode, int c
   check_tensor(t);
   check_mode(t, mode, "slice mode");
   if (t.order() < 2) throw Error("slices need a tensor of order 2 or more");
-  if (col_mode == -1) col_mode = mode == t.order() - 1 ? t.order() - 2 : t.order() - 1;
+  if (col_mode == -1) col_mode = default_column_mode(t.order(), mode);
   check_mode(t, col_mode, "column mode");
   if (col_mode == mode) throw Error("the column mode must differ from the slice mode");
   std::vector<int> row_modes, order{mode};

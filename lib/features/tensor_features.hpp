@@ -23,6 +23,10 @@ struct SliceFeatures {
 // Throws Error unless every mode has one index per value, each inside its dimension.
 void check_tensor(const SparseTensor& t);
 
+// The column mode used when none is given: the last mode, or the one before it when the last
+// mode is the slice mode (slice_mode -1: no slices).
+int default_column_mode(int order, int slice_mode = -1);
+
 // The 9 features of the whole tensor; `col_mode` -1 means the last mode.
 std::vector<Feature> tensor_features(const SparseTensor& t, int col_mode = -1);
 

@@ -2,12 +2,11 @@
 // random matrices against a direct, set-based transcription of the definitions.
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <map>
 #include <random>
-#include <set>
 
 #include "build_matrix.hpp"
 #include "features/matrix_features.hpp"
+#include "naive_features.hpp"
 
 using namespace sparsetune;
 using namespace sparsetune::features;
@@ -26,53 +25,6 @@ Csr64 forty_rows() {
   rows[32] = {0, 64, 96};
   rows[33] = {33};
   return test::csr_from_rows(100, rows);
-}
-
-std::map<std::string, double> naive_permutation_features(const Csr64& a) {
-  const std::int64_t nw = 32, nt = 32, line = 32;
-  std::vector<std::set<std::int64_t>> mask(a.rows);
-  for (std::int64_t r = 0; r < a.rows; ++r)
-    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) mask[r].insert(a.col_idx[k] / line);
-  const std::int64_t warps = std::min(a.rows, nw);
-  std::vector<double> load(warps, 0), total(warps, 0), distinct(warps, 0);
-  std::vector<std::set<std::int64_t>> warp_lines(warps);
-  for (std::int64_t r = 0; r < a.rows; ++r) {
-    load[r % nw] += static_cast<double>((a.row_length(r) + nt - 1) / nt);
-    total[r % nw] += static_cast<double>(mask[r].size());
-    warp_lines[r % nw].insert(mask[r].begin(), mask[r].end());
-  }
-  for (std::int64_t w = 0; w < warps; ++w) distinct[w] = static_cast<double>(warp_lines[w].size());
-  std::vector<double> same((a.cols + line - 1) / line, 0), nnz(a.rows), blocks(a.rows), adjacent;
-  for (std::int64_t r = 0; r < a.rows; ++r) {
-    for (auto l : mask[r]) same[l] += 1;
-    nnz[r] = static_cast<double>(a.row_length(r));
-    blocks[r] = static_cast<double>(mask[r].size());
-    if (r > 0) {
-      std::vector<std::int64_t> diff;
-      std::set_symmetric_difference(mask[r - 1].begin(), mask[r - 1].end(), mask[r].begin(),
-                                    mask[r].end(), std::back_inserter(diff));
-      adjacent.push_back(static_cast<double>(diff.size()));
-    }
-  }
-  std::map<std::string, double> f;
-  f["rows"] = static_cast<double>(a.rows);
-  f["cols"] = static_cast<double>(a.cols);
-  f["density"] = static_cast<double>(a.nnz()) / static_cast<double>(a.rows * a.cols);
-  auto stats = [&](const std::string& name, const std::vector<double>& v) {
-    f[name + "_min"] = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
-    f[name + "_max"] = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
-    double s = 0;
-    for (auto x : v) s += x;
-    f[name + "_mean"] = v.empty() ? 0 : s / static_cast<double>(v.size());
-  };
-  stats("nnz_per_row", nnz);
-  stats("nnz_blocks_per_row", blocks);
-  stats("warp_load", load);
-  stats("same_cache_lines", same);
-  stats("distinct_cache_lines_per_warp", distinct);
-  stats("total_cache_lines_per_warp", total);
-  stats("adjacent_vector_distance", adjacent);
-  return f;
 }
 
 Csr64 random_matrix(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols, double fill,
@@ -144,7 +96,7 @@ TEST_CASE("permutation features agree with the set-based definition", "[features
                           {300, 64, 0.05, 5}, {70, 500000, 0, 4}, {64, 2000, 0.001, 0}};
   for (const auto& s : shapes) {
     const Csr64 a = random_matrix(rng, s.rows, s.cols, s.fill, s.long_rows);
-    const auto expect = naive_permutation_features(a);
+    const auto expect = test::naive_permutation_features(a);
     const auto got = permutation_features(a);
     INFO("shape " << s.rows << " x " << s.cols << ", nnz " << a.nnz());
     REQUIRE(got.size() == expect.size());
