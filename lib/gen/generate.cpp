@@ -5,7 +5,6 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "gen/geometric.hpp"
@@ -21,11 +20,11 @@ namespace {
 
 constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
 
+// Shortest text that reads back as the same double.
 std::string format_real(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {
