@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cli::add_features_command(app, g);
   cli::add_gen_command(app, g);
   cli::add_db_command(app, g);
+  cli::add_bench_command(app, g);
 
   try {
     app.parse(argc, argv);

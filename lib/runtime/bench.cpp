@@ -123,6 +123,8 @@ BenchReport bench_tensor(const SparseTensor& t, const BenchOptions& opts) {
   const auto path = dir.path() / "problem.safetensors";
   write_problem(path, t);
   auto rep = run(path, dir, opts, t.dims[opts.mode], 0, t.nnz());
+  rep.dims = t.dims;
+  rep.mode = opts.mode;
   return rep;
 }
 
@@ -173,6 +175,10 @@ nlohmann::json to_json(const BenchReport& r) {
   j["rows"] = r.rows;
   j["cols"] = r.cols;
   j["nnz"] = r.nnz;
+  if (!r.dims.empty()) {
+    j["dims"] = r.dims;
+    j["mode"] = r.mode;
+  }
   j["worker_starts"] = r.worker_starts;
   j["device"] = {{"name", r.device.name},
                  {"arch", r.device.arch},

@@ -50,7 +50,9 @@ struct BaselineResult {
 
 struct BenchReport {
   std::string op;
-  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int64_t rows = 0, cols = 0, nnz = 0;  // a tensor's: its mode's size, 0 and its entries
+  std::vector<std::int64_t> dims;            // a tensor's sizes (empty for a matrix)
+  int mode = 0;
   DeviceModel device;
   std::vector<BaselineResult> results;
   int worker_starts = 0;

@@ -573,10 +573,12 @@ nlohmann::json run_spmm_layout(Context& c, Problem& p, Holder& h, const Sparse& 
   SPARSETUNE_SP(cusparseSpMM_bufferSize(c.handle, nt, nt, k.one(t), s.A, B, k.zero(t), C,
                                         compute_type(t), alg, &size));
   void* buf = h.alloc(size);
-  const double pre = c.time_once([&] {
+  auto prep = [&] {
     SPARSETUNE_SP(cusparseSpMM_preprocess(c.handle, nt, nt, k.one(t), s.A, B, k.zero(t), C,
                                           compute_type(t), alg, buf));
-  });
+  };
+  c.time_once(prep);  // as for SpMV: the second call is the one reported
+  const double pre = c.time_once(prep);
   auto op = [&] {
     SPARSETUNE_SP(
         cusparseSpMM(c.handle, nt, nt, k.one(t), s.A, B, k.zero(t), C, compute_type(t), alg, buf));

@@ -1,0 +1,107 @@
+// `sparsetune bench`: the cuSPARSE baselines of one matrix or tensor on the GPU, and the hidden
+// `__worker` subcommand that measures them in a child process.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli.hpp"
+#include "core/error.hpp"
+#include "io/matrix_file.hpp"
+#include "io/tns.hpp"
+#include "runtime/bench.hpp"
+#include "runtime/worker.hpp"
+
+namespace sparsetune::cli {
+
+namespace {
+std::string fmt(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+std::string sci(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1e", v);
+  return buf;
+}
+
+void print_report(const runtime::BenchReport& r) {
+  std::printf("device: %s (%s, %d SMs, L2 %lld KiB), measured bandwidth %.0f GB/s\n",
+              r.device.name.c_str(), r.device.arch.c_str(), r.device.sms,
+              static_cast<long long>(r.device.l2_bytes >> 10), r.device.bandwidth_gbs);
+  if (r.dims.empty()) {
+    std::printf("%s: %lld x %lld, %lld non-zeros\n", r.op.c_str(), static_cast<long long>(r.rows),
+                static_cast<long long>(r.cols), static_cast<long long>(r.nnz));
+  } else {
+    std::string dims;
+    for (auto d : r.dims) dims += (dims.empty() ? "" : " x ") + std::to_string(d);
+    std::printf("%s: tensor %s, %lld non-zeros, mode %d\n", r.op.c_str(), dims.c_str(),
+                static_cast<long long>(r.nnz), r.mode);
+  }
+  std::vector<std::vector<std::string>> rows = {{"baseline", "n", "dtype", "median ms",
+                                                 "min..max ms", "prep ms", "GFLOP/s", "GB/s",
+                                                 "of bw", "rel. error", "verified", "note"}};
+  for (const auto& b : r.results) {
+    if (b.status != "ok") {
+      rows.push_back({b.name, std::to_string(b.n), b.dtype, "-", "-", "-", "-", "-", "-", "-",
+                      b.status, b.note});
+      continue;
+    }
+    rows.push_back({b.name, std::to_string(b.n), b.dtype, fmt(b.time_ms.median, 4),
+                    fmt(b.time_ms.min, 4) + ".." + fmt(b.time_ms.max, 4),
+                    b.preprocess_ms >= 0 ? fmt(b.preprocess_ms, 3) : "-", fmt(b.gflops, 1),
+                    fmt(b.gbs, 1), fmt(100.0 * b.bandwidth_fraction, 1) + "%",
+                    b.error >= 0 ? sci(b.error) : "nan", b.verified ? "yes" : "NO", b.note});
+  }
+  print_table(rows);
+}
+}  // namespace
+
+void add_bench_command(CLI::App& app, const GlobalOptions& g) {
+  struct Args {
+    std::string file, op = "spmv", dtype = "f32";
+    std::vector<std::int64_t> n = {32};
+    int mode = 0, runs = 20;
+    std::uint64_t seed = 1;
+    double timeout = 600;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("bench", "Measure the cuSPARSE baselines of a matrix or tensor");
+  cmd->add_option("file", args->file,
+                  "Matrix (.mtx, .mtx.gz, .safetensors) or, for sptv, tensor (.tns)")
+      ->required();
+  cmd->add_option("--op", args->op, "spmv, spmm or sptv")
+      ->check(CLI::IsMember({"spmv", "spmm", "sptv"}));
+  cmd->add_option("--n", args->n, "SpMM dense columns (several allowed)")->expected(1, 16);
+  cmd->add_option("--mode", args->mode, "SpTV mode");
+  cmd->add_option("--dtype", args->dtype, "f32, f64 or f16")
+      ->check(CLI::IsMember({"f16", "f32", "f64"}));
+  cmd->add_option("--runs", args->runs, "Timed runs per baseline (median and spread)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--seed", args->seed, "Seed of the random dense inputs");
+  cmd->add_option("--timeout", args->timeout, "Seconds a baseline may take before it is killed")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([args, &g] {
+    runtime::BenchOptions o;
+    o.op = args->op;
+    o.n = args->n;
+    o.mode = args->mode;
+    o.dtype = runtime::parse_dtype(args->dtype);
+    o.runs = args->runs;
+    o.seed = args->seed;
+    o.timeout_s = args->timeout;
+    const auto report = o.op == "sptv" ? runtime::bench_tensor(io::read_tns(args->file), o)
+                                       : runtime::bench_matrix(io::read_matrix(args->file), o);
+    if (g.json) return print_json(runtime::to_json(report));
+    print_report(report);
+  });
+
+  // Hidden: the measuring worker, started by bench itself over a socket (see runtime/worker.hpp).
+  auto fd = std::make_shared<int>(-1);
+  auto* worker = app.add_subcommand(runtime::kWorkerSubcommand, "");
+  worker->group("");
+  worker->add_option("--fd", *fd)->required();
+  worker->callback([fd] { std::exit(runtime::worker_serve(*fd)); });
+}
+
+}  // namespace sparsetune::cli
