@@ -1,0 +1,29 @@
+#pragma once
+// The named metadata arrays a format can hold. A kernel reads only those its fragments name.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace sparsetune::graph {
+
+enum class Arr {
+  bmtb_first_bmw,  // [n_bmtb + 1] first warp block of each thread block
+  bmw_first_bmt,   // [n_bmw + 1] first thread block of each warp block
+  bmt_first_nz,    // [n_bmt] storage position of the thread block's first entry
+  bmt_stride,      // [n_bmt] distance between its consecutive entries
+  bmt_size,        // [n_bmt] entries it holds
+  bmt_row,         // [n_bmt] its first local row
+  bmw_row,         // [n_bmw] first local row of each warp block
+  bmtb_row,        // [n_bmtb] first local row of each thread block
+  bmtb_rows,       // [n_bmtb] local rows a thread block spans
+  nz_col,          // [nnz] column of each stored entry
+  nz_row_delta,    // [nnz] row step from the previous entry of the same thread block
+  origin_row,      // [rows] matrix row of each local row
+  nz_val,          // [nnz] values (floating point)
+};
+constexpr int kArrays = 13;
+
+const char* arr_name(Arr a);
+std::optional<Arr> arr_from_name(const std::string& name);
+
+}  // namespace sparsetune::graph

@@ -1,0 +1,247 @@
+#include "graph/designer.hpp"
+
+#include <algorithm>
+
+#include "core/fingerprint.hpp"
+#include "graph/half.hpp"
+#include "graph/interpreter.hpp"
+#include "graph/registry.hpp"
+
+namespace sparsetune::graph {
+
+namespace {
+
+void run_ops(const std::vector<OpNode>& ops, Part part, std::vector<Part>& leaves) {
+  for (const auto& n : ops) {
+    const Operator* op = find_operator(n.op);
+    if (!op) throw GraphError("unknown operator " + n.op);
+    auto made = op->apply(part, n.params);
+    if (op->branches(n.params) > 0) {
+      for (std::size_t b = 0; b < made.size(); ++b)
+        run_ops(n.branches[b], std::move(made[b]), leaves);
+      return;
+    }
+  }
+  leaves.push_back(std::move(part));
+}
+
+// Threads of a parent that no operator cut: `t` strided threads (coalesced, like CSR-vector).
+void imply_threads(Part& p) {
+  const int pl = defined_parent(p, Level::BMT);
+  const std::int64_t t = pl == static_cast<int>(Level::BMW) ? 32 : p.threads;
+  const auto spans = parent_spans(p, Level::BMT);
+  std::vector<Block> out;
+  for (std::size_t s = 0; s < spans.size(); ++s) {
+    const std::int64_t n = spans[s].end - spans[s].begin;
+    const std::int64_t k = std::min(t, n);
+    for (std::int64_t j = 0; j < k; ++j) {
+      Block b;
+      b.first = b.begin = spans[s].begin + j;
+      b.stride = k;
+      b.size = (n - j + k - 1) / k;
+      b.end = b.first + (b.size - 1) * k + 1;
+      b.parent = static_cast<std::int64_t>(s);
+      for (std::int64_t q = 0; q < b.size; ++q) cover_row(b, p.nz[b.first + q * k].row);
+      out.push_back(b);
+    }
+  }
+  p.blocks[2] = std::move(out);
+  p.bmt_strided = true;
+}
+
+// Groups consecutive children of the same parent into blocks of `per`.
+void imply_groups(Part& p, int level, std::int64_t per) {
+  auto& children = p.blocks[level + 1];
+  std::vector<Block> out;
+  for (std::size_t i = 0; i < children.size();) {
+    std::size_t j = i;
+    while (j < children.size() && children[j].parent == children[i].parent &&
+           static_cast<std::int64_t>(j - i) < per)
+      ++j;
+    Block b;
+    b.parent = children[i].parent;
+    for (std::size_t q = i; q < j; ++q) children[q].parent = static_cast<std::int64_t>(out.size());
+    out.push_back(b);
+    i = j;
+  }
+  p.blocks[level] = std::move(out);
+}
+
+// Completes the three levels and the rows each block covers.
+void finish(Part& p) {
+  if (!p.defined[2]) imply_threads(p);
+  if (!p.defined[1]) imply_groups(p, 1, 32);
+  if (!p.defined[0]) imply_groups(p, 0, p.threads / 32);
+  for (int l = 1; l >= 0; --l)
+    for (const auto& c : p.blocks[l + 1]) {
+      auto& b = p.blocks[l][c.parent];
+      if (c.row_lo >= 0) cover_row(b, c.row_lo), cover_row(b, c.row_hi);
+    }
+}
+
+template <class T>
+void check_fit(std::int64_t v, int bits, const char* what) {
+  if (bits == 32 && (v > 2147483647 || v < -2147483648LL))
+    throw Error(std::string(what) + " " + std::to_string(v) + " does not fit 32-bit indices");
+}
+
+FormatArray int_array(std::vector<std::int64_t> v, int bits) {
+  FormatArray a;
+  a.length = static_cast<std::int64_t>(v.size());
+  for (auto x : v) check_fit<int>(x, bits, "index");
+  a.dtype = bits == 32 ? "I32" : "I64";
+  a.ints = std::move(v);
+  return a;
+}
+
+PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
+  PartFormat out;
+  out.path = p.path;
+  out.kernel = "sparsetune_spmv_p" + std::to_string(index);
+  out.rows = p.rows();
+  out.nnz_stored = static_cast<std::int64_t>(p.nz.size());
+  out.pad_entries = p.pad_entries;
+  out.n_bmtb = static_cast<std::int64_t>(p.blocks[0].size());
+  out.n_bmw = static_cast<std::int64_t>(p.blocks[1].size());
+  out.n_bmt = static_cast<std::int64_t>(p.blocks[2].size());
+  out.threads = p.threads;
+  out.grid = std::min(out.n_bmtb, p.max_blocks);
+  out.reductions = p.reductions;
+  out.atomic =
+      std::find(p.reductions.begin(), p.reductions.end(), "GMEM_ATOM_RED") != p.reductions.end();
+
+  // The arrays: the skeleton's, then those each fragment reads.
+  std::vector<Arr> reads = {Arr::bmtb_first_bmw, Arr::bmw_first_bmt, Arr::origin_row};
+  for (const auto& r : p.reductions)
+    for (Arr a : find_reduction(r)->reads()) reads.push_back(a);
+  const int bits = f.index_bits;
+  for (Arr a : reads) {
+    const std::string name = arr_name(a);
+    if (out.arrays.count(name)) continue;
+    std::vector<std::int64_t> v;
+    switch (a) {
+      case Arr::bmtb_first_bmw:
+      case Arr::bmw_first_bmt: {
+        const int child = a == Arr::bmtb_first_bmw ? 1 : 2;
+        v.assign(p.blocks[child - 1].size() + 1, 0);
+        for (const auto& c : p.blocks[child]) ++v[c.parent + 1];
+        for (std::size_t i = 1; i < v.size(); ++i) v[i] += v[i - 1];
+        break;
+      }
+      case Arr::bmt_first_nz:
+        for (const auto& b : p.blocks[2]) v.push_back(b.first);
+        break;
+      case Arr::bmt_stride:
+        for (const auto& b : p.blocks[2]) v.push_back(b.stride);
+        break;
+      case Arr::bmt_size:
+        for (const auto& b : p.blocks[2]) v.push_back(b.size);
+        break;
+      case Arr::bmt_row:
+        for (const auto& b : p.blocks[2]) v.push_back(b.row_lo);
+        break;
+      case Arr::bmw_row:
+        for (const auto& b : p.blocks[1]) v.push_back(b.row_lo);
+        break;
+      case Arr::bmtb_row:
+        for (const auto& b : p.blocks[0]) v.push_back(b.row_lo);
+        break;
+      case Arr::bmtb_rows:
+        for (const auto& b : p.blocks[0]) v.push_back(b.row_lo < 0 ? 0 : b.row_hi - b.row_lo + 1);
+        break;
+      case Arr::nz_col:
+        for (const auto& e : p.nz) v.push_back(e.col);
+        break;
+      case Arr::nz_row_delta:
+        v.assign(p.nz.size(), 0);
+        for (const auto& b : p.blocks[2]) {
+          std::int64_t prev = b.row_lo;
+          for (std::int64_t k = 0; k < b.size; ++k) {
+            const auto& e = p.nz[b.first + k * b.stride];
+            v[b.first + k * b.stride] = e.row - prev;
+            prev = e.row;
+          }
+        }
+        break;
+      case Arr::origin_row:
+        v = p.origin_row;
+        break;
+      case Arr::nz_val:
+        break;
+    }
+    if (a == Arr::nz_val) {
+      FormatArray fa;
+      fa.dtype = value_dtype(f.dtype);
+      fa.length = out.nnz_stored;
+      for (const auto& e : p.nz)
+        fa.reals.push_back(f.dtype == "f64" ? e.val
+                           : f.dtype == "f32"
+                               ? static_cast<double>(static_cast<float>(e.val))
+                               : half_to_float(float_to_half(static_cast<float>(e.val))));
+      out.arrays[name] = std::move(fa);
+    } else {
+      out.arrays[name] = int_array(std::move(v), bits);
+    }
+  }
+  if (out.has(Arr::bmtb_rows)) {
+    for (auto r : out.array(Arr::bmtb_rows).ints) out.shmem_rows = std::max(out.shmem_rows, r);
+  }
+  return out;
+}
+
+}  // namespace
+
+MetadataSet apply_graph(const Graph& g, const Csr64& a) {
+  Part root;
+  root.cols = a.cols;
+  root.origin_row.resize(a.rows);
+  root.row_entries.resize(a.rows);
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    root.origin_row[r] = r;
+    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      root.row_entries[r].push_back({a.col_idx[k], a.val[k]});
+  }
+  MetadataSet m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  m.nnz = a.nnz();
+  run_ops(g.ops, std::move(root), m.parts);
+  for (auto& p : m.parts) finish(p);
+  return m;
+}
+
+Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
+  validate(g, g.name.empty() ? "graph" : "graph " + g.name);
+  Format f;
+  f.rows = a.rows;
+  f.cols = a.cols;
+  f.nnz = a.nnz();
+  f.dtype = opt.dtype;
+  value_dtype(f.dtype);
+  if (opt.index_bits != 0 && opt.index_bits != 32 && opt.index_bits != 64)
+    throw Error("index bits must be 32 or 64");
+  MetadataSet m = apply_graph(g, a);
+  std::int64_t largest = std::max(a.rows, a.cols);
+  for (const auto& p : m.parts) largest = std::max<std::int64_t>(largest, p.nz.size());
+  f.index_bits = opt.index_bits ? opt.index_bits : (largest < (std::int64_t{1} << 31) ? 32 : 64);
+  f.fingerprint = fingerprint(a);
+  f.graph = graph_to_json(g);
+  for (std::size_t i = 0; i < m.parts.size(); ++i) {
+    for (const auto& r : m.parts[i].reductions) find_reduction(r)->check(m.parts[i]);
+    f.parts.push_back(part_format(m.parts[i], f, i));
+  }
+  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+    if (f.parts[i].atomic) continue;
+    const auto writes = count_writes(f, i);
+    for (std::int64_t r = 0; r < f.rows; ++r)
+      if (writes[r] > 1)
+        throw DesignError("part " + std::to_string(i) +
+                          (f.parts[i].path.empty() ? "" : " (branch " + f.parts[i].path + ")") +
+                          ": rule: without GMEM_ATOM_RED every row is written once, but row " +
+                          std::to_string(r) + " is written " + std::to_string(writes[r]) +
+                          " times");
+  }
+  return f;
+}
+
+}  // namespace sparsetune::graph

@@ -1,0 +1,27 @@
+#pragma once
+// The Designer: applies an operator graph to a matrix. Operators edit the Metadata Set in order;
+// the levels no operator cut are implied (threads split their warp or thread block, warps group
+// 32 threads, thread blocks group the block's warps); the Format is then exactly the arrays the
+// chosen fragments read.
+#include <string>
+
+#include "core/matrix.hpp"
+#include "graph/format.hpp"
+#include "graph/graph.hpp"
+#include "graph/metadata.hpp"
+
+namespace sparsetune::graph {
+
+struct DesignOptions {
+  std::string dtype = "f64";  // f64, f32 or f16
+  int index_bits = 0;         // 32 or 64; 0: 32 when every index fits
+};
+
+// Runs the operators of a validated graph; every part is finished (all three levels present).
+MetadataSet apply_graph(const Graph& g, const Csr64& a);
+
+// Graph -> Metadata Set -> Format, with every data rule checked (DesignError names the operator
+// and the rule). The graph is validated first (GraphError).
+Format design(Graph g, const Csr64& a, const DesignOptions& opt = {});
+
+}  // namespace sparsetune::graph

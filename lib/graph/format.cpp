@@ -1,0 +1,337 @@
+#include "graph/format.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "core/error.hpp"
+#include "graph/half.hpp"
+
+namespace sparsetune::graph {
+
+namespace {
+
+const char* kKinds[] = {"stored", "constant", "linear", "step", "periodic"};
+
+std::int64_t expected_length(const PartFormat& p, Arr a) {
+  switch (a) {
+    case Arr::bmtb_first_bmw:
+      return p.n_bmtb + 1;
+    case Arr::bmw_first_bmt:
+      return p.n_bmw + 1;
+    case Arr::bmt_first_nz:
+    case Arr::bmt_stride:
+    case Arr::bmt_size:
+    case Arr::bmt_row:
+      return p.n_bmt;
+    case Arr::bmw_row:
+      return p.n_bmw;
+    case Arr::bmtb_row:
+    case Arr::bmtb_rows:
+      return p.n_bmtb;
+    case Arr::nz_col:
+    case Arr::nz_row_delta:
+    case Arr::nz_val:
+      return p.nnz_stored;
+    case Arr::origin_row:
+      return p.rows;
+  }
+  return -1;
+}
+
+template <class T>
+void put(std::vector<std::uint8_t>& out, T v) {
+  const auto at = out.size();
+  out.resize(at + sizeof(T));
+  std::memcpy(out.data() + at, &v, sizeof(T));
+}
+
+io::NamedArray pack(const std::string& name, const FormatArray& a) {
+  io::NamedArray n;
+  n.name = name;
+  n.dtype = a.dtype;
+  n.shape = {a.length};
+  auto& out = n.bytes;
+  if (a.dtype == "F64")
+    for (double v : a.reals) put(out, v);
+  else if (a.dtype == "F32")
+    for (double v : a.reals) put(out, static_cast<float>(v));
+  else if (a.dtype == "F16")
+    for (double v : a.reals) put(out, float_to_half(static_cast<float>(v)));
+  else if (a.dtype == "I8")
+    for (auto v : a.ints) put(out, static_cast<std::int8_t>(v));
+  else if (a.dtype == "I16")
+    for (auto v : a.ints) put(out, static_cast<std::int16_t>(v));
+  else if (a.dtype == "I32")
+    for (auto v : a.ints) put(out, static_cast<std::int32_t>(v));
+  else if (a.dtype == "I64")
+    for (auto v : a.ints) put(out, v);
+  else
+    throw Error("format: array " + name + " has unsupported dtype " + a.dtype);
+  return n;
+}
+
+template <class T>
+T get(const std::uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+void unpack(const io::NamedArray& n, FormatArray& a, const std::string& where) {
+  if (n.dtype != a.dtype)
+    throw InputError(where, 0, "array " + n.name + " is " + n.dtype + ", described as " + a.dtype);
+  if (n.shape.size() != 1 || n.shape[0] != a.length)
+    throw InputError(
+        where, 0, "array " + n.name + " does not have " + std::to_string(a.length) + " elements");
+  const auto* p = n.bytes.data();
+  const auto len = static_cast<std::size_t>(a.length);
+  if (a.dtype[0] == 'F') {
+    a.reals.resize(len);
+    for (std::size_t i = 0; i < len; ++i)
+      a.reals[i] = a.dtype == "F64"   ? get<double>(p + 8 * i)
+                   : a.dtype == "F32" ? get<float>(p + 4 * i)
+                                      : half_to_float(get<std::uint16_t>(p + 2 * i));
+  } else {
+    a.ints.resize(len);
+    for (std::size_t i = 0; i < len; ++i)
+      a.ints[i] = a.dtype == "I64"   ? get<std::int64_t>(p + 8 * i)
+                  : a.dtype == "I32" ? get<std::int32_t>(p + 4 * i)
+                  : a.dtype == "I16" ? get<std::int16_t>(p + 2 * i)
+                                     : get<std::int8_t>(p + i);
+  }
+}
+
+nlohmann::json model_json(const ArrayModel& m) {
+  nlohmann::json j = {{"kind", kKinds[static_cast<int>(m.kind)]}};
+  if (m.kind == ArrayModel::Kind::Stored) return j;
+  j["a"] = m.a, j["b"] = m.b, j["c"] = m.c, j["p"] = m.p;
+  j["exceptions"] = nlohmann::json::array();
+  for (const auto& [i, v] : m.exceptions) j["exceptions"].push_back({i, v});
+  return j;
+}
+
+}  // namespace
+
+const char* model_kind_name(ArrayModel::Kind k) { return kKinds[static_cast<int>(k)]; }
+
+std::int64_t ArrayModel::formula(std::int64_t i) const {
+  switch (kind) {
+    case Kind::Stored:
+      return 0;
+    case Kind::Constant:
+      return a;
+    case Kind::Linear:
+      return a * i + b;
+    case Kind::Step:
+      return a * (i / p) + b;
+    case Kind::Periodic:
+      return a * (i % p) + b * (i / p) + c;
+  }
+  return 0;
+}
+
+std::int64_t ArrayModel::eval(std::int64_t i) const {
+  if (!exceptions.empty()) {
+    auto it = std::lower_bound(exceptions.begin(), exceptions.end(),
+                               std::make_pair(i, std::numeric_limits<std::int64_t>::min()));
+    if (it != exceptions.end() && it->first == i) return it->second;
+  }
+  return formula(i);
+}
+
+const FormatArray& PartFormat::array(Arr a) const {
+  auto it = arrays.find(arr_name(a));
+  if (it == arrays.end()) throw Error(std::string("format: part has no array ") + arr_name(a));
+  return it->second;
+}
+
+std::string value_dtype(const std::string& dtype) {
+  if (dtype == "f64") return "F64";
+  if (dtype == "f32") return "F32";
+  if (dtype == "f16") return "F16";
+  throw Error("unknown value type '" + dtype + "' (f64, f32 or f16)");
+}
+
+std::string int_dtype_for(std::int64_t lo, std::int64_t hi, int bits) {
+  for (int b : {8, 16, 32}) {
+    if (b > bits) break;
+    const std::int64_t m = std::int64_t{1} << (b - 1);
+    if (lo >= -m && hi < m) return "I" + std::to_string(b);
+  }
+  return bits <= 32 ? "I32" : "I64";
+}
+
+nlohmann::json format_description(const Format& f) {
+  nlohmann::json parts = nlohmann::json::array();
+  for (const auto& p : f.parts) {
+    nlohmann::json arrays = nlohmann::json::object();
+    for (const auto& [name, a] : p.arrays)
+      arrays[name] = {{"dtype", a.dtype}, {"length", a.length}, {"model", model_json(a.model)}};
+    parts.push_back(
+        {{"path", p.path},
+         {"kernel", p.kernel},
+         {"rows", p.rows},
+         {"nnz_stored", p.nnz_stored},
+         {"pad_entries", p.pad_entries},
+         {"n_bmtb", p.n_bmtb},
+         {"n_bmw", p.n_bmw},
+         {"n_bmt", p.n_bmt},
+         {"threads", p.threads},
+         {"grid", p.grid},
+         {"shmem_rows", p.shmem_rows},
+         {"reductions", p.reductions},
+         {"atomic", p.atomic},
+         {"single_rounds", {p.single_bmtb_round, p.single_warp_round, p.single_thread_round}},
+         {"arrays", arrays}});
+  }
+  return parts;
+}
+
+io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_version) {
+  io::SafetensorsFile s;
+  nlohmann::json kernels = nlohmann::json::array(), launch = nlohmann::json::array();
+  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+    const auto& p = f.parts[i];
+    kernels.push_back(p.kernel);
+    launch.push_back({{"kernel", p.kernel}, {"grid", p.grid}, {"block", p.threads}});
+    for (const auto& [name, a] : p.arrays)
+      if (a.stored()) s.arrays.push_back(pack("p" + std::to_string(i) + "." + name, a));
+  }
+  s.metadata = {{"format", "sparsetune-format"},
+                {"tool", "sparsetune"},
+                {"version", tool_version},
+                {"op", f.op},
+                {"dtype", f.dtype},
+                {"index_bits", std::to_string(f.index_bits)},
+                {"shape", nlohmann::json({f.rows, f.cols}).dump()},
+                {"nnz", std::to_string(f.nnz)},
+                {"fingerprint", f.fingerprint},
+                {"graph", f.graph.dump()},
+                {"kernels", kernels.dump()},
+                {"launch", launch.dump()},
+                {"parts", format_description(f).dump()}};
+  return s;
+}
+
+Format from_safetensors(const io::SafetensorsFile& s, const std::string& source) {
+  auto meta = [&](const char* k) -> const std::string& {
+    auto it = s.metadata.find(k);
+    if (it == s.metadata.end())
+      throw InputError(source, 0, std::string("metadata has no '") + k + "'");
+    return it->second;
+  };
+  auto bad = [&](const std::string& what) { return InputError(source, 0, what); };
+  if (meta("format") != "sparsetune-format") throw bad("not a sparsetune format binary");
+  Format f;
+  try {
+    f.op = meta("op");
+    if (f.op != "spmv") throw bad("op '" + f.op + "' is not supported");
+    f.dtype = meta("dtype");
+    value_dtype(f.dtype);
+    f.index_bits = std::stoi(meta("index_bits"));
+    if (f.index_bits != 32 && f.index_bits != 64) throw bad("index_bits must be 32 or 64");
+    const auto shape = nlohmann::json::parse(meta("shape"));
+    f.rows = shape.at(0).get<std::int64_t>();
+    f.cols = shape.at(1).get<std::int64_t>();
+    f.nnz = std::stoll(meta("nnz"));
+    if (f.rows < 0 || f.cols < 0 || f.nnz < 0) throw bad("negative shape or nnz");
+    f.fingerprint = meta("fingerprint");
+    f.graph = nlohmann::json::parse(meta("graph"));
+    const auto parts = nlohmann::json::parse(meta("parts"));
+    if (!parts.is_array()) throw bad("'parts' is not an array");
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const auto& j = parts[i];
+      PartFormat p;
+      p.path = j.at("path").get<std::string>();
+      p.kernel = j.at("kernel").get<std::string>();
+      p.rows = j.at("rows").get<std::int64_t>();
+      p.nnz_stored = j.at("nnz_stored").get<std::int64_t>();
+      p.pad_entries = j.at("pad_entries").get<std::int64_t>();
+      p.n_bmtb = j.at("n_bmtb").get<std::int64_t>();
+      p.n_bmw = j.at("n_bmw").get<std::int64_t>();
+      p.n_bmt = j.at("n_bmt").get<std::int64_t>();
+      p.threads = j.at("threads").get<int>();
+      p.grid = j.at("grid").get<std::int64_t>();
+      p.shmem_rows = j.at("shmem_rows").get<std::int64_t>();
+      p.reductions = j.at("reductions").get<std::vector<std::string>>();
+      p.atomic = j.at("atomic").get<bool>();
+      const auto rounds = j.at("single_rounds");
+      p.single_bmtb_round = rounds.at(0).get<bool>();
+      p.single_warp_round = rounds.at(1).get<bool>();
+      p.single_thread_round = rounds.at(2).get<bool>();
+      const std::string where = "part " + std::to_string(i) + ": ";
+      if (p.rows < 0 || p.nnz_stored < 0 || p.n_bmtb < 0 || p.n_bmw < 0 || p.n_bmt < 0 ||
+          p.grid < 0 || p.shmem_rows < 0 || p.shmem_rows > 4096)
+        throw bad(where + "negative or oversized count");
+      if (p.threads < 32 || p.threads > 1024 || p.threads % 32)
+        throw bad(where + "bad thread count");
+      if ((p.grid == 0) != (p.n_bmtb == 0)) throw bad(where + "grid does not match the BMTB count");
+      for (auto it = j.at("arrays").begin(); it != j.at("arrays").end(); ++it) {
+        const auto which = arr_from_name(it.key());
+        if (!which) throw bad(where + "unknown array '" + it.key() + "'");
+        FormatArray a;
+        a.dtype = it.value().at("dtype").get<std::string>();
+        a.length = it.value().at("length").get<std::int64_t>();
+        if (a.length != expected_length(p, *which))
+          throw bad(where + "array " + it.key() + " has length " + std::to_string(a.length) +
+                    ", expected " + std::to_string(expected_length(p, *which)));
+        const bool real = *which == Arr::nz_val;
+        if (real != (a.dtype[0] == 'F') || io::dtype_size(a.dtype) == 0 || a.dtype == "BF16" ||
+            a.dtype[0] == 'U')
+          throw bad(where + "array " + it.key() + " has dtype " + a.dtype);
+        const auto& m = it.value().at("model");
+        const std::string kind = m.at("kind").get<std::string>();
+        bool found = false;
+        for (int k = 0; k < 5; ++k)
+          if (kind == kKinds[k]) a.model.kind = static_cast<ArrayModel::Kind>(k), found = true;
+        if (!found || (real && !a.stored())) throw bad(where + "array " + it.key() + ": bad model");
+        if (!a.stored()) {
+          a.model.a = m.at("a").get<std::int64_t>();
+          a.model.b = m.at("b").get<std::int64_t>();
+          a.model.c = m.at("c").get<std::int64_t>();
+          a.model.p = m.at("p").get<std::int64_t>();
+          if (a.model.p < 1) throw bad(where + "array " + it.key() + ": model period < 1");
+          for (const auto& e : m.at("exceptions"))
+            a.model.exceptions.push_back(
+                {e.at(0).get<std::int64_t>(), e.at(1).get<std::int64_t>()});
+          if (!std::is_sorted(a.model.exceptions.begin(), a.model.exceptions.end()))
+            throw bad(where + "array " + it.key() + ": exceptions out of order");
+          a.ints.resize(a.length);
+          for (std::int64_t k = 0; k < a.length; ++k) a.ints[k] = a.model.eval(k);
+        } else {
+          const auto* n = s.find("p" + std::to_string(i) + "." + it.key());
+          if (!n) throw bad(where + "array " + it.key() + " is missing");
+          unpack(*n, a, source);
+        }
+        p.arrays[it.key()] = std::move(a);
+      }
+      f.parts.push_back(std::move(p));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(std::string("malformed metadata: ") + e.what());
+  } catch (const std::invalid_argument&) {
+    throw bad("malformed number in metadata");
+  } catch (const std::out_of_range&) {
+    throw bad("number out of range in metadata");
+  }
+  return f;
+}
+
+void write_format(const std::string& path, const Format& f, const std::string& tool_version) {
+  io::write_safetensors(path, to_safetensors(f, tool_version));
+}
+
+Format read_format(const std::string& path) {
+  return from_safetensors(io::read_safetensors(path), path);
+}
+
+std::int64_t stored_bytes(const Format& f) {
+  std::int64_t n = 0;
+  for (const auto& p : f.parts)
+    for (const auto& [name, a] : p.arrays)
+      if (a.stored()) n += a.length * static_cast<std::int64_t>(io::dtype_size(a.dtype));
+  return n;
+}
+
+}  // namespace sparsetune::graph

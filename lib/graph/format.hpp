@@ -1,0 +1,86 @@
+#pragma once
+// The Format: exactly the named arrays a part's kernel reads, each either stored (with the
+// narrowest integer type that holds it) or replaced by a formula the kernel computes, plus the
+// launch configuration. Serialized as safetensors (see docs/format-binary.md).
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/arrays.hpp"
+#include "io/safetensors.hpp"
+
+namespace sparsetune::graph {
+
+// An index array as a function of its position (AlphaSparse's model-driven compression):
+//   constant  v = a                 linear    v = a*i + b
+//   step      v = a*(i/p) + b       periodic  v = a*(i%p) + b*(i/p) + c
+// with a short list of exceptions that the formula misses.
+struct ArrayModel {
+  enum class Kind { Stored, Constant, Linear, Step, Periodic };
+  Kind kind = Kind::Stored;
+  std::int64_t a = 0, b = 0, c = 0, p = 1;
+  std::vector<std::pair<std::int64_t, std::int64_t>> exceptions;  // (index, value), ascending
+
+  std::int64_t formula(std::int64_t i) const;
+  std::int64_t eval(std::int64_t i) const;  // the formula, or the exception at i
+};
+const char* model_kind_name(ArrayModel::Kind k);
+
+struct FormatArray {
+  std::string dtype;  // storage type: I8, I16, I32, I64 for indices; F16, F32, F64 for nz_val
+  std::int64_t length = 0;
+  std::vector<std::int64_t> ints;  // the values (kept even when a model replaces them)
+  std::vector<double> reals;       // nz_val, already rounded to the storage precision
+  ArrayModel model;
+  bool stored() const { return model.kind == ArrayModel::Kind::Stored; }
+};
+
+struct PartFormat {
+  std::string path;    // branch of the graph this part comes from
+  std::string kernel;  // kernel function name
+  std::int64_t rows = 0, nnz_stored = 0, pad_entries = 0;
+  std::int64_t n_bmtb = 0, n_bmw = 0, n_bmt = 0;
+  int threads = 128;
+  std::int64_t grid = 0;        // 0: nothing to launch
+  std::int64_t shmem_rows = 0;  // shared accumulators per block (SHMEM_OFFSET_RED)
+  std::vector<std::string> reductions;
+  bool atomic = false;  // results reach y through atomics
+  // Loops the Optimizer found to run at most once (their code becomes a plain `if`).
+  bool single_bmtb_round = false, single_warp_round = false, single_thread_round = false;
+  std::map<std::string, FormatArray> arrays;
+
+  bool has(Arr a) const { return arrays.count(arr_name(a)) != 0; }
+  const FormatArray& array(Arr a) const;
+};
+
+struct Format {
+  std::string op = "spmv";
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::string dtype = "f64";  // f64, f32 or f16 (fp16 values, fp32 accumulation)
+  int index_bits = 32;        // width of stored indices before narrowing
+  std::string fingerprint;
+  nlohmann::json graph;
+  std::vector<PartFormat> parts;
+};
+
+// "F64", "F32" or "F16" for a format dtype; throws Error for others.
+std::string value_dtype(const std::string& dtype);
+// Smallest of I8/I16/I32/I64 holding [lo, hi], never wider than `bits`.
+std::string int_dtype_for(std::int64_t lo, std::int64_t hi, int bits);
+
+nlohmann::json format_description(const Format& f);  // everything but the array data
+io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_version);
+// Checks every field, length and model; `source` names the file in errors.
+Format from_safetensors(const io::SafetensorsFile& s, const std::string& source);
+
+// Writes through a temporary file in the same folder, then renames.
+void write_format(const std::string& path, const Format& f, const std::string& tool_version);
+Format read_format(const std::string& path);
+
+// Bytes of the stored arrays (what a kernel streams at most once per run).
+std::int64_t stored_bytes(const Format& f);
+
+}  // namespace sparsetune::graph

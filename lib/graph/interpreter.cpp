@@ -1,0 +1,156 @@
+#include "graph/interpreter.hpp"
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include "core/error.hpp"
+#include "graph/half.hpp"
+#include "graph/registry.hpp"
+
+namespace sparsetune::graph {
+
+namespace {
+
+class Reader final : public FormatReader {
+ public:
+  Reader(const Format& f, const PartFormat& p, const std::vector<double>& x)
+      : x_(x), cols_(f.cols) {
+    for (int i = 0; i < kArrays; ++i) {
+      auto it = p.arrays.find(arr_name(static_cast<Arr>(i)));
+      arrays_[i] = it == p.arrays.end() ? nullptr : &it->second;
+    }
+    xs_.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+      xs_[i] = f.dtype == "f64"   ? x[i]
+               : f.dtype == "f32" ? static_cast<double>(static_cast<float>(x[i]))
+                                  : half_to_float(float_to_half(static_cast<float>(x[i])));
+  }
+  std::int64_t at(Arr a, std::int64_t i) const override {
+    const FormatArray* fa = arrays_[static_cast<int>(a)];
+    if (!fa)
+      throw Error(std::string("format: a fragment reads ") + arr_name(a) +
+                  ", which the part lacks");
+    if (i < 0 || i >= fa->length)
+      throw Error(std::string("format: ") + arr_name(a) + "[" + std::to_string(i) +
+                  "] is out of range");
+    return fa->stored() ? fa->ints[i] : fa->model.eval(i);
+  }
+  double val(std::int64_t nz) const override {
+    const FormatArray* fa = arrays_[static_cast<int>(Arr::nz_val)];
+    if (!fa || nz < 0 || nz >= fa->length)
+      throw Error("format: nz_val[" + std::to_string(nz) + "] is out of range");
+    return fa->reals[nz];
+  }
+  double x(std::int64_t col) const override {
+    if (col < 0 || col >= cols_)
+      throw Error("format: column " + std::to_string(col) + " is out of range");
+    return xs_[col];
+  }
+
+ private:
+  std::array<const FormatArray*, kArrays> arrays_{};
+  const std::vector<double>& x_;
+  std::vector<double> xs_;
+  std::int64_t cols_;
+};
+
+// Walks one part; `write(row_of_y, v)` receives every result that reaches global memory.
+template <class Write>
+void walk(const Format& f, const PartFormat& p, const std::vector<double>& x, Write write) {
+  if (p.n_bmtb == 0) return;
+  Reader rd(f, p, x);
+  std::unique_ptr<ReductionModel> thread_m, warp_m, block_m;
+  for (const auto& r : p.reductions) {
+    const auto* op = find_reduction(r);
+    if (!op) throw Error("format: unknown reduction " + r);
+    switch (op->level()) {
+      case RedLevel::Thread:
+        thread_m = op->model();
+        break;
+      case RedLevel::Warp:
+        warp_m = op->model();
+        break;
+      case RedLevel::Block:
+        block_m = op->model();
+        break;
+      case RedLevel::Global:
+        break;
+    }
+  }
+  if (!thread_m) throw Error("format: part has no thread-level reduction");
+  Cursor c;
+  c.threads = p.threads;
+  const int warps = p.threads / 32;
+  const Emit global = [&](int, std::int64_t row, double v) {
+    if (row < 0) return;
+    if (row >= p.rows)
+      throw Error("format: result for local row " + std::to_string(row) + " is out of range");
+    const auto g = rd.at(Arr::origin_row, row);
+    if (g < 0 || g >= f.rows) throw Error("format: origin_row holds " + std::to_string(g));
+    write(g, v);
+  };
+  const Emit to_block = [&](int tid, std::int64_t row, double v) {
+    block_m->accept(rd, c, tid, row, v, global);
+  };
+  const Emit& after_warp = block_m ? to_block : global;
+  auto range = [&](Arr a, std::int64_t i, std::int64_t limit, std::int64_t& b, std::int64_t& e) {
+    b = rd.at(a, i);
+    e = rd.at(a, i + 1);
+    if (b < 0 || b > e || e > limit)
+      throw Error(std::string("format: ") + arr_name(a) + " is not a valid prefix");
+  };
+  for (std::int64_t bmtb = 0; bmtb < p.n_bmtb; ++bmtb) {
+    c.bmtb = bmtb;
+    std::int64_t wb, we;
+    range(Arr::bmtb_first_bmw, bmtb, p.n_bmw, wb, we);
+    if (block_m) block_m->begin_bmtb(rd, c);
+    for (std::int64_t w0 = wb; w0 < we; w0 += warps) {
+      for (int warp = 0; warp < warps; ++warp) {
+        c.warp = warp;
+        c.bmw = w0 + warp;
+        c.w_active = c.bmw < we;
+        std::int64_t tb = 0, te = 0;
+        if (c.w_active) range(Arr::bmw_first_bmt, c.bmw, p.n_bmt, tb, te);
+        for (std::int64_t t0 = tb; t0 < te; t0 += 32) {
+          std::array<Pair, 32> lanes;
+          for (int lane = 0; lane < 32; ++lane) {
+            c.lane = lane;
+            c.bmt = t0 + lane;
+            c.t_active = c.bmt < te;
+            lanes[lane] = thread_m->thread(rd, c, after_warp);
+          }
+          c.lane = 0;
+          if (warp_m) {
+            warp_m->round(rd, c, lanes, after_warp);
+          } else {
+            for (int lane = 0; lane < 32; ++lane)
+              after_warp(warp * 32 + lane, lanes[lane].row, lanes[lane].v);
+          }
+        }
+        if (warp_m) warp_m->end_bmw(rd, c, after_warp);
+      }
+    }
+    if (block_m) block_m->end_bmtb(rd, c, global);
+  }
+}
+
+}  // namespace
+
+std::vector<double> interpret(const Format& f, const std::vector<double>& x) {
+  if (static_cast<std::int64_t>(x.size()) != f.cols)
+    throw Error("x has " + std::to_string(x.size()) + " entries, the matrix " +
+                std::to_string(f.cols) + " columns");
+  std::vector<double> y(f.rows, 0.0);
+  for (const auto& p : f.parts) walk(f, p, x, [&](std::int64_t r, double v) { y[r] += v; });
+  return y;
+}
+
+std::vector<std::int64_t> count_writes(const Format& f, std::size_t part) {
+  std::vector<std::int64_t> n(f.rows, 0);
+  const std::vector<double> x(f.cols, 1.0);
+  walk(f, f.parts.at(part), x, [&](std::int64_t r, double) { ++n[r]; });
+  return n;
+}
+
+}  // namespace sparsetune::graph

@@ -1,0 +1,203 @@
+// BMTB/BMW/BMT × ROW/COL/NNZ_BLOCK: cut each parent (the part, or the blocks of the nearest
+// coarser level already cut) into blocks mapped to thread blocks, warps or threads. Coarser levels
+// are cut first; a level left uncut is implied when the part is finished (see designer.cpp).
+#include <algorithm>
+
+#include "graph/op_util.hpp"
+
+namespace sparsetune::graph {
+
+namespace {
+
+enum class Cut { Row, Col, Nnz };
+
+const char* cut_name(Cut c) { return c == Cut::Row ? "ROW" : c == Cut::Col ? "COL" : "NNZ"; }
+
+class BlockOp final : public Operator {
+ public:
+  BlockOp(Level level, Cut cut)
+      : level_(level),
+        cut_(cut),
+        name_(std::string(level_name(level)) + "_" + cut_name(cut) + "_BLOCK") {}
+  const char* name() const override { return name_.c_str(); }
+  Stage stage() const override { return Stage::Mapping; }
+  const char* summary() const override {
+    switch (cut_) {
+      case Cut::Row:
+        return "Cut each parent into groups of whole rows (a count, or up to max_nnz)";
+      case Cut::Col:
+        return "Cut each row of each parent into column tiles";
+      case Cut::Nnz:
+        return "Cut each parent into runs of consecutive non-zeros";
+    }
+    return "";
+  }
+  std::vector<ParamSpec> params() const override {
+    switch (cut_) {
+      case Cut::Row:
+        return {{"rows", ParamType::Int, 1, 1, 1 << 30, "rows per block"},
+                {"max_nnz", ParamType::Int, 0, 0, 1 << 30,
+                 "if > 0: pack whole rows while the block holds at most this many non-zeros"}};
+      case Cut::Col:
+        return {{"cols", ParamType::Int, 64, 1, 4.0e18, "columns per tile"}};
+      case Cut::Nnz: {
+        std::vector<ParamSpec> v = {
+            {"nnz", ParamType::Int, 4, 1, 1 << 30, "non-zeros per block"},
+            {"count_rows", ParamType::Bool, false, 0, 0,
+             "merge-path balance: every row boundary crossed costs one unit like a non-zero"}};
+        if (level_ == Level::BMT)
+          v.push_back({"interleave", ParamType::Bool, false, 0, 0,
+                       "thread j of a parent takes its entries j, j+T, j+2T, ... (coalesced)"});
+        return v;
+      }
+    }
+    return {};
+  }
+  std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
+    if (auto r = mapping_rule(s); !r.empty()) return r;
+    const int l = static_cast<int>(level_);
+    if (s.blocked[l]) return std::string(level_name(level_)) + " is already blocked";
+    if (s.finest > l)
+      return std::string("a ") + level_name(static_cast<Level>(s.finest)) +
+             " block cannot be split into " + level_name(level_) +
+             " blocks: coarser levels are cut first";
+    if (cut_ == Cut::Nnz && p.at("count_rows").get<bool>() && level_ == Level::BMT &&
+        p.at("interleave").get<bool>())
+      return "count_rows and interleave exclude each other";
+    return "";
+  }
+  void advance(GraphState& s, const nlohmann::json& p) const override {
+    const int l = static_cast<int>(level_);
+    s.blocked[l] = true;
+    s.finest = std::max(s.finest, l);
+    if (level_ == Level::BMTB) s.bmtb_kind = cut_name(cut_);
+    if (level_ == Level::BMT && cut_ == Cut::Nnz && p.at("interleave").get<bool>())
+      s.bmt_strided = true;
+  }
+  std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
+    const auto spans = parent_spans(part, level_);
+    std::vector<Block> out;
+    for (std::size_t s = 0; s < spans.size(); ++s) {
+      const auto before = out.size();
+      switch (cut_) {
+        case Cut::Row:
+          cut_rows(part, spans[s], p, out);
+          break;
+        case Cut::Col:
+          cut_cols(part, spans[s], p, out);
+          break;
+        case Cut::Nnz:
+          cut_nnz(part, spans[s], p, out);
+          break;
+      }
+      for (auto i = before; i < out.size(); ++i) out[i].parent = static_cast<std::int64_t>(s);
+    }
+    for (auto& b : out) {
+      if (b.stride == 1) b.first = b.begin, b.size = b.end - b.begin;
+    }
+    part.blocks[static_cast<int>(level_)] = std::move(out);
+    part.defined[static_cast<int>(level_)] = true;
+    if (level_ == Level::BMT && cut_ == Cut::Nnz && p.at("interleave").get<bool>())
+      part.bmt_strided = true;
+    return {};
+  }
+
+ private:
+  // Entries [b, e) of the span, walked row by row (the stream is sorted by row here).
+  static void cut_rows(const Part& part, const Span& sp, const nlohmann::json& p,
+                       std::vector<Block>& out) {
+    if (sp.row_lo < 0) return;
+    const std::int64_t per = iparam(p, "rows"), max_nnz = iparam(p, "max_nnz");
+    std::int64_t k = sp.begin;
+    Block cur;
+    bool open = false;
+    std::int64_t rows_in = 0;
+    for (std::int64_t r = sp.row_lo; r <= sp.row_hi; ++r) {
+      std::int64_t e = k;
+      while (e < sp.end && part.nz[e].row == r) ++e;
+      const std::int64_t len = e - k;
+      const bool full =
+          open && (max_nnz > 0 ? (cur.end - cur.begin) + len > max_nnz : rows_in >= per);
+      if (full) {
+        out.push_back(cur);
+        open = false;
+      }
+      if (!open) {
+        cur = Block{};
+        cur.begin = cur.end = k;
+        open = true;
+        rows_in = 0;
+      }
+      cur.end = e;
+      cover_row(cur, r);
+      ++rows_in;
+      k = e;
+    }
+    if (open) out.push_back(cur);
+  }
+
+  static void cut_cols(const Part& part, const Span& sp, const nlohmann::json& p,
+                       std::vector<Block>& out) {
+    const std::int64_t w = iparam(p, "cols");
+    for (std::int64_t k = sp.begin; k < sp.end;) {
+      Block b;
+      b.begin = k;
+      const std::int64_t row = part.nz[k].row, tile = part.nz[k].col / w;
+      while (k < sp.end && part.nz[k].row == row && part.nz[k].col / w == tile) ++k;
+      b.end = k;
+      cover_row(b, row);
+      out.push_back(b);
+    }
+  }
+
+  void cut_nnz(const Part& part, const Span& sp, const nlohmann::json& p,
+               std::vector<Block>& out) const {
+    const std::int64_t per = iparam(p, "nnz"), n = sp.end - sp.begin;
+    if (n <= 0) return;
+    if (level_ == Level::BMT && p.at("interleave").get<bool>()) {
+      const std::int64_t t = (n + per - 1) / per;
+      for (std::int64_t j = 0; j < t; ++j) {
+        Block b;
+        b.first = sp.begin + j;
+        b.stride = t;
+        b.size = (n - j + t - 1) / t;
+        b.begin = b.first;
+        b.end = b.first + (b.size - 1) * t + 1;
+        for (std::int64_t k = 0; k < b.size; ++k) cover_row(b, part.nz[b.first + k * t].row);
+        out.push_back(b);
+      }
+      return;
+    }
+    const bool count_rows = p.at("count_rows").get<bool>();
+    Block cur;
+    cur.begin = cur.end = sp.begin;
+    std::int64_t cost = 0;
+    for (std::int64_t k = sp.begin; k < sp.end; ++k) {
+      if (count_rows && k > cur.begin) cost += part.nz[k].row - part.nz[k - 1].row;
+      if (cost + 1 > per && k > cur.begin) {
+        out.push_back(cur);
+        cur = Block{};
+        cur.begin = cur.end = k;
+        cost = 0;
+      }
+      cur.end = k + 1;
+      cover_row(cur, part.nz[k].row);
+      ++cost;
+    }
+    out.push_back(cur);
+  }
+
+  Level level_;
+  Cut cut_;
+  std::string name_;
+};
+
+}  // namespace
+
+const Operator* make_block(Level level, int cut) {
+  static std::vector<std::unique_ptr<BlockOp>> all;
+  all.push_back(std::make_unique<BlockOp>(level, static_cast<Cut>(cut)));
+  return all.back().get();
+}
+
+}  // namespace sparsetune::graph

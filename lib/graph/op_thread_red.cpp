@@ -1,0 +1,94 @@
+// THREAD_TOTAL_RED and THREAD_BITMAP_RED: how one thread reduces the products of its entries.
+#include "graph/op_util.hpp"
+
+namespace sparsetune::graph {
+
+namespace {
+
+// All entries of the thread belong to one row: one sum.
+class ThreadTotalModel final : public ReductionModel {
+ public:
+  Pair thread(const FormatReader& f, const Cursor& c, const Emit&) override {
+    if (!c.t_active) return {};
+    Pair out{f.at(Arr::bmt_row, c.bmt), 0.0};
+    const auto first = f.at(Arr::bmt_first_nz, c.bmt), stride = f.at(Arr::bmt_stride, c.bmt);
+    const auto size = f.at(Arr::bmt_size, c.bmt);
+    for (std::int64_t k = 0; k < size; ++k) {
+      const auto nz = first + k * stride;
+      out.v += f.val(nz) * f.x(f.at(Arr::nz_col, nz));
+    }
+    return out;
+  }
+};
+
+// A running sum per row: when the row changes (nz_row_delta != 0) the finished sum is flushed.
+class ThreadBitmapModel final : public ReductionModel {
+ public:
+  Pair thread(const FormatReader& f, const Cursor& c, const Emit& side) override {
+    if (!c.t_active) return {};
+    Pair out{f.at(Arr::bmt_row, c.bmt), 0.0};
+    const auto first = f.at(Arr::bmt_first_nz, c.bmt), stride = f.at(Arr::bmt_stride, c.bmt);
+    const auto size = f.at(Arr::bmt_size, c.bmt);
+    const int tid = c.warp * 32 + c.lane;
+    for (std::int64_t k = 0; k < size; ++k) {
+      const auto nz = first + k * stride;
+      const auto d = f.at(Arr::nz_row_delta, nz);
+      if (d != 0) {
+        side(tid, out.row, out.v);
+        out.row += d;
+        out.v = 0.0;
+      }
+      out.v += f.val(nz) * f.x(f.at(Arr::nz_col, nz));
+    }
+    return out;
+  }
+};
+
+class ThreadTotalRed final : public ReductionOperator {
+ public:
+  const char* name() const override { return "THREAD_TOTAL_RED"; }
+  const char* summary() const override {
+    return "Each thread sums its entries into one result (its entries share a row)";
+  }
+  RedLevel level() const override { return RedLevel::Thread; }
+  std::vector<Arr> reads() const override {
+    return {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size,
+            Arr::bmt_row,      Arr::nz_col,     Arr::nz_val};
+  }
+  const char* fragment() const override { return "thread_total_red"; }
+  std::unique_ptr<ReductionModel> model() const override {
+    return std::make_unique<ThreadTotalModel>();
+  }
+  void check(const Part& part) const override { require_one_row(part, Level::BMT, name()); }
+};
+
+class ThreadBitmapRed final : public ReductionOperator {
+ public:
+  const char* name() const override { return "THREAD_BITMAP_RED"; }
+  const char* summary() const override {
+    return "Each thread sums its entries row by row, marking row changes per entry; finished rows "
+           "are flushed to the next non-collective level";
+  }
+  RedLevel level() const override { return RedLevel::Thread; }
+  std::vector<Arr> reads() const override {
+    return {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size,    Arr::bmt_row,
+            Arr::nz_col,       Arr::nz_val,     Arr::nz_row_delta};
+  }
+  const char* fragment() const override { return "thread_bitmap_red"; }
+  std::unique_ptr<ReductionModel> model() const override {
+    return std::make_unique<ThreadBitmapModel>();
+  }
+};
+
+}  // namespace
+
+const Operator* make_thread_total_red() {
+  static ThreadTotalRed op;
+  return &op;
+}
+const Operator* make_thread_bitmap_red() {
+  static ThreadBitmapRed op;
+  return &op;
+}
+
+}  // namespace sparsetune::graph

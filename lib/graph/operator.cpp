@@ -1,0 +1,67 @@
+#include "graph/operator.hpp"
+
+#include "graph/registry.hpp"
+
+namespace sparsetune::graph {
+
+const char* stage_name(Stage s) {
+  switch (s) {
+    case Stage::Converting:
+      return "converting";
+    case Stage::Mapping:
+      return "mapping";
+    case Stage::Implementing:
+      return "implementing";
+  }
+  return "?";
+}
+
+namespace {
+const char* kArrNames[kArrays] = {"bmtb_first_bmw", "bmw_first_bmt", "bmt_first_nz", "bmt_stride",
+                                  "bmt_size",       "bmt_row",       "bmw_row",      "bmtb_row",
+                                  "bmtb_rows",      "nz_col",        "nz_row_delta", "origin_row",
+                                  "nz_val"};
+const char* kRedLevel[4] = {"thread", "warp", "block", "global"};
+}  // namespace
+
+const char* arr_name(Arr a) { return kArrNames[static_cast<int>(a)]; }
+
+std::optional<Arr> arr_from_name(const std::string& name) {
+  for (int i = 0; i < kArrays; ++i)
+    if (name == kArrNames[i]) return static_cast<Arr>(i);
+  return std::nullopt;
+}
+
+std::string ReductionOperator::precondition(const GraphState& s, const nlohmann::json&) const {
+  if (!s.compressed || s.finest < 0)
+    return "implementing operators follow the mapping (COMPRESS and a *_BLOCK operator)";
+  const int l = static_cast<int>(level());
+  if (s.last_reduction < 0 && level() != RedLevel::Thread)
+    return "the first reduction is a thread-level one (THREAD_TOTAL_RED or THREAD_BITMAP_RED)";
+  if (l <= s.last_reduction)
+    return std::string("reductions go thread, warp, block, global: a ") + kRedLevel[l] +
+           " reduction cannot follow a " + kRedLevel[s.last_reduction] + " one";
+  return "";
+}
+
+void ReductionOperator::advance(GraphState& s, const nlohmann::json&) const {
+  s.last_reduction = static_cast<int>(level());
+  s.reductions.push_back(name());
+}
+
+std::vector<Part> ReductionOperator::apply(Part& part, const nlohmann::json&) const {
+  part.reductions.push_back(name());
+  return {};
+}
+
+void require_one_row(const Part& part, Level l, const char* op) {
+  const auto& blocks = part.blocks[static_cast<int>(l)];
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    if (blocks[i].row_lo != blocks[i].row_hi)
+      throw DesignError(std::string(op) + ": rule: every " + level_name(l) +
+                        " must hold one row, but " + level_name(l) + " " + std::to_string(i) +
+                        (part.path.empty() ? "" : " of part " + part.path) + " spans local rows " +
+                        std::to_string(blocks[i].row_lo) + ".." + std::to_string(blocks[i].row_hi));
+}
+
+}  // namespace sparsetune::graph
