@@ -1,6 +1,9 @@
 #include "gen/assemble.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -85,11 +88,30 @@ Csr64 mirror_upper(const Csr64& upper) {
   return w.finish();
 }
 
-void check_entry_budget(double expected_nnz, const char* kind) {
-  constexpr double kLimit = 8589934592.0;  // 2^33 entries: ~200 GB as a 64-bit CSR
+namespace {
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+}  // namespace
+
+void check_entry_budget(double expected_nnz, const char* kind, double rows,
+                        double bytes_per_entry) {
+  constexpr double kLimit = 8589934592.0;  // 2^33 entries
   if (!(expected_nnz <= kLimit))
-    throw Error(std::string(kind) + ": about " + std::to_string(static_cast<double>(expected_nnz)) +
+    throw Error(std::string(kind) + ": about " + short_number(expected_nnz) +
                 " entries expected, more than the limit of 2^33");
+  double memory = 0.0;
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
+  memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+#endif
+  const double need = expected_nnz * bytes_per_entry + rows * 16.0;
+  if (memory > 0 && need > memory)
+    throw Error(std::string(kind) + ": needs about " + short_number(need / 1073741824.0) +
+                " GiB of memory, more than the " + short_number(memory / 1073741824.0) +
+                " GiB here");
 }
 
 }  // namespace sparsetune::gen

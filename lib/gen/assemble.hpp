@@ -34,7 +34,10 @@ Csr64 assemble_keep_first(std::int64_t rows, std::int64_t cols,
 // U + U^T for a square matrix holding only its upper triangle (diagonal included, kept once).
 Csr64 mirror_upper(const Csr64& upper);
 
-// Throws when a generator would produce more entries than fit in memory comfortably.
-void check_entry_budget(double expected_nnz, const char* kind);
+// Throws when a generator would produce more than 2^33 entries, or when its peak memory
+// (bytes_per_entry per expected entry plus 16 bytes per row) exceeds this machine's physical
+// memory: a clear error instead of the system killing the process half-way.
+void check_entry_budget(double expected_nnz, const char* kind, double rows = 0,
+                        double bytes_per_entry = 16);
 
 }  // namespace sparsetune::gen

@@ -33,7 +33,7 @@ Csr64 geometric_graph(const std::vector<Point2>& pts, double radius) {
   const auto n = static_cast<std::int64_t>(pts.size());
   const double area = 3.14159265358979323846 * radius * radius;
   check_entry_budget(static_cast<double>(n) * static_cast<double>(n) * std::min(1.0, area),
-                     "geometric");
+                     "geometric", 3.0 * static_cast<double>(n));
   // g cells per side with 1/g >= radius; no more cells than about one per point.
   const auto by_radius = static_cast<std::int64_t>(std::min(1e9, std::floor(1.0 / radius)));
   const auto by_count = static_cast<std::int64_t>(std::sqrt(static_cast<double>(n))) + 1;

@@ -26,9 +26,9 @@ void validate(const KroneckerParams& p) {
   // A little slack so that 0.25 + 0.25 + 0.25 + 0.25-style inputs are not refused for rounding.
   if (p.a + p.b + p.c > 1.0 + 1e-12)
     throw Error("kron: a + b + c must be at most 1, got " + std::to_string(p.a + p.b + p.c));
-  check_entry_budget(
-      static_cast<double>(p.edge_factor) * std::ldexp(1.0, p.scale) * (p.symmetric ? 2.0 : 1.0),
-      "kron");
+  // Peak: the edge list (24 B), its row-sorted copy (16 B) and the CSR (16 B) per edge.
+  const double edges = static_cast<double>(p.edge_factor) * std::ldexp(1.0, p.scale);
+  check_entry_budget(edges, "kron", std::ldexp(1.0, p.scale), p.symmetric ? 88 : 56);
 }
 
 Coo64 kronecker_edges(const KroneckerParams& p, std::uint64_t seed) {

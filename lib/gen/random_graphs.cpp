@@ -28,7 +28,7 @@ Csr64 erdos_renyi(const ErdosRenyiParams& p, std::uint64_t seed) {
   if (!(p.p >= 0.0 && p.p <= 1.0))
     throw Error("erdos: p must be in [0, 1], got " + std::to_string(p.p));
   const double n = static_cast<double>(p.n);
-  check_entry_budget(n * (p.symmetric ? n - 1 : n) * p.p, "erdos");
+  check_entry_budget(n * (p.symmetric ? n - 1 : n) * p.p, "erdos", n, p.symmetric ? 32 : 16);
   Rng rng(seed);
   const GeometricSkip skip(p.p);
   // Symmetric: draw the strict upper triangle row by row, then mirror it.
@@ -77,7 +77,7 @@ Csr64 power_law(const PowerLawParams& p, std::uint64_t seed) {
       throw Error("powerlaw: degree must be at most cols (" + std::to_string(cols) + "), got " +
                   std::to_string(p.degree));
     mean = p.degree;
-    check_entry_budget(static_cast<double>(p.n) * mean, "powerlaw");
+    check_entry_budget(static_cast<double>(p.n) * mean, "powerlaw", static_cast<double>(p.n));
     const double gamma = 1.0 / (p.exponent - 1.0);
     std::vector<double> w(p.n);
     double sum = 0.0;
@@ -97,7 +97,7 @@ Csr64 power_law(const PowerLawParams& p, std::uint64_t seed) {
     lo = p.min_length;
     double var = 0.0;
     power_law_moments(p, mean, var);
-    check_entry_budget(static_cast<double>(p.n) * mean, "powerlaw");
+    check_entry_budget(static_cast<double>(p.n) * mean, "powerlaw", static_cast<double>(p.n));
     std::vector<double> weights(hi - lo + 1);
     for (std::int64_t k = lo; k <= hi; ++k)
       weights[k - lo] = det_pow(static_cast<double>(k), -p.exponent);

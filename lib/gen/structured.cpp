@@ -36,7 +36,7 @@ Csr64 banded(const BandedParams& p, std::uint64_t seed) {
     throw Error("banded: fill must be in [0, 1], got " + std::to_string(p.fill));
   const std::int64_t lower = std::min(p.lower, p.n - 1), upper = std::min(p.upper, p.n - 1);
   const double dense = static_cast<double>(banded_dense_nnz(p.n, lower, upper));
-  check_entry_budget(dense * p.fill + static_cast<double>(p.n), "banded");
+  check_entry_budget(dense * p.fill + static_cast<double>(p.n), "banded", static_cast<double>(p.n));
   Rng rng(seed);
   const GeometricSkip skip(p.fill);
   RowWriter w(p.n, p.n, static_cast<std::int64_t>(dense * p.fill) + p.n);
@@ -106,7 +106,7 @@ Csr64 block_diagonal(const BlockDiagParams& p, std::uint64_t seed) {
     dense += static_cast<double>(b) * static_cast<double>(b);
   }
   const double off = static_cast<double>(n) * static_cast<double>(n) - dense;
-  check_entry_budget(dense + off * p.noise, "blockdiag");
+  check_entry_budget(dense + off * p.noise, "blockdiag", static_cast<double>(n));
   Rng rng(seed);
   const GeometricSkip skip(p.noise);
   RowWriter w(n, n, static_cast<std::int64_t>(dense + off * p.noise));
