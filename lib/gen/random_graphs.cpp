@@ -95,12 +95,17 @@ Csr64 power_law(const PowerLawParams& p, std::uint64_t seed) {
     if (hi < p.min_length || hi > cols)
       throw Error("powerlaw: max must be in [min, cols], got " + std::to_string(hi));
     lo = p.min_length;
-    double var = 0.0;
-    power_law_moments(p, mean, var);
-    check_entry_budget(static_cast<double>(p.n) * mean, "powerlaw", static_cast<double>(p.n));
+    // The length table costs 8 bytes per possible length, counted like rows.
+    check_entry_budget(0, "powerlaw", static_cast<double>(p.n) + static_cast<double>(hi - lo));
     std::vector<double> weights(hi - lo + 1);
-    for (std::int64_t k = lo; k <= hi; ++k)
+    double sum = 0.0, first = 0.0;
+    for (std::int64_t k = lo; k <= hi; ++k) {
       weights[k - lo] = det_pow(static_cast<double>(k), -p.exponent);
+      sum += weights[k - lo];
+      first += weights[k - lo] * static_cast<double>(k);
+    }
+    mean = first / sum;
+    check_entry_budget(static_cast<double>(p.n) * mean, "powerlaw", static_cast<double>(p.n));
     const DiscreteSampler length(weights);
     expected.resize(p.n);
     for (auto& e : expected) e = static_cast<double>(lo + length(rng));

@@ -77,8 +77,23 @@ std::vector<std::int64_t> block_layout(const BlockDiagParams& p) {
   if (p.blocks == 0 && p.n == 0) throw Error("blockdiag: give blocks or n");
   if (p.blocks > kMaxDim)
     throw Error("blockdiag: blocks must be at most 2^31 - 1, got " + std::to_string(p.blocks));
-  std::vector<std::int64_t> sizes;
   const auto L = static_cast<std::int64_t>(p.block_sizes.size());
+  if (p.blocks > 0) {
+    // Rows of whole cycles through the size list plus the partial last cycle, before anything
+    // is allocated.
+    std::int64_t cycle = 0, head = 0;
+    for (std::int64_t k = 0; k < L; ++k) {
+      cycle += p.block_sizes[k];
+      if (k < p.blocks % L) head += p.block_sizes[k];
+    }
+    const double total = static_cast<double>(p.blocks / L) * static_cast<double>(cycle) + head;
+    if (total > static_cast<double>(kMaxDim))
+      throw Error("blockdiag: blocks * block_size exceeds 2^31 - 1 rows");
+    check_entry_budget(total, "blockdiag", total);
+  } else {
+    check_entry_budget(static_cast<double>(p.n), "blockdiag", static_cast<double>(p.n));
+  }
+  std::vector<std::int64_t> sizes;
   std::int64_t rows = 0;
   if (p.blocks > 0) {
     for (std::int64_t k = 0; k < p.blocks; ++k) {
