@@ -36,7 +36,8 @@ struct MinMeanMax {
 // per line would dwarf the matrix, the rank of the line among the lines in use.
 class LineSlots {
  public:
-  explicit LineSlots(const Csr64& a) : lines_((a.cols + kLineColumns - 1) / kLineColumns) {
+  explicit LineSlots(const Csr64& a)
+      : lines_(a.cols / kLineColumns + (a.cols % kLineColumns != 0 ? 1 : 0)) {  // no overflow
     if (lines_ > 2 * a.nnz() + 4096) {
       used_.reserve(a.col_idx.size());
       for (auto c : a.col_idx) used_.push_back(c / kLineColumns);
