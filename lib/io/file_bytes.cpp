@@ -155,45 +155,67 @@ bool ends_with_nocase(std::string_view name, std::string_view suffix) {
   });
 }
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
+AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   static std::atomic<unsigned> counter{0};
   const auto slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   if (base.empty()) throw Error(path + ": not a file name");
-  const std::string tmp = dir + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" +
-                          std::to_string(counter.fetch_add(1));
-  Fd f;
-  f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (f.fd < 0) throw Error(path + ": cannot create a temporary file: " + errno_text());
-  auto fail = [&](const std::string& what) {
-    const std::string text = errno_text();
-    ::close(f.fd);
-    f.fd = -1;
-    ::unlink(tmp.c_str());
-    throw Error(path + ": " + what + ": " + text);
-  };
+  tmp_ = dir + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" +
+         std::to_string(counter.fetch_add(1));
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd_ < 0) throw Error(path + ": cannot create a temporary file: " + errno_text());
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(tmp_.c_str());
+  }
+}
+
+void AtomicFile::fail(const std::string& what) {
+  const std::string text = errno_text();
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  throw Error(path_ + ": " + what + ": " + text);
+}
+
+void AtomicFile::write(std::string_view bytes) {
+  if (fd_ < 0) throw Error(path_ + ": write after the file was closed");
   std::size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::write(f.fd, bytes.data() + done, std::min(bytes.size() - done, kZlibStep));
+    ssize_t n = ::write(fd_, bytes.data() + done, std::min(bytes.size() - done, kZlibStep));
     if (n < 0) {
       if (errno == EINTR) continue;
       fail("cannot write");
     }
     done += static_cast<std::size_t>(n);
   }
-  const int rc = ::close(f.fd);
-  f.fd = -1;
+}
+
+void AtomicFile::commit() {
+  if (fd_ < 0) throw Error(path_ + ": commit after the file was closed");
+  const int rc = ::close(fd_);
+  fd_ = -1;
   if (rc != 0) {
+    errno = errno ? errno : EIO;
     const std::string text = errno_text();
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot write: " + text);
+    ::unlink(tmp_.c_str());
+    throw Error(path_ + ": cannot write: " + text);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const std::string text = errno_text();
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot replace the file: " + text);
+    ::unlink(tmp_.c_str());
+    throw Error(path_ + ": cannot replace the file: " + text);
   }
+}
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  AtomicFile f(path);
+  f.write(bytes);
+  f.commit();
 }
 
 }  // namespace sparsetune::io

@@ -25,7 +25,26 @@ std::string read_file_decompressed(const std::string& path);
 // True when the name ends with `suffix`, ignoring ASCII case.
 bool ends_with_nocase(std::string_view name, std::string_view suffix);
 
-// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+// An output written piecewise to a temporary file in the target's folder; commit() renames it
+// over the target. Destroying it without commit() removes the temporary, so a failed write
+// leaves the previous file (or none) in place.
+class AtomicFile {
+ public:
+  explicit AtomicFile(const std::string& path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(std::string_view bytes);
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const std::string& what);
+  std::string path_, tmp_;
+  int fd_ = -1;
+};
+
+// Writes `bytes` to `path` through an AtomicFile.
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
 }  // namespace sparsetune::io

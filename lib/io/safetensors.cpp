@@ -122,7 +122,7 @@ std::vector<std::int64_t> get_int_array(const SafetensorsFile& f, const std::str
   return out;
 }
 
-std::string serialize_safetensors(const SafetensorsFile& f) {
+std::string safetensors_header(const SafetensorsFile& f) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!f.metadata.empty()) header["__metadata__"] = f.metadata;
   std::set<std::string> names;
@@ -149,8 +149,12 @@ std::string serialize_safetensors(const SafetensorsFile& f) {
   std::string out(8, '\0');
   const std::uint64_t n = text.size();
   std::memcpy(out.data(), &n, 8);
-  out.reserve(8 + text.size() + offset);
   out += text;
+  return out;
+}
+
+std::string serialize_safetensors(const SafetensorsFile& f) {
+  std::string out = safetensors_header(f);
   for (const auto& a : f.arrays)
     out.append(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
   return out;
@@ -262,7 +266,11 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& sou
 }
 
 void write_safetensors(const std::string& path, const SafetensorsFile& f) {
-  write_file_atomic(path, serialize_safetensors(f));
+  AtomicFile out(path);
+  out.write(safetensors_header(f));
+  for (const auto& a : f.arrays)
+    out.write({reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size()});
+  out.commit();
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {

@@ -106,8 +106,12 @@ std::vector<T> get_array(const SafetensorsFile& f, const std::string& name) {
 // unsigned values beyond int64.
 std::vector<std::int64_t> get_int_array(const SafetensorsFile& f, const std::string& name);
 
-// The file as bytes: header padded with spaces to a multiple of 8, arrays in their order.
-// Throws Error for empty or duplicate names, unknown dtypes, or sizes that do not match.
+// The 8-byte length and the JSON header (padded with spaces to a multiple of 8) that precede
+// the arrays' bytes, which follow in the order of `arrays`. Throws Error for empty or duplicate
+// names, unknown dtypes, or sizes that do not match.
+std::string safetensors_header(const SafetensorsFile& f);
+
+// The whole file as bytes.
 std::string serialize_safetensors(const SafetensorsFile& f);
 
 // Parses a whole file held in memory; `source` names it in error messages.
