@@ -1,0 +1,16 @@
+# Turns every templates/*.cu* file into a string literal of a generated C++ source, so that the
+# program carries its kernel fragments. Run as: cmake -DDIR=<templates> -DOUT=<file.cpp> -P this.
+file(GLOB files RELATIVE ${DIR} ${DIR}/*.cu ${DIR}/*.cuh)
+list(SORT files)
+set(body "// Generated from templates/ at build time. Do not edit.\n#include \"codegen/templates.hpp\"\n\nnamespace sparsetune::codegen {\n\nconst std::vector<TemplateFile>& template_files() {\n  static const std::vector<TemplateFile> files = {\n")
+foreach(f ${files})
+  file(READ ${DIR}/${f} text)
+  string(FIND "${text}" ")st_tpl\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${f} contains the raw-string delimiter")
+  endif()
+  string(APPEND body "      {\"${f}\", R\"st_tpl(${text})st_tpl\"},\n")
+endforeach()
+string(APPEND body "  };\n  return files;\n}\n\n}  // namespace sparsetune::codegen\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(RENAME ${OUT}.tmp ${OUT})

@@ -1,0 +1,39 @@
+#pragma once
+// emit-kernel: graph + matrix -> DIR/format.safetensors, DIR/kernel.cu, DIR/kernel.h (host side:
+// load the binary, run the kernels) and DIR/graph.json. Needs no GPU.
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_builder.hpp"
+#include "codegen/optimizer.hpp"
+#include "core/matrix.hpp"
+#include "graph/designer.hpp"
+#include "graph/graph.hpp"
+
+namespace sparsetune::codegen {
+
+struct EmitOptions {
+  graph::DesignOptions design;
+  OptimizerOptions optimizer;
+};
+
+struct Emitted {
+  graph::Format format;
+  KernelSource kernels;
+  std::string host_header;
+  std::string format_bytes;  // the safetensors file
+  OptimizerReport report;
+};
+
+// Designs, optimizes and generates everything in memory.
+Emitted generate(const graph::Graph& g, const Csr64& a, const EmitOptions& opt = {});
+
+// The host header for a format whose safetensors bytes are `format_bytes`.
+std::string build_host_header(const graph::Format& f, const std::string& format_bytes);
+
+// Writes the four files (each through a temporary file and a rename); creates `dir`.
+// Returns the paths written.
+std::vector<std::string> write_emitted(const Emitted& e, const graph::Graph& g,
+                                       const std::string& dir);
+
+}  // namespace sparsetune::codegen

@@ -1,0 +1,313 @@
+#include "codegen/kernel_builder.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "codegen/templates.hpp"
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "graph/registry.hpp"
+
+namespace sparsetune::codegen {
+
+namespace {
+
+using graph::ArrayModel;
+using graph::RedLevel;
+using Sections = std::map<std::string, std::string>;
+
+std::string section(const Sections& s, const std::string& name) {
+  auto it = s.find(name);
+  return it == s.end() ? std::string() : it->second;
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+// Re-indents a block of lines: the common leading indentation is replaced by `pad`.
+std::string indent(const std::string& text, const std::string& pad) {
+  std::istringstream in(text);
+  std::vector<std::string> lines;
+  std::size_t common = std::string::npos;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+    const auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos) common = std::min(common, first);
+  }
+  if (common == std::string::npos) common = 0;
+  std::string out;
+  for (const auto& l : lines)
+    out += l.find_first_not_of(' ') == std::string::npos ? "\n" : pad + l.substr(common) + "\n";
+  return out;
+}
+
+std::string lit(std::int64_t v) {
+  return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL";
+}
+
+// The formula of a model as C, in terms of `i`.
+std::string formula(const ArrayModel& m) {
+  auto term = [](std::int64_t a, const std::string& x) { return a == 1 ? x : lit(a) + " * " + x; };
+  auto sum = [](std::vector<std::string> parts) {
+    std::string s;
+    for (const auto& p : parts)
+      if (!p.empty()) s += (s.empty() ? "" : " + ") + p;
+    return s.empty() ? std::string("0LL") : s;
+  };
+  auto opt = [](std::int64_t v) { return v == 0 ? std::string() : lit(v); };
+  switch (m.kind) {
+    case ArrayModel::Kind::Constant:
+      return lit(m.a);
+    case ArrayModel::Kind::Linear:
+      return sum({m.a ? term(m.a, "i") : "", opt(m.b)});
+    case ArrayModel::Kind::Step:
+      return sum({m.a ? term(m.a, "(i / " + lit(m.p) + ")") : "", opt(m.b)});
+    case ArrayModel::Kind::Periodic:
+      return sum({m.a ? term(m.a, "(i % " + lit(m.p) + ")") : "",
+                  m.b ? term(m.b, "(i / " + lit(m.p) + ")") : "", opt(m.c)});
+    case ArrayModel::Kind::Stored:
+      break;
+  }
+  return "0LL";
+}
+
+struct StageCode {
+  Sections sections;
+  RedLevel level;
+  std::string adapter;  // adapters.cu section used when a result enters this stage
+};
+
+class PartBuilder {
+ public:
+  PartBuilder(const graph::Format& f, const graph::PartFormat& p, std::size_t index)
+      : f_(f), p_(p), index_(index) {
+    for (const auto& r : p.reductions) {
+      const auto* op = graph::find_reduction(r);
+      if (!op) throw Error("format names an unknown reduction " + r);
+      if (op->level() == RedLevel::Global) continue;
+      stages_.push_back({template_sections(std::string(op->fragment()) + ".cu"), op->level(),
+                         op->level() == RedLevel::Warp ? "to_warp" : "to_block"});
+    }
+    if (stages_.empty() || stages_[0].level != RedLevel::Thread)
+      throw Error("part " + std::to_string(index) + " has no thread-level reduction");
+    stages_.push_back({template_sections(p.atomic ? "gmem_atom_red.cu" : "gmem_store.cu"),
+                       RedLevel::Global, "to_global"});
+    side_ = 1;
+    while (stages_[side_].level == RedLevel::Warp) ++side_;
+  }
+
+  std::string build() {
+    std::string out;
+    out += "// ---- part " + std::to_string(index_) +
+           (p_.path.empty() ? "" : " (branch " + p_.path + ")") + ": " + chain() + "\n";
+    out += "// " + std::to_string(p_.n_bmtb) + " BMTB, " + std::to_string(p_.n_bmw) + " BMW, " +
+           std::to_string(p_.n_bmt) + " BMT; " + std::to_string(p_.nnz_stored) +
+           " stored entries (" + std::to_string(p_.pad_entries) + " padding); launch <<<" +
+           std::to_string(p_.grid) + ", " + std::to_string(p_.threads) + ">>>\n";
+    std::vector<std::string> undefs;
+    for (const auto& [name, a] : p_.arrays) {
+      const std::string macro = "A_" + name;
+      undefs.push_back(macro);
+      if (a.stored()) {
+        out += name == "nz_val" ? "#define " + macro + "(i) st_load(p_" + name + "[(i)])\n"
+                                : "#define " + macro + "(i) ((long long)p_" + name + "[(i)])\n";
+        continue;
+      }
+      const std::string fn = "st_p" + std::to_string(index_) + "_" + name;
+      out += "// " + name + ": " + graph::model_kind_name(a.model.kind) + " model" +
+             (a.model.exceptions.empty()
+                  ? ""
+                  : " with " + std::to_string(a.model.exceptions.size()) + " exceptions") +
+             " (not stored)\n";
+      out += "static __device__ __forceinline__ long long " + fn + "(long long i) {\n";
+      if (!a.model.exceptions.empty()) {
+        out += "  switch (i) {\n";
+        for (const auto& [i, v] : a.model.exceptions)
+          out += "    case " + lit(i) + ": return " + lit(v) + ";\n";
+        out += "    default: break;\n  }\n";
+      }
+      out += "  return " + formula(a.model) + ";\n}\n";
+      out += "#define " + macro + "(i) " + fn + "((long long)(i))\n";
+    }
+    std::string kernel = section(template_sections("skeleton.cu"), "kernel");
+    const Sections& sk = template_sections("skeleton.cu");
+    auto first_line = [](std::string s) { return s.substr(0, s.find('\n')); };
+    replace_all(kernel, "$BMTB_LOOP",
+                first_line(section(sk, p_.single_bmtb_round ? "bmtb_once" : "bmtb_loop")));
+    replace_all(kernel, "$BMW_LOOP",
+                first_line(section(sk, p_.single_warp_round ? "bmw_once" : "bmw_loop")));
+    replace_all(kernel, "$BMT_LOOP",
+                first_line(section(sk, p_.single_thread_round ? "bmt_once" : "bmt_loop")));
+    std::string params;
+    for (const auto& [name, a] : p_.arrays)
+      if (a.stored())
+        params += ",\n    const " + c_type(a.dtype, graph::value_dtype(f_.dtype)) +
+                  "* __restrict__ p_" + name;
+    replace_all(kernel, "$PARAMS", params);
+    std::map<std::string, std::string> slots;
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      slots["DECL"] += section(stages_[s].sections, "decl");
+      slots["BMTB_BEGIN"] += section(stages_[s].sections, "bmtb_begin");
+      slots["BMW_BEGIN"] += section(stages_[s].sections, "bmw_begin");
+      slots["BMW_END"] += expand(section(stages_[s].sections, "bmw_end"), s + 1, 0);
+      slots["BMTB_END"] += expand(section(stages_[s].sections, "bmtb_end"), s + 1, 0);
+    }
+    slots["THREAD"] = expand(section(stages_[0].sections, "thread"), 1, 0);
+    kernel = fill_slots(kernel, slots);
+    out += constants(kernel);
+    for (const auto& m : undefs) out += "#undef " + m + "\n";
+    return out;
+  }
+
+  std::string chain() const {
+    std::string s;
+    for (const auto& r : p_.reductions) s += (s.empty() ? "" : " > ") + r;
+    return s + (p_.atomic ? "" : " > store");
+  }
+
+ private:
+  std::string constants(std::string s) const {
+    replace_all(s, "$THREADS", std::to_string(p_.threads));
+    replace_all(s, "$WARPS", std::to_string(p_.threads / 32));
+    replace_all(s, "$N_BMTB", lit(p_.n_bmtb));
+    replace_all(s, "$SHMEM_ROWS", std::to_string(std::max<std::int64_t>(1, p_.shmem_rows)));
+    replace_all(s, "$KERNEL", p_.kernel);
+    return s;
+  }
+
+  // Lines "<pad>$SLOT" become the slot's code at that indentation.
+  static std::string fill_slots(const std::string& text,
+                                const std::map<std::string, std::string>& slots) {
+    std::istringstream in(text);
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+      const auto first = line.find_first_not_of(' ');
+      if (first != std::string::npos && line[first] == '$') {
+        const std::string name = line.substr(first + 1);
+        if (auto it = slots.find(name); it != slots.end()) {
+          if (!it->second.empty()) out += indent(it->second, line.substr(0, first));
+          continue;
+        }
+      }
+      out += line + "\n";
+    }
+    return out;
+  }
+
+  // Replaces lines "$EMIT(row, v)" by stage `next`'s accept code and "$SIDE(row, v)" by the side
+  // sink's, recursively.
+  std::string expand(const std::string& text, std::size_t next, int depth) const {
+    std::istringstream in(text);
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+      const auto first = line.find_first_not_of(' ');
+      const bool emit = first != std::string::npos && line.compare(first, 6, "$EMIT(") == 0;
+      const bool side = first != std::string::npos && line.compare(first, 6, "$SIDE(") == 0;
+      if (!emit && !side) {
+        out += line + "\n";
+        continue;
+      }
+      const std::string args = line.substr(first + 6, line.rfind(')') - first - 6);
+      int level = 0;
+      std::size_t comma = std::string::npos;
+      for (std::size_t i = 0; i < args.size() && comma == std::string::npos; ++i) {
+        if (args[i] == '(' || args[i] == '[') ++level;
+        if (args[i] == ')' || args[i] == ']') --level;
+        if (args[i] == ',' && level == 0) comma = i;
+      }
+      if (comma == std::string::npos) throw Error("fragment: $EMIT needs (row, value)");
+      const std::size_t target = side ? side_ : next;
+      out += indent(accept(target, args.substr(0, comma), args.substr(comma + 1), depth, side),
+                    line.substr(0, first));
+    }
+    return out;
+  }
+
+  std::string accept(std::size_t stage, const std::string& row, const std::string& v, int depth,
+                     bool side) const {
+    const auto& st = stages_.at(stage);
+    const std::string r = "r" + std::to_string(depth), val = "v" + std::to_string(depth);
+    std::string body = section(st.sections, "accept");
+    replace_all(body, "IN_ROW", r);
+    replace_all(body, "IN_V", val);
+    std::string code = "{\n";
+    code += indent(section(template_sections("adapters.cu"), side ? "side" : st.adapter), "  ");
+    code += "  const long long " + r + " = " + trim(row) + ";\n";
+    code += "  const st_acc_t " + val + " = " + trim(v) + ";\n";
+    code += "  (void)" + r + ";\n";
+    code += indent(expand(body, stage + 1, depth + 1), "  ");
+    code += "}\n";
+    return code;
+  }
+
+  static std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  }
+
+  const graph::Format& f_;
+  const graph::PartFormat& p_;
+  std::size_t index_;
+  std::vector<StageCode> stages_;
+  std::size_t side_ = 1;
+};
+
+}  // namespace
+
+std::string c_type(const std::string& dtype, const std::string& value_dtype) {
+  if (dtype == "I8") return "signed char";
+  if (dtype == "I16") return "short";
+  if (dtype == "I32") return "int";
+  if (dtype == "I64") return "long long";
+  if (dtype == "F64" || dtype == "F32" || dtype == "F16") return "st_val_t";
+  throw Error("no kernel type for dtype " + dtype + " (values " + value_dtype + ")");
+}
+
+KernelSource build_kernels(const graph::Format& f, const std::string& graph_name,
+                           const std::string& graph_line) {
+  KernelSource k;
+  const auto& prelude = template_sections("prelude.cu");
+  std::string& s = k.source;
+  const char* what = f.dtype == "f64"   ? "fp64 values, fp64 accumulation"
+                     : f.dtype == "f32" ? "fp32 values, fp32 accumulation"
+                                        : "fp16 values and x, fp32 accumulation and y";
+  s += "// Generated by sparsetune " + std::string(kVersion) + ". Do not edit.\n";
+  s += "// SpMV y = A x for one " + std::to_string(f.rows) + " x " + std::to_string(f.cols) +
+       " matrix (" + std::to_string(f.nnz) + " non-zeros, fingerprint " + f.fingerprint + "); " +
+       what + ".\n";
+  s +=
+      "// Operator graph \"" + (graph_name.empty() ? std::string("unnamed") : graph_name) + "\":\n";
+  // The graph, wrapped between operators.
+  std::string line;
+  for (std::size_t at = 0; at < graph_line.size();) {
+    std::size_t next = graph_line.find(" > ", at);
+    next = next == std::string::npos ? graph_line.size() : next + 3;
+    if (!line.empty() && line.size() + (next - at) > 92) {
+      s += "//   " + line + "\n";
+      line.clear();
+    }
+    line += graph_line.substr(at, next - at);
+    at = next;
+  }
+  if (!line.empty()) s += "//   " + line + "\n";
+  s += "// One kernel per part, launched in order on one stream after y is zeroed; each takes x, "
+       "y\n";
+  s += "// and the part's stored arrays in name order (see kernel.h).\n\n";
+  s += section(prelude, "common");
+  s += section(prelude, f.dtype);
+  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+    s += "\n";
+    PartBuilder b(f, f.parts[i], i);
+    if (f.parts[i].n_bmtb == 0) {
+      s += "// ---- part " + std::to_string(i) + ": no entries, no kernel\n";
+      continue;
+    }
+    s += b.build();
+    k.kernels.push_back(f.parts[i].kernel);
+  }
+  return k;
+}
+
+}  // namespace sparsetune::codegen

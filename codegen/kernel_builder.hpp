@@ -1,0 +1,24 @@
+#pragma once
+// The Kernel Builder: for each part of a Format, splices the kernel skeleton (loops over BMTB,
+// BMW and BMT), the fragment of each reduction operator, and the adapters between reduction
+// levels into one kernel; array reads become loads or the Optimizer's formulas.
+#include <string>
+#include <vector>
+
+#include "graph/format.hpp"
+
+namespace sparsetune::codegen {
+
+struct KernelSource {
+  std::string source;                // one self-contained .cu (nvcc and NVRTC)
+  std::vector<std::string> kernels;  // extern "C" names, one per part with work
+};
+
+// `graph_line` describes the graph in the header comment.
+KernelSource build_kernels(const graph::Format& f, const std::string& graph_name,
+                           const std::string& graph_line);
+
+// The C type a stored array has in the kernel ("int", "short", "double", ...).
+std::string c_type(const std::string& dtype, const std::string& value_dtype);
+
+}  // namespace sparsetune::codegen

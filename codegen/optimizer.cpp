@@ -1,0 +1,157 @@
+#include "codegen/optimizer.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace sparsetune::codegen {
+
+namespace {
+
+// Two's-complement wrapping arithmetic for candidate coefficients: a wrapped candidate simply
+// fails the exact check in try_model.
+std::int64_t wsub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+std::int64_t wmul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+
+using graph::ArrayModel;
+using Kind = ArrayModel::Kind;
+
+// Formula value with the kernel's 64-bit arithmetic; false when an intermediate would overflow.
+bool eval_safe(const ArrayModel& m, std::int64_t i, std::int64_t& out) {
+  __extension__ typedef __int128 W;
+  const W lim = W{1} << 62;
+  W v = 0;
+  switch (m.kind) {
+    case Kind::Constant:
+      v = m.a;
+      break;
+    case Kind::Linear:
+      v = W{m.a} * i + m.b;
+      break;
+    case Kind::Step:
+      v = W{m.a} * (i / m.p) + m.b;
+      break;
+    case Kind::Periodic:
+      v = W{m.a} * (i % m.p) + W{m.b} * (i / m.p) + m.c;
+      break;
+    case Kind::Stored:
+      return false;
+  }
+  if (v >= lim || v <= -lim) return false;
+  out = static_cast<std::int64_t>(v);
+  return true;
+}
+
+// Fills the exception list; false when more than `budget` values are missed.
+bool try_model(ArrayModel& m, const std::vector<std::int64_t>& v, int budget) {
+  m.exceptions.clear();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::int64_t f;
+    if (!eval_safe(m, static_cast<std::int64_t>(i), f) || f != v[i]) {
+      if (static_cast<int>(m.exceptions.size()) >= budget) return false;
+      m.exceptions.push_back({static_cast<std::int64_t>(i), v[i]});
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions) {
+  const auto n = static_cast<std::int64_t>(v.size());
+  std::vector<ArrayModel> candidates;
+  if (n == 0) {
+    ArrayModel m;
+    m.kind = Kind::Constant;
+    return m;
+  }
+  // Candidates from a few sample positions, so that a misfit at one of them does not hide the
+  // formula.
+  const std::vector<std::int64_t> at = {0, 1, 2, n / 4, n / 2, n / 2 + 1, 3 * n / 4, n - 3, n - 2};
+  for (std::int64_t j : at) {
+    if (j < 0 || j >= n) continue;
+    ArrayModel m;
+    m.kind = Kind::Constant;
+    m.a = v[j];
+    candidates.push_back(m);
+    if (j + 1 >= n) continue;
+    m.kind = Kind::Linear;
+    m.a = wsub(v[j + 1], v[j]);
+    m.b = wsub(v[j], wmul(m.a, j));
+    candidates.push_back(m);
+  }
+  // Step: the first run of equal values gives the period.
+  std::int64_t run = 1;
+  while (run < n && v[run] == v[0]) ++run;
+  if (run >= 2 && run < n) {
+    ArrayModel m;
+    m.kind = Kind::Step;
+    m.p = run;
+    m.a = wsub(v[run], v[0]);
+    m.b = v[0];
+    candidates.push_back(m);
+  }
+  // Periodic linear: the first break of the initial slope gives the period.
+  if (n >= 3) {
+    const std::int64_t a = wsub(v[1], v[0]);
+    std::int64_t p = 1;
+    while (p < n && wsub(v[p], v[p - 1]) == a) ++p;
+    if (p >= 2 && p < n) {
+      ArrayModel m;
+      m.kind = Kind::Periodic;
+      m.p = p;
+      m.a = a;
+      m.b = wsub(v[p], v[0]);
+      m.c = v[0];
+      candidates.push_back(m);
+    }
+  }
+  const int budget = static_cast<int>(std::min<std::int64_t>(max_exceptions, n / 4));
+  ArrayModel best;
+  std::size_t best_exc = std::numeric_limits<std::size_t>::max();
+  for (auto& m : candidates) {
+    if (!try_model(m, v, budget)) continue;
+    if (m.exceptions.size() < best_exc) best = m, best_exc = m.exceptions.size();
+  }
+  return best;
+}
+
+OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt) {
+  OptimizerReport r;
+  r.bytes_before = graph::stored_bytes(f);
+  for (auto& p : f.parts) {
+    for (auto& [name, a] : p.arrays) {
+      if (a.dtype[0] == 'F') continue;
+      if (opt.compress) {
+        a.model = fit_model(a.ints, opt.max_exceptions);
+        if (!a.stored()) {
+          ++r.modeled;
+          continue;
+        }
+      }
+      if (opt.narrow && !a.ints.empty()) {
+        const auto [lo, hi] = std::minmax_element(a.ints.begin(), a.ints.end());
+        const std::string d = graph::int_dtype_for(*lo, *hi, f.index_bits);
+        if (d != a.dtype) a.dtype = d, ++r.narrowed;
+      }
+    }
+    if (opt.drop_loops) {
+      const auto count_max = [&](graph::Arr prefix) {
+        const auto& v = p.array(prefix).ints;
+        std::int64_t m = 0;
+        for (std::size_t i = 1; i < v.size(); ++i) m = std::max(m, v[i] - v[i - 1]);
+        return m;
+      };
+      p.single_bmtb_round = p.grid >= p.n_bmtb;
+      p.single_warp_round = count_max(graph::Arr::bmtb_first_bmw) <= p.threads / 32;
+      p.single_thread_round = count_max(graph::Arr::bmw_first_bmt) <= 32;
+    }
+  }
+  r.bytes_after = graph::stored_bytes(f);
+  return r;
+}
+
+}  // namespace sparsetune::codegen

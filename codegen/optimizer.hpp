@@ -1,0 +1,32 @@
+#pragma once
+// The Optimizer: model-driven format compression (an index array that a constant, linear, step
+// or periodic-linear formula reproduces, up to a few exceptions, is computed instead of loaded),
+// narrow storage for the arrays that stay (the smallest integer type that holds them), and
+// removal of loops that run at most once.
+#include <cstdint>
+#include <vector>
+
+#include "graph/format.hpp"
+
+namespace sparsetune::codegen {
+
+struct OptimizerOptions {
+  bool compress = true;    // replace arrays by formulas
+  int max_exceptions = 8;  // values a formula may miss (each becomes a `case` in the kernel)
+  bool narrow = true;      // 8/16/32-bit storage when the values fit
+  bool drop_loops = true;  // loops that run once become `if`
+};
+
+struct OptimizerReport {
+  int modeled = 0;   // arrays replaced by formulas
+  int narrowed = 0;  // arrays stored narrower than the index width
+  std::int64_t bytes_before = 0, bytes_after = 0;
+};
+
+// The simplest formula (fewest exceptions, then constant < linear < step < periodic) that
+// reproduces `v` with at most `max_exceptions` misses; kind Stored when none does.
+graph::ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions);
+
+OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt = {});
+
+}  // namespace sparsetune::codegen

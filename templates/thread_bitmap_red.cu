@@ -1,0 +1,21 @@
+//@ thread
+// THREAD_BITMAP_RED: a running sum per row; a row step marks where a row ends.
+long long t_row = -1;
+st_acc_t t_sum = 0;
+if (t_active) {
+  t_row = A_bmt_row(bmt);
+  const long long first = A_bmt_first_nz(bmt);
+  const long long stride = A_bmt_stride(bmt);
+  const long long size = A_bmt_size(bmt);
+  for (long long k = 0; k < size; ++k) {
+    const long long nz = first + k * stride;
+    const long long step = A_nz_row_delta(nz);
+    if (step != 0) {
+      $SIDE(t_row, t_sum)
+      t_row += step;
+      t_sum = 0;
+    }
+    t_sum += A_nz_val(nz) * st_load(x[A_nz_col(nz)]);
+  }
+}
+$EMIT(t_row, t_sum)

@@ -1,0 +1,144 @@
+// The format binary: safetensors round trips (stored, narrowed and formula arrays) and
+// corrupted files rejected with an error, never a crash or a wrong answer.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+
+#include "../graph/graph_test_util.hpp"
+#include "codegen/emit.hpp"
+#include "codegen_test_util.hpp"
+#include "core/reference.hpp"
+#include "graph/interpreter.hpp"
+#include "io/safetensors.hpp"
+
+using namespace sparsetune;
+
+namespace {
+
+graph::Graph by_name(const std::string& name) {
+  for (const auto& g : test::known_graphs())
+    if (g.name == name) return g;
+  throw Error("no graph " + name);
+}
+
+// Parses `bytes` and interprets the format; "" when both work, else the error.
+std::string load_error(const std::string& bytes, const std::vector<double>& x) {
+  try {
+    const auto f = graph::from_safetensors(io::parse_safetensors(bytes, "f"), "f");
+    (void)graph::interpret(f, x);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string with_metadata(const std::string& bytes, const std::string& key,
+                          const std::function<void(std::string&)>& edit) {
+  auto st = io::parse_safetensors(bytes, "f");
+  edit(st.metadata.at(key));
+  return io::serialize_safetensors(st);
+}
+
+}  // namespace
+
+TEST_CASE("format binaries round-trip for every known format and value type", "[codegen]") {
+  const Csr64 a = test::random_matrix(8, 120, 100, 0.05);
+  const auto x = test::test_x(a.cols);
+  const auto ref = spmv_reference(a, x);
+  for (const auto& g : test::known_graphs())
+    for (const char* dtype : {"f64", "f32", "f16"}) {
+      INFO(g.name << " " << dtype);
+      codegen::EmitOptions o;
+      o.design.dtype = dtype;
+      const auto e = codegen::generate(g, a, o);
+      const auto back = graph::from_safetensors(io::parse_safetensors(e.format_bytes, "f"), "f");
+      REQUIRE(graph::interpret(back, x) == graph::interpret(e.format, x));
+      REQUIRE(back.fingerprint == e.format.fingerprint);
+      REQUIRE(back.graph == graph::graph_to_json(g));
+      REQUIRE(graph::stored_bytes(back) == graph::stored_bytes(e.format));
+      const double tol = std::string(dtype) == "f64"   ? 1e-12
+                         : std::string(dtype) == "f32" ? 1e-5
+                                                       : 1e-2;
+      REQUIRE(relative_l2_error(graph::interpret(back, x), ref) <= tol);
+    }
+}
+
+TEST_CASE("corrupted format binaries are rejected", "[codegen]") {
+  const Csr64 a = test::random_matrix(9, 80, 60, 0.08);
+  const auto x = test::test_x(a.cols);
+  const auto e = codegen::generate(by_name("csr-adaptive"), a);
+  const std::string& good = e.format_bytes;
+  REQUIRE(load_error(good, x).empty());
+
+  // Truncations anywhere.
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{7}, std::size_t{20}, good.size() / 2, good.size() - 1})
+    REQUIRE_FALSE(load_error(good.substr(0, n), x).empty());
+  // Flipped bytes in the data section give an error or a well-defined format, never a crash.
+  for (std::size_t at = good.size() - 1; at > good.size() - 200 && at > 16; at -= 7) {
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x5a);
+    (void)load_error(bad, x);
+  }
+  REQUIRE(load_error(with_metadata(good, "format", [](std::string& s) { s = "other"; }), x)
+              .find("not a sparsetune format") != std::string::npos);
+  REQUIRE(load_error(with_metadata(good, "dtype", [](std::string& s) { s = "f8"; }), x)
+              .find("unknown value type") != std::string::npos);
+  REQUIRE(load_error(with_metadata(good, "parts",
+                                   [](std::string& s) {
+                                     auto j = nlohmann::json::parse(s);
+                                     j[0]["n_bmt"] = j[0]["n_bmt"].get<int>() + 1;
+                                     s = j.dump();
+                                   }),
+                     x)
+              .find("has length") != std::string::npos);
+  REQUIRE(load_error(with_metadata(good, "parts",
+                                   [](std::string& s) {
+                                     auto j = nlohmann::json::parse(s);
+                                     j[0]["threads"] = 100;
+                                     s = j.dump();
+                                   }),
+                     x)
+              .find("bad thread count") != std::string::npos);
+  REQUIRE(
+      load_error(
+          with_metadata(good, "parts", [](std::string& s) { s = s.substr(0, s.size() / 2); }), x)
+          .find("malformed metadata") != std::string::npos);
+  // A stored array missing from the file.
+  {
+    auto st = io::parse_safetensors(good, "f");
+    st.arrays.pop_back();
+    REQUIRE(load_error(io::serialize_safetensors(st), x).find("is missing") != std::string::npos);
+  }
+  // An index array whose values point outside the stream: an error, not a read out of bounds.
+  {
+    auto st = io::parse_safetensors(good, "f");
+    for (auto& arr : st.arrays)
+      if (arr.name.find("nz_col") != std::string::npos ||
+          arr.name.find("bmt_size") != std::string::npos)
+        std::memset(arr.bytes.data(), 0x7f, arr.bytes.size());
+    REQUIRE(load_error(io::serialize_safetensors(st), x).find("out of range") != std::string::npos);
+  }
+}
+
+TEST_CASE("emit writes four complete files and nothing else", "[codegen]") {
+  const auto dir = std::filesystem::temp_directory_path() / "sparsetune_emit_test";
+  std::filesystem::remove_all(dir);
+  const Csr64 a = test::random_matrix(10, 50, 40, 0.1);
+  const auto g = by_name("hyb");
+  const auto e = codegen::generate(g, a);
+  const auto files = codegen::write_emitted(e, g, (dir / "out").string());
+  REQUIRE(files.size() == 4);
+  std::size_t n = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir / "out")) {
+    ++n;
+    REQUIRE(f.path().extension() != ".tmp");
+  }
+  REQUIRE(n == 4);
+  const auto back = graph::read_format((dir / "out" / "format.safetensors").string());
+  const auto x = test::test_x(a.cols);
+  REQUIRE(relative_l2_error(graph::interpret(back, x), spmv_reference(a, x)) <= 1e-12);
+  REQUIRE(graph::graph_to_json(graph::read_graph((dir / "out" / "graph.json").string())) ==
+          graph::graph_to_json(g));
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,121 @@
+// Generated kernels: complete text (no unexpanded slot), the arrays the format stores as
+// parameters, and every one compiles under NVRTC for sm_90 (no GPU needed); the CSR-vector .cu
+// that emit-kernel writes also compiles with nvcc as a user would compile it.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "../graph/graph_test_util.hpp"
+#include "codegen/emit.hpp"
+#include "codegen_test_util.hpp"
+#include "runtime/nvrtc.hpp"
+
+using namespace sparsetune;
+
+namespace {
+
+void require_complete(const codegen::Emitted& e, const std::string& name) {
+  const std::string& s = e.kernels.source;
+  REQUIRE(s.find("Operator graph \"" + name + "\"") != std::string::npos);
+  for (const char* leftover :
+       {"$EMIT", "$SIDE", "IN_ROW", "IN_V", "$THREADS", "$WARPS", "$N_BMTB", "$PARAMS", "$KERNEL"})
+    REQUIRE(s.find(leftover) == std::string::npos);
+  for (const auto& p : e.format.parts) {
+    if (p.n_bmtb == 0) continue;
+    REQUIRE(s.find("void __launch_bounds__(" + std::to_string(p.threads) + ")\n" + p.kernel +
+                   "(") != std::string::npos);
+    REQUIRE(e.host_header.find(p.kernel + "<<<" + std::to_string(p.grid) + ", " +
+                               std::to_string(p.threads)) != std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("kernel sources are complete and name their graph", "[codegen]") {
+  const Csr64 a = test::random_matrix(4, 90, 70, 0.06);
+  for (const auto& g : test::known_graphs()) {
+    INFO(g.name);
+    const auto e = codegen::generate(g, a);
+    require_complete(e, g.name);
+    // Stored arrays are kernel parameters; formula arrays are functions, never parameters.
+    for (const auto& p : e.format.parts)
+      for (const auto& [name, arr] : p.arrays) {
+        if (p.n_bmtb == 0) continue;  // no kernel
+        const bool param = e.kernels.source.find("__restrict__ p_" + name) != std::string::npos;
+        if (arr.stored()) REQUIRE(param);
+        if (!arr.stored())
+          REQUIRE(e.kernels.source.find("st_p" + std::to_string(&p - &e.format.parts[0]) + "_" +
+                                        name + "(") != std::string::npos);
+      }
+  }
+}
+
+TEST_CASE("generated kernels compile under NVRTC for sm_90", "[codegen]") {
+  std::vector<runtime::CompileJob> jobs;
+  const Csr64 a = test::random_matrix(12, 150, 120, 0.05);
+  const Csr64 wide = test::random_matrix(13, 70, 40, 0.2);
+  int k = 0;
+  for (const auto& g : test::known_graphs()) {
+    codegen::EmitOptions o;
+    o.design.dtype = std::vector<std::string>{"f64", "f32", "f16"}[k % 3];
+    o.design.index_bits = k % 2 ? 64 : 0;
+    o.optimizer.compress = k % 4 != 1;
+    ++k;
+    jobs.push_back({g.name + "-" + o.design.dtype, codegen::generate(g, a, o).kernels.source});
+  }
+  std::mt19937_64 rng(31337);
+  int random = 0;
+  for (int i = 0; i < 200 && random < 16; ++i) {
+    const auto g = graph::random_graph(rng);
+    try {
+      codegen::EmitOptions o;
+      o.design.dtype = std::vector<std::string>{"f64", "f32", "f16"}[i % 3];
+      jobs.push_back({"random-" + std::to_string(i),
+                      codegen::generate(g, i % 2 ? a : wide, o).kernels.source});
+      ++random;
+    } catch (const graph::DesignError&) {
+    }
+  }
+  REQUIRE(random == 16);
+  const auto results = runtime::compile_batch(jobs, runtime::CompileOptions{}, nullptr, 2);
+  REQUIRE(results.size() == jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    INFO(jobs[i].name << "\n" << results[i].error << "\n" << jobs[i].source);
+    REQUIRE(results[i].ok);
+    REQUIRE_FALSE(results[i].cubin.empty());
+  }
+}
+
+TEST_CASE("the CSR-vector kernel.cu compiles with nvcc as a user compiles it", "[codegen]") {
+  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!std::filesystem::exists(nvcc)) {
+    WARN("nvcc not found at " << nvcc << "; the NVRTC test covers the same source");
+    return;
+  }
+  const auto dir = std::filesystem::temp_directory_path() / "sparsetune_nvcc_test";
+  std::filesystem::remove_all(dir);
+  graph::Graph g;
+  for (const auto& k : test::known_graphs())
+    if (k.name == "csr-vector") g = k;
+  const auto e = codegen::generate(g, test::shared_matrices()[1].second);
+  codegen::write_emitted(e, g, dir.string());
+  {
+    std::ofstream user(dir / "user.cu");
+    user << "#include \"kernel.h\"\nint main() {\n  sparsetune_kernel::Format f;\n"
+            "  if (sparsetune_kernel::load(\"format.safetensors\", &f) != cudaSuccess) return 1;\n"
+            "  double *x = nullptr, *y = nullptr;\n"
+            "  sparsetune_kernel::run(f, x, y);\n  sparsetune_kernel::release(&f);\n  return "
+            "0;\n}\n";
+  }
+  const std::string cmd = "cd '" + dir.string() + "' && " + nvcc +
+                          " -c -arch=sm_90 kernel.cu -o kernel.o > nvcc.log 2>&1 && " + nvcc +
+                          " -c -arch=sm_90 user.cu -o user.o >> nvcc.log 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream log(dir / "nvcc.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  INFO(text);
+  REQUIRE(rc == 0);
+  REQUIRE(std::filesystem::file_size(dir / "kernel.o") > 0);
+  std::filesystem::remove_all(dir);
+}
