@@ -1,0 +1,75 @@
+// `sparsetune emit-kernel --graph G.json FILE -o DIR`: the format binary, the kernel source, its
+// host header and the graph, for one matrix and one operator graph. Needs no GPU.
+#include <memory>
+
+#include "cli.hpp"
+#include "codegen/emit.hpp"
+#include "graph/format.hpp"
+#include "io/matrix_file.hpp"
+
+namespace sparsetune::cli {
+
+void add_emit_command(CLI::App& app, const GlobalOptions& g) {
+  auto* cmd = app.add_subcommand(
+      "emit-kernel", "Design the format of an operator graph for a matrix and generate its kernel");
+  struct Options {
+    std::string graph, in, out, dtype = "f64";
+    int index_bits = 0;
+    bool no_optimize = false;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--graph", o->graph, "Operator graph (JSON), e.g. configs/graphs/csr-vector.json")
+      ->required();
+  cmd->add_option("FILE", o->in, "Matrix: .mtx, .mtx.gz or .safetensors")->required();
+  cmd->add_option("-o,--out", o->out, "Output folder (created if missing)")->required();
+  cmd->add_option("--dtype", o->dtype, "Value type: f64, f32, or f16 (fp32 accumulation)")
+      ->check(CLI::IsMember({"f64", "f32", "f16"}))
+      ->capture_default_str();
+  cmd->add_option("--index-bits", o->index_bits,
+                  "Index width before narrowing (0: 32 when it fits)")
+      ->check(CLI::IsMember({0, 32, 64}))
+      ->capture_default_str();
+  cmd->add_flag("--no-optimize", o->no_optimize, "Keep every array stored, full width");
+  cmd->callback([o, &g] {
+    const graph::Graph gr = graph::read_graph(o->graph);
+    const Csr64 a = io::read_matrix(o->in);
+    codegen::EmitOptions opt;
+    opt.design.dtype = o->dtype;
+    opt.design.index_bits = o->index_bits;
+    if (o->no_optimize) opt.optimizer = {false, 0, false, false};
+    const auto e = codegen::generate(gr, a, opt);
+    const auto files = codegen::write_emitted(e, gr, o->out);
+    nlohmann::json parts = nlohmann::json::array();
+    for (const auto& p : e.format.parts)
+      parts.push_back({{"kernel", p.kernel},
+                       {"grid", p.grid},
+                       {"block", p.threads},
+                       {"stored_entries", p.nnz_stored},
+                       {"padding", p.pad_entries}});
+    if (g.json)
+      return print_json({{"graph", gr.name},
+                         {"rows", a.rows},
+                         {"cols", a.cols},
+                         {"nnz", a.nnz()},
+                         {"parts", parts},
+                         {"format_bytes", graph::stored_bytes(e.format)},
+                         {"arrays_modeled", e.report.modeled},
+                         {"arrays_narrowed", e.report.narrowed},
+                         {"files", files}});
+    std::vector<std::vector<std::string>> rows = {
+        {"graph", gr.name.empty() ? o->graph : gr.name},
+        {"matrix", std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", " +
+                       std::to_string(a.nnz()) + " non-zeros"},
+        {"format", std::to_string(graph::stored_bytes(e.format)) + " bytes of arrays (" +
+                       std::to_string(e.report.bytes_before) + " before the optimizer), " +
+                       std::to_string(e.report.modeled) + " arrays computed, " +
+                       std::to_string(e.report.narrowed) + " narrowed"}};
+    for (const auto& p : e.format.parts)
+      rows.push_back({p.kernel, "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
+                                    ">>>, " + std::to_string(p.nnz_stored) + " stored entries"});
+    for (const auto& f : files) rows.push_back({"wrote", f});
+    print_table(rows);
+  });
+}
+
+}  // namespace sparsetune::cli
