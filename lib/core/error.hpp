@@ -16,13 +16,17 @@ class Error : public std::runtime_error {
 class InputError : public Error {
  public:
   InputError(const std::string& file, std::int64_t line, const std::string& what)
-      : Error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + what),
-        file_(file),
-        line_(line) {}
+      : Error(located(file, line, what)), file_(file), line_(line) {}
   const std::string& file() const { return file_; }
   std::int64_t line() const { return line_; }
 
  private:
+  static std::string located(const std::string& file, std::int64_t line, const std::string& what) {
+    std::string m = file;
+    if (line > 0) m.append(":").append(std::to_string(line));
+    m.append(": ").append(what);
+    return m;
+  }
   std::string file_;
   std::int64_t line_;
 };

@@ -1,2 +1,123 @@
 #!/usr/bin/env bash
-echo "1 passed, 0 failed"
+# End-to-end tests of the sparsetune command line: exit codes, outputs, and the error messages
+# that bad inputs must produce. usage: cli_test.sh SPARSETUNE_BINARY REPO_ROOT
+set -u
+st=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAILED: $*"; }
+
+# expect_ok NAME CMD...: the command succeeds.
+expect_ok() {
+  local name=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "$name (exit $?)"; sed 's/^/  /' "$tmp/err" | head -5; fi
+}
+
+# expect_fail NAME PATTERN CMD...: the command exits non-zero (not by a signal) and its stderr
+# matches PATTERN (an extended regex).
+expect_fail() {
+  local name=$1 pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ $rc -eq 0 ]; then bad "$name: exit 0, expected failure"; return; fi
+  if [ $rc -ge 128 ]; then bad "$name: killed by signal $((rc - 128))"; return; fi
+  if grep -Eq -- "$pattern" "$tmp/err"; then ok; else
+    bad "$name: stderr does not match /$pattern/"; sed 's/^/  /' "$tmp/err" | head -5
+  fi
+}
+
+# expect_out NAME PATTERN: the last command's stdout matches PATTERN.
+expect_out() {
+  if grep -Eq -- "$2" "$tmp/out"; then ok; else bad "$1: stdout does not match /$2/"; head -5 "$tmp/out"; fi
+}
+
+mtx() { printf '%b' "$2" >"$tmp/$1"; echo "$tmp/$1"; }
+
+example=$root/docs/examples/poisson2d_16x16.mtx
+
+# --- general ---------------------------------------------------------------------------------
+expect_ok "version" "$st" --version
+expect_out "version" "^sparsetune [0-9]+\.[0-9]+\.[0-9]+"
+expect_ok "info" "$st" info
+expect_out "info names the gpu state" "gpu"
+expect_ok "info --json" "$st" --json info
+expect_out "info --json" '"version"'
+expect_fail "no command" "required|subcommand" "$st"
+expect_fail "unknown command" "[Ee]xtra|not expected|unknown|required" "$st" frobnicate
+for c in info features convert gen; do
+  expect_ok "$c --help" "$st" "$c" --help
+done
+
+# --- features --------------------------------------------------------------------------------
+expect_ok "features on the example" "$st" features "$example"
+expect_out "features lists row statistics" "row"
+expect_ok "features --json on the example" "$st" --json features "$example"
+expect_out "features --json" "\{"
+expect_fail "features on a missing file" "no_such_file" "$st" features "$tmp/no_such_file.mtx"
+
+# --- gen + features --------------------------------------------------------------------------
+expect_ok "gen kron scale 16" "$st" gen kron --scale 16 --seed 1 -o "$tmp/k.mtx"
+expect_ok "features of the Kronecker matrix" "$st" features "$tmp/k.mtx"
+expect_ok "gen stencil3d" "$st" gen stencil3d --n 6 --points 27 -o "$tmp/s.mtx"
+expect_ok "gen tensor" "$st" gen tensor --dims 10,20,30 --nnz 500 --seed 3 -o "$tmp/t.tns"
+expect_ok "features of a tensor" "$st" features "$tmp/t.tns"
+expect_fail "gen with a bad parameter" "scale" "$st" gen kron --scale -3 -o "$tmp/bad.mtx"
+[ ! -e "$tmp/bad.mtx" ] && ok || bad "failed gen left an output file"
+
+# --- convert round trips ---------------------------------------------------------------------
+expect_ok "convert mtx -> safetensors" "$st" convert "$example" "$tmp/e.safetensors"
+expect_ok "convert safetensors -> mtx.gz" "$st" convert "$tmp/e.safetensors" "$tmp/e.mtx.gz"
+expect_ok "convert mtx.gz -> mtx" "$st" convert "$tmp/e.mtx.gz" "$tmp/e2.mtx"
+"$st" --json features "$example" >"$tmp/f1" 2>/dev/null
+"$st" --json features "$tmp/e2.mtx" >"$tmp/f2" 2>/dev/null
+if diff <(grep -v '_seconds' "$tmp/f1" | grep -v '"file"') <(grep -v '_seconds' "$tmp/f2" | grep -v '"file"') >/dev/null; then ok; else bad "round trip changed the features"; fi
+
+# --- bad Matrix Market inputs: each error names the file and the line ------------------------
+f=$(mtx banner.mtx '%%MatrixMarkt matrix coordinate real general\n2 2 1\n1 1 1\n')
+expect_fail "bad banner" "banner.mtx:1" "$st" features "$f"
+f=$(mtx field.mtx '%%MatrixMarket matrix coordinate quaternion general\n2 2 1\n1 1 1\n')
+expect_fail "unknown field" "field.mtx:1.*quaternion" "$st" features "$f"
+f=$(mtx sym.mtx '%%MatrixMarket matrix coordinate real diagonal\n2 2 1\n1 1 1\n')
+expect_fail "unknown symmetry" "sym.mtx:1.*diagonal" "$st" features "$f"
+f=$(mtx complex.mtx '%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 0\n')
+expect_fail "complex" "complex.mtx.*not supported" "$st" features "$f"
+f=$(mtx few.mtx '%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 2 2\n')
+expect_fail "too few entries" "few.mtx:2.*(declares 3 entries|too few)" "$st" features "$f"
+f=$(mtx many.mtx '%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1\n2 2 2\n')
+expect_fail "too many entries" "many.mtx:4" "$st" features "$f"
+f=$(mtx range.mtx '%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n4 2 2\n')
+expect_fail "row index out of range" "range.mtx:4" "$st" features "$f"
+f=$(mtx zero.mtx '%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n2 0 2\n')
+expect_fail "index below 1" "zero.mtx:4" "$st" features "$f"
+f=$(mtx token.mtx '%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n2 2 abc\n')
+expect_fail "non-numeric value" "token.mtx:4" "$st" features "$f"
+f=$(mtx nan.mtx '%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 nan\n2 2 2\n')
+expect_fail "NaN value" "nan.mtx:3" "$st" features "$f"
+f=$(mtx inf.mtx '%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n2 2 -inf\n')
+expect_fail "Inf value" "inf.mtx:4" "$st" features "$f"
+f=$(mtx big.mtx '%%MatrixMarket matrix coordinate real general\n99999999999999999999 3 1\n1 1 1\n')
+expect_fail "dimension overflow" "big.mtx:2" "$st" features "$f"
+f=$(mtx size.mtx '%%MatrixMarket matrix coordinate real general\n3 x 1\n1 1 1\n')
+expect_fail "bad size line" "size.mtx:2" "$st" features "$f"
+
+# A failed conversion leaves neither the output nor a temporary file behind.
+f=$(mtx partial.mtx '%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 2 2\n3 3 x\n')
+mkdir "$tmp/outdir"
+expect_fail "convert of a bad file" "partial.mtx:5" "$st" convert "$f" "$tmp/outdir/o.mtx"
+[ -z "$(ls -A "$tmp/outdir")" ] && ok || bad "failed convert left files: $(ls "$tmp/outdir")"
+
+# --- bad tensors -----------------------------------------------------------------------------
+f=$(mtx order2.tns '1 1 1.0\n2 2 2.0\n')
+expect_fail "order-2 tensor" "order2.tns:1" "$st" features "$f"
+f=$(mtx ragged.tns '1 1 1 1.0\n2 2 2.0\n')
+expect_fail "ragged tensor line" "ragged.tns:2" "$st" features "$f"
+f=$(mtx tzero.tns '1 1 1 1.0\n2 0 2 2.0\n')
+expect_fail "tensor index below 1" "tzero.tns:2" "$st" features "$f"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
