@@ -59,51 +59,67 @@ bool is_gzip(std::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::string gunzip(std::string_view bytes, const std::string& source) {
-  z_stream s{};
-  if (inflateInit2(&s, 15 + 16) != Z_OK) throw Error(source + ": cannot initialise zlib");
-  struct End {
-    z_stream* s;
-    ~End() { inflateEnd(s); }
-  } end{&s};
+GunzipStream::GunzipStream(std::string_view compressed, std::string source)
+    : in_(compressed), source_(std::move(source)), z_(std::make_unique<z_stream>()) {
+  *z_ = z_stream{};
+  if (inflateInit2(z_.get(), 15 + 16) != Z_OK) throw Error(source_ + ": cannot initialise zlib");
+}
 
-  // The gzip trailer holds the uncompressed size modulo 2^32: a good first guess, capped so that
-  // a forged trailer cannot make us reserve absurd amounts.
-  std::size_t guess = bytes.size() * 4 + 4096;
-  if (bytes.size() >= 18) {
+GunzipStream::~GunzipStream() { inflateEnd(z_.get()); }
+
+std::size_t GunzipStream::size_hint() const {
+  // The gzip trailer holds the uncompressed size modulo 2^32: capped so that a forged trailer
+  // cannot make a caller reserve absurd amounts.
+  std::size_t guess = in_.size() * 4 + 4096;
+  if (in_.size() >= 18) {
     std::uint32_t isize = 0;
-    std::memcpy(&isize, bytes.data() + bytes.size() - 4, 4);
-    guess = std::max<std::size_t>(guess, std::min<std::size_t>(isize + 1, bytes.size() * 1100));
+    std::memcpy(&isize, in_.data() + in_.size() - 4, 4);
+    guess = std::max<std::size_t>(guess, std::min<std::size_t>(isize + 1, in_.size() * 1100));
   }
-  std::string out(guess, '\0');
-  std::size_t used = 0, in_pos = 0;
-  for (;;) {
-    if (used == out.size()) out.resize(out.size() * 2);
-    std::size_t in_step = std::min(bytes.size() - in_pos, kZlibStep);
-    std::size_t out_step = std::min(out.size() - used, kZlibStep);
-    s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data() + in_pos));
-    s.avail_in = static_cast<uInt>(in_step);
-    s.next_out = reinterpret_cast<Bytef*>(out.data() + used);
-    s.avail_out = static_cast<uInt>(out_step);
-    int rc = inflate(&s, Z_NO_FLUSH);
-    in_pos += in_step - s.avail_in;
-    used += out_step - s.avail_out;
+  return guess;
+}
+
+std::size_t GunzipStream::read(char* dst, std::size_t n) {
+  std::size_t used = 0;
+  while (used < n && !done_) {
+    const std::size_t in_step = std::min(in_.size() - pos_, kZlibStep);
+    const std::size_t out_step = std::min(n - used, kZlibStep);
+    z_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in_.data() + pos_));
+    z_->avail_in = static_cast<uInt>(in_step);
+    z_->next_out = reinterpret_cast<Bytef*>(dst + used);
+    z_->avail_out = static_cast<uInt>(out_step);
+    const int rc = inflate(z_.get(), Z_NO_FLUSH);
+    pos_ += in_step - z_->avail_in;
+    used += out_step - z_->avail_out;
     if (rc == Z_STREAM_END) {
       // Concatenated members are one stream to gzip(1); trailing zero padding is tolerated.
-      std::string_view rest = bytes.substr(in_pos);
+      const std::string_view rest = in_.substr(pos_);
       if (is_gzip(rest)) {
-        inflateReset(&s);
+        inflateReset(z_.get());
         continue;
       }
       if (std::any_of(rest.begin(), rest.end(), [](char c) { return c != 0; }))
-        throw Error(source + ": unexpected data after the end of the gzip stream");
-      break;
+        throw Error(source_ + ": unexpected data after the end of the gzip stream");
+      done_ = true;
+    } else if (rc == Z_OK || (rc == Z_BUF_ERROR && z_->avail_out == 0)) {
+      continue;
+    } else if (rc == Z_BUF_ERROR && pos_ == in_.size()) {
+      throw Error(source_ + ": truncated gzip data (the stream ends early)");
+    } else {
+      throw Error(source_ + ": corrupt gzip data" +
+                  (z_->msg ? std::string(": ") + z_->msg : std::string()));
     }
-    if (rc == Z_OK) continue;
-    if (rc == Z_BUF_ERROR && s.avail_out == 0) continue;
-    if (rc == Z_BUF_ERROR && in_pos == bytes.size())
-      throw Error(source + ": truncated gzip data (the stream ends early)");
-    throw Error(source + ": corrupt gzip data" + (s.msg ? std::string(": ") + s.msg : ""));
+  }
+  return used;
+}
+
+std::string gunzip(std::string_view bytes, const std::string& source) {
+  GunzipStream in(bytes, source);
+  std::string out(in.size_hint(), '\0');
+  std::size_t used = 0;
+  while (!in.done()) {
+    if (used == out.size()) out.resize(out.size() * 2);
+    used += in.read(out.data() + used, out.size() - used);
   }
   out.resize(used);
   return out;

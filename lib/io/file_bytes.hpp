@@ -2,8 +2,11 @@
 // Whole-file reads (gzip detected by its magic bytes, not by the name) and atomic writes: an output
 // is written to a temporary file in the same folder and renamed over the target, so a reader never
 // sees a half-written file.
+#include <memory>
 #include <string>
 #include <string_view>
+
+struct z_stream_s;
 
 namespace sparsetune::io {
 
@@ -12,6 +15,29 @@ std::string read_file(const std::string& path);
 
 // True when the bytes start with the gzip magic 1f 8b.
 bool is_gzip(std::string_view bytes);
+
+// Incremental gzip decompression of a buffer held in memory (every member of a multi-member
+// file); `source` names the data in error messages. Throws Error on corrupt or truncated data.
+class GunzipStream {
+ public:
+  GunzipStream(std::string_view compressed, std::string source);
+  ~GunzipStream();
+  GunzipStream(const GunzipStream&) = delete;
+  GunzipStream& operator=(const GunzipStream&) = delete;
+
+  // Fills dst with up to n bytes; returns how many. Fewer than n only at the end of the data.
+  std::size_t read(char* dst, std::size_t n);
+  bool done() const { return done_; }
+  // A guess of the decompressed size, from the gzip trailer.
+  std::size_t size_hint() const;
+
+ private:
+  std::string_view in_;
+  std::string source_;
+  std::unique_ptr<z_stream_s> z_;
+  std::size_t pos_ = 0;
+  bool done_ = false;
+};
 
 // Inflates every gzip member of `bytes`; `source` names the data in error messages.
 std::string gunzip(std::string_view bytes, const std::string& source);

@@ -15,12 +15,13 @@
 namespace sparsetune::io {
 
 Csr64 read_matrix(const std::string& path, MtxInfo* info) {
-  std::string bytes = read_file_decompressed(path);
+  std::string bytes = read_file(path);
   MtxInfo local;
   MtxInfo& mi = info ? *info : local;
   Csr64 a;
   std::int64_t dups = 0;
   // By content, or by name so that a truncated container gets the container's error message.
+  if (ends_with_nocase(path, ".safetensors") && is_gzip(bytes)) bytes = gunzip(bytes, path);
   if (looks_like_safetensors(bytes) || ends_with_nocase(path, ".safetensors")) {
     a = matrix_from_safetensors(parse_safetensors(bytes, path), path, &dups);
     mi = MtxInfo{};
@@ -31,7 +32,7 @@ Csr64 read_matrix(const std::string& path, MtxInfo* info) {
   } else {
     if (ends_with_nocase(path, ".tns") || ends_with_nocase(path, ".tns.gz"))
       throw InputError(path, 0, "this is a tensor (.tns) file; a matrix file is needed here");
-    Coo64 c = parse_matrix_market(bytes, path, &mi);
+    Coo64 c = parse_matrix_market_bytes(bytes, path, &mi);
     std::string().swap(bytes);
     try {
       a = coo_to_csr<std::int64_t, std::int64_t>(c, &dups);

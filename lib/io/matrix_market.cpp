@@ -6,9 +6,14 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
+#include <queue>
 #include <thread>
 #include <vector>
 
@@ -327,53 +332,37 @@ int thread_count(int requested) {
   return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
 }
 
-Coo64 parse_coordinate(std::string_view text, const std::string& src, const Header& h,
-                       const MtxParseOptions& opt) {
-  const MtxInfo& info = h.info;
-  const char* const data = text.data() + h.data_pos;
-  const char* const data_end = text.data() + text.size();
-  const std::size_t len = static_cast<std::size_t>(data_end - data);
-  const int threads = thread_count(opt.threads);
-  const std::size_t min_chunk = std::max<std::size_t>(opt.min_chunk_bytes, 1);
-  const int chunks = static_cast<int>(
-      std::clamp<std::size_t>(len / min_chunk, 1, static_cast<std::size_t>(4 * threads)));
-
-  std::vector<Chunk> parts(chunks);
-  const char* p = data;
-  for (int k = 0; k < chunks; ++k) {
-    parts[k].begin = p;
-    const char* target = data + len * (k + 1) / chunks;
-    p = k + 1 == chunks ? data_end : (target <= p ? p : next_line(target - 1, data_end));
-    parts[k].end = p;
+// Parses one chunk with the parser specialised for the file's field and symmetry. The declared
+// count sizes the buffers (`per_byte` entries per byte of text), but never beyond what the bytes
+// could hold (an entry line has at least 4 bytes), so a forged size line cannot exhaust memory.
+void parse_part(Chunk& c, const MtxInfo& info, double per_byte) {
+  const auto bytes = static_cast<std::size_t>(c.end - c.begin);
+  const auto reserve = static_cast<std::size_t>(
+      std::min<double>(per_byte * bytes * 1.02 + 16, static_cast<double>(bytes / 4 + 1)));
+  c.row.reserve(reserve);
+  c.col.reserve(reserve);
+  if (info.field != Field::pattern) c.val.reserve(reserve);
+  const bool skew = info.symmetry == Symmetry::skew_symmetric;
+  switch (info.field) {
+    case Field::pattern:
+      parse_chunk<Field::pattern, false>(c, info.rows, info.cols);
+      break;
+    case Field::integer:
+      skew ? parse_chunk<Field::integer, true>(c, info.rows, info.cols)
+           : parse_chunk<Field::integer, false>(c, info.rows, info.cols);
+      break;
+    default:
+      skew ? parse_chunk<Field::real, true>(c, info.rows, info.cols)
+           : parse_chunk<Field::real, false>(c, info.rows, info.cols);
   }
+}
 
-  // The declared count sizes the buffers, but never beyond what the bytes could hold (an entry
-  // line has at least 4 bytes), so a forged size line cannot exhaust memory.
-  const double per_byte = len ? static_cast<double>(info.stored_entries) / len : 0.0;
-  parallel_for(chunks, threads, [&](int k) {
-    Chunk& c = parts[k];
-    const auto bytes = static_cast<std::size_t>(c.end - c.begin);
-    const auto reserve = static_cast<std::size_t>(
-        std::min<double>(per_byte * bytes * 1.02 + 16, static_cast<double>(bytes / 4 + 1)));
-    c.row.reserve(reserve);
-    c.col.reserve(reserve);
-    if (info.field != Field::pattern) c.val.reserve(reserve);
-    const bool skew = info.symmetry == Symmetry::skew_symmetric;
-    switch (info.field) {
-      case Field::pattern:
-        parse_chunk<Field::pattern, false>(c, info.rows, info.cols);
-        break;
-      case Field::integer:
-        skew ? parse_chunk<Field::integer, true>(c, info.rows, info.cols)
-             : parse_chunk<Field::integer, false>(c, info.rows, info.cols);
-        break;
-      default:
-        skew ? parse_chunk<Field::real, true>(c, info.rows, info.cols)
-             : parse_chunk<Field::real, false>(c, info.rows, info.cols);
-    }
-  });
-
-  // Report what a line-by-line reader would meet first: a surplus entry or a bad line.
+// Checks the parsed chunks (in file order) and concatenates them, mirroring as the symmetry
+// says. Reports what a line-by-line reader would meet first: a surplus entry or a bad line.
+template <class Parts>
+Coo64 assemble(Parts& parts, const Header& h, const std::string& src, int threads) {
+  const MtxInfo& info = h.info;
+  const int chunks = static_cast<int>(parts.size());
   std::int64_t first_line = h.size_line + 1, entries = 0;
   for (int k = 0; k < chunks; ++k) {
     const Chunk& c = parts[k];
@@ -422,6 +411,150 @@ Coo64 parse_coordinate(std::string_view text, const std::string& src, const Head
     }
     c = Chunk{};  // release the chunk's memory as soon as it is copied
   });
+  return a;
+}
+
+Coo64 parse_coordinate(std::string_view text, const std::string& src, const Header& h,
+                       const MtxParseOptions& opt) {
+  const char* const data = text.data() + h.data_pos;
+  const char* const data_end = text.data() + text.size();
+  const std::size_t len = static_cast<std::size_t>(data_end - data);
+  const int threads = thread_count(opt.threads);
+  const std::size_t min_chunk = std::max<std::size_t>(opt.min_chunk_bytes, 1);
+  const int chunks = static_cast<int>(
+      std::clamp<std::size_t>(len / min_chunk, 1, static_cast<std::size_t>(4 * threads)));
+
+  std::vector<Chunk> parts(chunks);
+  const char* p = data;
+  for (int k = 0; k < chunks; ++k) {
+    parts[k].begin = p;
+    const char* target = data + len * (k + 1) / chunks;
+    p = k + 1 == chunks ? data_end : (target <= p ? p : next_line(target - 1, data_end));
+    parts[k].end = p;
+  }
+  const double per_byte = len ? static_cast<double>(h.info.stored_entries) / len : 0.0;
+  parallel_for(chunks, threads, [&](int k) { parse_part(parts[k], h.info, per_byte); });
+  return assemble(parts, h, src, threads);
+}
+
+// Offset just past the size line when `text` holds it complete (newline included), else npos.
+std::size_t size_line_end(std::string_view text) {
+  LineCursor cur{text};
+  std::string_view line;
+  if (!cur.next(line) || cur.pos > text.size()) return std::string_view::npos;  // the banner
+  while (cur.next(line)) {
+    if (cur.pos > text.size()) return std::string_view::npos;  // an unfinished last line
+    const char c = first_char(line);
+    if (c != '\0' && c != '%') return cur.pos;
+  }
+  return std::string_view::npos;
+}
+
+// Reads a gzip-compressed coordinate file with decompression overlapped with parsing: this
+// thread inflates blocks of whole lines and queues them; workers parse them meanwhile, and this
+// thread joins the workers once the stream is exhausted.
+Coo64 parse_gzip(std::string_view compressed, const std::string& src, MtxInfo* info,
+                 const MtxParseOptions& opt) {
+  GunzipStream z(compressed, src);
+  std::string head;
+  std::size_t data_pos = std::string_view::npos;
+  while (data_pos == std::string_view::npos && !z.done()) {
+    const std::size_t old = head.size();
+    head.resize(old + (1 << 16));
+    head.resize(old + z.read(head.data() + old, 1 << 16));
+    data_pos = size_line_end(head);
+  }
+  if (data_pos == std::string_view::npos || !parse_header(head, src).info.coordinate) {
+    // No complete header before the end, or a dense array: parse the whole text in one piece.
+    std::string text = std::move(head);
+    while (!z.done()) {
+      const std::size_t old = text.size();
+      text.resize(old + (1 << 20));
+      text.resize(old + z.read(text.data() + old, 1 << 20));
+    }
+    return parse_matrix_market(text, src, info, opt);
+  }
+  Header h = parse_header(head, src);
+
+  const int threads = thread_count(opt.threads);
+  const std::size_t block = std::max<std::size_t>(opt.min_chunk_bytes, 1) * 4;
+  const double per_byte = static_cast<double>(h.info.stored_entries) / z.size_hint();
+  std::deque<Chunk> parts;  // stable addresses: workers hold pointers while this thread appends
+  std::vector<std::shared_ptr<std::string>> texts;
+  std::queue<Chunk*> queue;
+  std::mutex m;
+  std::condition_variable cv;
+  bool finished = false;
+  std::exception_ptr error;
+
+  auto work = [&] {
+    for (;;) {
+      Chunk* c = nullptr;
+      {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return finished || !queue.empty(); });
+        if (queue.empty()) return;
+        c = queue.front();
+        queue.pop();
+      }
+      try {
+        parse_part(*c, h.info, per_byte);
+      } catch (...) {
+        std::lock_guard lock(m);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  auto stop = [&] {
+    {
+      std::lock_guard lock(m);
+      finished = true;
+    }
+    cv.notify_all();
+    work();  // this thread helps with what is left
+    for (auto& t : pool) t.join();
+    pool.clear();
+  };
+  try {
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    std::string carry = head.substr(data_pos);
+    std::string().swap(head);
+    while (!carry.empty() || !z.done()) {
+      auto text = std::make_shared<std::string>(std::move(carry));
+      carry.clear();
+      // Fill a block, and keep going until it ends on a newline (or the data ends).
+      std::size_t cut = std::string::npos;
+      while (!z.done()) {
+        const std::size_t old = text->size();
+        const std::size_t want = std::max(block, old / 2);
+        text->resize(old + want);
+        text->resize(old + z.read(text->data() + old, want));
+        if (text->size() >= block && (cut = text->rfind('\n')) != std::string::npos) break;
+      }
+      if (!z.done() && cut != std::string::npos) {
+        carry.assign(*text, cut + 1);
+        text->resize(cut + 1);
+      }
+      texts.push_back(text);
+      {
+        std::lock_guard lock(m);
+        Chunk& c = parts.emplace_back();
+        c.begin = text->data();
+        c.end = text->data() + text->size();
+        queue.push(&c);
+      }
+      cv.notify_one();
+    }
+  } catch (...) {
+    stop();
+    throw;
+  }
+  stop();
+  if (error) std::rethrow_exception(error);
+  Coo64 a = assemble(parts, h, src, threads);
+  h.info.expanded_entries = a.nnz();
+  if (info) *info = h.info;
   return a;
 }
 
@@ -501,11 +634,16 @@ Coo64 parse_matrix_market(std::string_view text, const std::string& source, MtxI
   return a;
 }
 
-Coo64 read_matrix_market(const std::string& path, MtxInfo* info) {
-  std::string bytes = read_file_decompressed(path);
+Coo64 parse_matrix_market_bytes(std::string_view bytes, const std::string& source, MtxInfo* info,
+                                const MtxParseOptions& options) {
+  if (is_gzip(bytes)) return parse_gzip(bytes, source, info, options);
   if (looks_like_safetensors(bytes))
-    throw InputError(path, 0, "this is a safetensors container, not a Matrix Market file");
-  return parse_matrix_market(bytes, path, info);
+    throw InputError(source, 0, "this is a safetensors container, not a Matrix Market file");
+  return parse_matrix_market(bytes, source, info, options);
+}
+
+Coo64 read_matrix_market(const std::string& path, MtxInfo* info) {
+  return parse_matrix_market_bytes(read_file(path), path, info);
 }
 
 std::string format_matrix_market(const Csr64& a) {

@@ -128,6 +128,7 @@ SparseTensor parse_tns(std::string_view text, const std::string& source, TnsInfo
           break;
         case NumStatus::missing:
           wrong_count();
+          break;
         case NumStatus::overflow:
           throw InputError(source, cur.line,
                            "index '" + token_text(tok, end) + "' of mode " + std::to_string(m + 1) +
@@ -155,6 +156,7 @@ SparseTensor parse_tns(std::string_view text, const std::string& source, TnsInfo
         break;
       case NumStatus::missing:
         wrong_count();
+        break;
       case NumStatus::not_finite:
         throw InputError(source, cur.line,
                          "value '" + token_text(tok, end) + "' is not finite (NaN or Inf)");

@@ -32,6 +32,20 @@ void check_csr(const Csr64& a, std::int64_t rows, std::int64_t cols,
   CHECK(a.val == val);
 }
 
+// Expects the gzip-compressed text to fail the same way.
+void check_gz_error(const std::string& text, std::int64_t line, const std::string& what,
+                    const MtxParseOptions& opt) {
+  INFO("gzip input:\n" << text);
+  try {
+    parse_matrix_market_bytes(gzip(text), kSrc, nullptr, opt);
+    FAIL("no error raised");
+  } catch (const InputError& e) {
+    INFO("message: " << e.what());
+    CHECK(e.line() == line);
+    CHECK(std::string(e.what()).find(what) != std::string::npos);
+  }
+}
+
 // Expects parse_matrix_market to fail at `line` with a message containing `what`.
 void check_error(const std::string& text, std::int64_t line, const std::string& what,
                  const MtxParseOptions& opt = {}) {
@@ -268,6 +282,23 @@ TEST_CASE("gzip is detected by content, not by name", "[io][mtx]") {
     INFO(name);
     check_csr(read_matrix(dir.file(name)), 2, 2, {0, 1, 2}, {1, 0}, {3, 4});
   }
+  // Short gzip files take the whole-text path: a header-only file with no final newline, an
+  // array, and an error on the banner.
+  const MtxParseOptions tiny{2, 1};
+  CHECK(parse_matrix_market_bytes(gzip("%%MatrixMarket matrix coordinate real general\n2 3 0"),
+                                  kSrc, nullptr, tiny)
+            .nnz() == 0);
+  CHECK(parse_matrix_market_bytes(gzip("%%MatrixMarket matrix array real general\n1 2\n3\n4\n"),
+                                  kSrc, nullptr, tiny)
+            .val == std::vector<double>{3, 4});
+  CHECK_THROWS_CONTAINING(
+      parse_matrix_market_bytes(gzip("%%MatrixMarket matrix coordinate complex general\n1 1 0\n"),
+                                kSrc, nullptr, tiny),
+      "t.mtx:1:", "complex");
+  CHECK_THROWS_CONTAINING(parse_matrix_market_bytes(gzip(""), kSrc, nullptr, tiny),
+                          "t.mtx:1:", "empty file");
+  CHECK_THROWS_CONTAINING(parse_matrix_market_bytes(gzip(text).substr(0, 30), kSrc, nullptr, tiny),
+                          "t.mtx", "truncated");
   iotest::write_text(dir.file("t.mtx.gz"), gz.substr(0, gz.size() / 2));
   CHECK_THROWS_CONTAINING(read_matrix(dir.file("t.mtx.gz")), dir.file("t.mtx.gz"), "truncated");
   CHECK_THROWS_CONTAINING(read_matrix(dir.file("missing.mtx")), "missing.mtx", "cannot open");
@@ -311,6 +342,7 @@ TEST_CASE("chunked parallel parsing matches the sequential result and keeps line
     const std::size_t last_space = broken.rfind(' ', eol);
     broken.replace(last_space + 1, eol - last_space - 1, "oops");
     check_error(broken, line_of_entry[bad], "value 'oops' is not a number", tiny);
+    check_gz_error(broken, line_of_entry[bad], "value 'oops' is not a number", tiny);
     check_error(broken, line_of_entry[bad], "value 'oops' is not a number",
                 MtxParseOptions{1, 1u << 20});
   }
@@ -318,6 +350,20 @@ TEST_CASE("chunked parallel parsing matches the sequential result and keeps line
   std::string extra = text;
   extra.replace(extra.find("40 40 300"), 9, "40 40 250");
   check_error(extra, line_of_entry[250], "more entries than the 250 declared on line 3", tiny);
+  check_gz_error(extra, line_of_entry[250], "more entries than the 250 declared on line 3", tiny);
+  std::string fewer = text;
+  fewer.replace(fewer.find("40 40 300"), 9, "40 40 301");
+  check_gz_error(fewer, 3, "declares 301 entries but the file has only 300", tiny);
+
+  // Gzip input is decompressed while it is parsed, in blocks cut at line ends.
+  for (std::size_t chunk : {std::size_t{1}, std::size_t{16}, std::size_t{1} << 20}) {
+    INFO("chunk " << chunk);
+    MtxInfo info;
+    const Coo64 z = parse_matrix_market_bytes(gzip(text), kSrc, &info, MtxParseOptions{2, chunk});
+    CHECK(same_matrix(seq, coo_to_csr<std::int64_t, std::int64_t>(z)));
+    CHECK(info.stored_entries == 300);
+    CHECK(info.expanded_entries == z.nnz());
+  }
 }
 
 TEST_CASE("banner and size line errors name the file and line", "[io][mtx]") {
