@@ -1,0 +1,118 @@
+#include "models/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace sparsetune::models {
+
+namespace {
+
+struct PartWork {
+  std::int64_t steps = 0;       // warp steps, all warps
+  std::int64_t max_warp = 0;    // the busiest warp's steps
+  std::int64_t warps = 0;       // warps launched
+  std::int64_t atomic_out = 0;  // results added to y atomically
+};
+
+PartWork part_work(const graph::Part& p) {
+  PartWork w;
+  const auto& bmtb = p.blocks[0];
+  const auto& bmw = p.blocks[1];
+  const auto& bmt = p.blocks[2];
+  // Steps of each warp block: its threads in rounds of 32 lanes, a round as long as its longest.
+  std::vector<std::int64_t> bmw_steps(bmw.size(), 0);
+  std::vector<std::int64_t> round_max(bmw.size(), 0);
+  std::vector<int> lane(bmw.size(), 0);
+  for (const auto& t : bmt) {
+    if (t.parent < 0 || t.parent >= static_cast<std::int64_t>(bmw.size())) continue;
+    const auto i = static_cast<std::size_t>(t.parent);
+    round_max[i] = std::max(round_max[i], t.size);
+    if (++lane[i] == 32) bmw_steps[i] += round_max[i], round_max[i] = 0, lane[i] = 0;
+  }
+  // Reductions above the thread level cost steps of their own: five shuffles per warp block, and
+  // for a shared-memory reduction a barrier and a tree over the block, per warp.
+  std::int64_t red_steps = 0;
+  for (const auto& r : p.reductions) {
+    if (r.rfind("WARP", 0) == 0) red_steps += 5;
+    if (r.rfind("SHMEM", 0) == 0) red_steps += 8;
+  }
+  for (std::size_t i = 0; i < bmw.size(); ++i) bmw_steps[i] += round_max[i] + red_steps;
+  // A CUDA block's warps take its warp blocks in turn; the busiest warp ends the block.
+  const std::int64_t wpb = std::max(1, p.threads / 32);
+  std::vector<std::vector<std::int64_t>> per_warp(bmtb.size());
+  std::vector<std::int64_t> next(bmtb.size(), 0);
+  for (std::size_t i = 0; i < bmw.size(); ++i) {
+    w.steps += bmw_steps[i];
+    const auto b = bmw[i].parent;
+    if (b < 0 || b >= static_cast<std::int64_t>(bmtb.size())) continue;
+    auto& v = per_warp[static_cast<std::size_t>(b)];
+    if (v.empty()) v.assign(static_cast<std::size_t>(wpb), 0);
+    v[static_cast<std::size_t>(next[b]++ % wpb)] += bmw_steps[i];
+  }
+  for (const auto& v : per_warp)
+    for (auto s : v) w.max_warp = std::max(w.max_warp, s);
+  w.warps = static_cast<std::int64_t>(bmtb.size()) * wpb;
+  const bool atomic =
+      std::find(p.reductions.begin(), p.reductions.end(), "GMEM_ATOM_RED") != p.reductions.end();
+  if (atomic) {
+    // The coarsest level before the global one sends one result per row it covers.
+    const auto& level =
+        p.reductions.size() >= 2 && p.reductions[p.reductions.size() - 2].rfind("SHMEM", 0) == 0
+            ? bmtb
+        : p.reductions.size() >= 2 && p.reductions[p.reductions.size() - 2].rfind("WARP", 0) == 0
+            ? bmw
+            : bmt;
+    for (const auto& b : level)
+      if (b.row_lo >= 0) w.atomic_out += b.row_hi - b.row_lo + 1;
+  }
+  return w;
+}
+
+}  // namespace
+
+CostEstimate estimate_cost(const graph::MetadataSet& m, std::int64_t format_bytes, int val_bytes,
+                           const DeviceSpec& dev) {
+  CostEstimate c;
+  c.flops = 2.0 * static_cast<double>(m.nnz);
+  // x once if it stays in L2, else a sector-sized share of it per gathered entry; y once.
+  const double x_bytes = static_cast<double>(m.cols) * val_bytes;
+  const double vb = static_cast<double>(val_bytes);
+  std::int64_t stored = 0;
+  for (const auto& p : m.parts) stored += static_cast<std::int64_t>(p.nz.size());
+  for (const auto& p : m.parts) {
+    const auto nz = static_cast<double>(p.nz.size());
+    if (p.nz.empty()) continue;
+    const PartWork w = part_work(p);
+    // The part's share of the format, its gathers of x and its writes of y.
+    double bytes = stored > 0 ? static_cast<double>(format_bytes) * nz / stored : 0.0;
+    bytes += x_bytes <= static_cast<double>(dev.l2_bytes)
+                 ? std::min(x_bytes, nz * vb)
+                 : nz * std::max(vb, 32.0 / 4.0);  // a quarter sector per miss
+    bytes += static_cast<double>(p.rows()) * vb;
+    const double in_flight = static_cast<double>(std::min<std::int64_t>(
+        w.warps, static_cast<std::int64_t>(dev.sms) * dev.saturating_warps_per_sm));
+    const double fill = std::max(
+        in_flight / (static_cast<double>(dev.sms) * dev.saturating_warps_per_sm), 1.0 / 64.0);
+    const double memory_us = bytes / (dev.bandwidth_gbs * fill * 1e3);
+    const double issue_us = static_cast<double>(w.steps) * dev.warp_step_ns / dev.sms / 1e3;
+    const double tail_us = static_cast<double>(w.max_warp) * dev.serial_step_ns / 1e3;
+    const double atomic_us = static_cast<double>(w.atomic_out) / dev.atomics_per_ns / 1e3;
+    c.bytes += bytes;
+    c.memory_us += memory_us;
+    c.issue_us += issue_us;
+    c.tail_us += tail_us;
+    c.atomic_us += atomic_us;
+    c.launch_us += dev.launch_us;
+    c.warp_steps += w.steps;
+    c.max_warp_steps = std::max(c.max_warp_steps, w.max_warp);
+    c.time_us += dev.launch_us + std::max({memory_us, issue_us, tail_us}) + atomic_us;
+  }
+  if (c.time_us == 0) c.time_us = dev.launch_us;  // nothing stored: one empty launch
+  c.lane_efficiency = c.warp_steps > 0
+                          ? static_cast<double>(stored) / (32.0 * static_cast<double>(c.warp_steps))
+                          : 1.0;
+  return c;
+}
+
+}  // namespace sparsetune::models

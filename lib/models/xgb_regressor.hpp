@@ -1,0 +1,43 @@
+#pragma once
+// A gradient-boosted tree regressor (XGBoost C API) over small dense tables: the search trains one
+// per operator-graph structure on the parameters measured so far and predicts the fine grid.
+#include <cstdint>
+#include <vector>
+
+namespace sparsetune::models {
+
+struct XgbOptions {
+  int rounds = 80;    // boosting iterations
+  int max_depth = 4;  // tree depth
+  double eta = 0.3;   // learning rate
+  double min_child_weight = 1.0;
+  std::uint64_t seed = 0;
+  int threads = 1;  // one thread: results are reproducible and the tables are tiny
+};
+
+class XgbRegressor {
+ public:
+  explicit XgbRegressor(XgbOptions opt = {});
+  ~XgbRegressor();
+  XgbRegressor(const XgbRegressor&) = delete;
+  XgbRegressor& operator=(const XgbRegressor&) = delete;
+  XgbRegressor(XgbRegressor&& o) noexcept;
+  XgbRegressor& operator=(XgbRegressor&& o) noexcept;
+
+  // Trains on rows x (all of one width) and targets y; replaces any earlier model. Throws Error
+  // on an empty or ragged table, a non-finite value, or a library failure.
+  void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y);
+  // One prediction per row; throws Error before fit() or on a row of the wrong width.
+  std::vector<double> predict(const std::vector<std::vector<double>>& x) const;
+
+  bool fitted() const { return booster_ != nullptr; }
+  std::size_t width() const { return width_; }
+
+ private:
+  void release();
+  XgbOptions opt_;
+  void* booster_ = nullptr;  // BoosterHandle
+  std::size_t width_ = 0;
+};
+
+}  // namespace sparsetune::models

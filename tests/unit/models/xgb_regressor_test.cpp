@@ -1,0 +1,64 @@
+#include "models/xgb_regressor.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "core/error.hpp"
+
+using sparsetune::models::XgbRegressor;
+
+namespace {
+double f(double x0, double x1) { return x0 * x0 + 3.0 * x1; }
+}  // namespace
+
+TEST_CASE("xgboost interpolates y = x0^2 + 3 x1 from a coarse grid", "[models]") {
+  // Train on the integer grid, check the half-way points in between (never seen).
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (int a = 0; a <= 10; ++a)
+    for (int b = 0; b <= 10; ++b) x.push_back({double(a), double(b)}), y.push_back(f(a, b));
+  XgbRegressor m({200, 6, 0.3, 1.0, 7, 1});
+  m.fit(x, y);
+  REQUIRE(m.fitted());
+  const auto fit = m.predict(x);
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(fit[i] == Approx(y[i]).margin(1.0));
+
+  std::vector<std::vector<double>> q;
+  std::vector<double> truth;
+  for (double a = 0.5; a < 10; a += 1)
+    for (double b = 0.5; b < 10; b += 1) q.push_back({a, b}), truth.push_back(f(a, b));
+  const auto p = m.predict(q);
+  double mae = 0, worst = 0;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    mae += std::abs(p[i] - truth[i]) / q.size();
+    worst = std::max(worst, std::abs(p[i] - truth[i]));
+  }
+  // A tree model answers with a neighbouring grid value: off by at most one step of x0^2
+  // (2 x0 + 1, 19 at x0 = 9) plus one of 3 x1, a tenth of y's range (130) on average.
+  CHECK(mae < 8.0);
+  CHECK(worst < 24.0);
+  // The best point of the fine grid is predicted where the function peaks.
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < q.size(); ++i)
+    if (p[i] > p[best]) best = i;
+  CHECK(q[best][0] >= 8.5);
+  CHECK(q[best][1] >= 7.5);
+  // Monotone in each variable, as the function is, at the grid's ends.
+  CHECK(m.predict({{9, 5}})[0] > m.predict({{1, 5}})[0] + 50);
+  CHECK(m.predict({{5, 9}})[0] > m.predict({{5, 1}})[0]);
+}
+
+TEST_CASE("xgboost wrapper rejects bad tables", "[models]") {
+  XgbRegressor m;
+  CHECK_THROWS_AS(m.predict({{1.0}}), sparsetune::Error);
+  CHECK_THROWS_AS(m.fit({}, {}), sparsetune::Error);
+  CHECK_THROWS_AS(m.fit({{1, 2}, {3}}, {1, 2}), sparsetune::Error);
+  CHECK_THROWS_AS(m.fit({{1, NAN}}, {1}), sparsetune::Error);
+  m.fit({{1, 2}, {3, 4}}, {1, 2});
+  CHECK_THROWS_AS(m.predict({{1, 2, 3}}), sparsetune::Error);
+  // Same data, same seed: same model.
+  XgbRegressor a, b;
+  a.fit({{0}, {1}, {2}, {3}}, {0, 1, 4, 9});
+  b.fit({{0}, {1}, {2}, {3}}, {0, 1, 4, 9});
+  CHECK(a.predict({{1.5}})[0] == b.predict({{1.5}})[0]);
+}
