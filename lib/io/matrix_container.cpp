@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <new>
+#include <stdexcept>
 
 #include "core/convert.hpp"
 #include "core/error.hpp"
@@ -132,7 +134,12 @@ Csr64 matrix_from_safetensors(const SafetensorsFile& f, const std::string& sourc
     c.val = value_array(f, source, nnz);
     check_range(c.row, rows, source, "row", "rows");
     check_range(c.col, cols, source, "col", "columns");
-    return coo_to_csr<std::int64_t, std::int64_t>(c, duplicates);
+    try {
+      return coo_to_csr<std::int64_t, std::int64_t>(c, duplicates);
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    bad(source, "a " + std::to_string(rows) + "-row CSR does not fit in memory");
   }
 
   Csr64 a;

@@ -157,6 +157,11 @@ TEST_CASE("container reader refuses inconsistent structure with named errors", "
   missing.arrays.erase(missing.arrays.begin() + 1);
   CHECK_THROWS_CONTAINING(load(serialize_safetensors(missing)), src, "missing array 'col_idx'");
 
+  // A COO container may claim any row count; one whose CSR cannot exist is a clear error.
+  SafetensorsFile huge = matrix_to_safetensors(Csr64{0, 0, {0}, {}, {}}, Layout::coo);
+  huge.metadata["rows"] = std::to_string(std::int64_t{1} << 62);
+  CHECK_THROWS_CONTAINING(load(serialize_safetensors(huge)), src, "does not fit in memory");
+
   // Unsorted or repeated columns in a row are accepted, sorted and summed.
   std::int64_t dups = 0;
   auto messy = with_array("col_idx", std::vector<std::int32_t>{3, 0, 0, 0, 0, 1, 3});

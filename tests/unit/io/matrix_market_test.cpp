@@ -439,6 +439,11 @@ TEST_CASE("read_matrix_market names the file; containers are not Matrix Market",
   iotest::write_text(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n");
   CHECK_THROWS_CONTAINING(read_matrix_market(path), path + ":3:", "row index 3 exceeds");
   CHECK_THROWS_CONTAINING(read_matrix(path), path + ":3:", "row index 3 exceeds");
+  // Valid, but a CSR of 2^62 rows cannot exist: a clear error, not a crash.
+  iotest::write_text(dir.file("huge.mtx"),
+                     "%%MatrixMarket matrix coordinate real general\n4611686018427387904 1 0\n");
+  CHECK(read_matrix_market(dir.file("huge.mtx")).rows == std::int64_t{1} << 62);
+  CHECK_THROWS_CONTAINING(read_matrix(dir.file("huge.mtx")), "huge.mtx", "does not fit in memory");
   iotest::write_text(dir.file("x.tns"), "1 1 1 1.0\n");
   CHECK_THROWS_CONTAINING(read_matrix(dir.file("x.tns")), "x.tns", "tensor");
 }
