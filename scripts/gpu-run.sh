@@ -4,15 +4,16 @@
 # Here, on the build machine:
 #   scripts/gpu-run.sh prepare [MATRIX.mtx.gz ...]
 #     builds sparsetune and gpu_tests in build-runtime, bundles them with the libraries the GPU
-#     machine lacks into .device/bundle, and copies the named matrices (default: those the
-#     benchmark table uses) and the small shared tensors into .device/shared.
+#     machine lacks into .device/bundle, and copies the named matrices (default: all 47 shared
+#     ones, about 40 MB) and two small shared tensors into .device/shared.
 # There, from the repository root (the bundle travels in .device/):
 #   scripts/gpu-run.sh smoke      device info, measured bandwidth, fault isolation, edge cases
 #   scripts/gpu-run.sh tests      every [gpu] test
-#   scripts/gpu-run.sh bench      fp32 SpMV (every algorithm) and SpMM (N = 32, 128) on every
-#                                 matrix in .device/shared/matrices with >= 100k entries, plus
-#                                 a Kronecker graph (scale 20) and a 27-point 128^3 stencil
-#                                 generated there; JSON per matrix and a summary table
+#   scripts/gpu-run.sh bench      fp32 SpMV (every algorithm) and SpMM (N = 32, 128) on the
+#                                 shared matrices with >= 100k entries, plus a Kronecker graph
+#                                 (scale 20) and a 27-point 128^3 stencil generated there;
+#                                 JSON per matrix (bench.tar.gz) and a summary table
+#   scripts/gpu-run.sh all        bench, the G3_circuit check, then every [gpu] test
 # Results go to $OUT (or ./gpu-results when OUT is unset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,8 +24,8 @@ run() { "$dev/bundle/run" "$@"; }
 export SPARSETUNE_SHARED_DIR="$PWD/$dev/shared"
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/sparsetune-cache}
 
-bench_set=(G3_circuit landmark Maragal_6 bcsstk16 wiki-Vote luxembourg_osm delaunay_n16
-           ca-CondMat bcsstk13 mbeacxc pubmed)
+# The shared matrices with at least 100k entries once symmetric ones are mirrored.
+bench_set=(G3_circuit landmark Maragal_6 delaunay_n16 bcsstk16 luxembourg_osm ca-CondMat wiki-Vote)
 
 case "${1:-}" in
   prepare)
@@ -35,9 +36,7 @@ case "${1:-}" in
     ../shared/tools/device-bundle.sh "$dev/bundle" build-runtime/apps/sparsetune/sparsetune \
       build-runtime/tests/gpu/gpu_tests || exit 1
     mkdir -p "$dev/shared/matrices" "$dev/shared/tensors"
-    if [ $# -gt 0 ]; then files=("$@"); else
-      files=(); for m in "${bench_set[@]}"; do files+=("../shared/matrices/$m.mtx.gz"); done
-    fi
+    if [ $# -gt 0 ]; then files=("$@"); else files=(../shared/matrices/*.mtx.gz); fi
     cp "${files[@]}" "$dev/shared/matrices/" || exit 1
     cp ../shared/tensors/{d_LMOP,T2_d_LMOP}.tns.gz "$dev/shared/tensors/" || exit 1
     du -sh "$dev"
@@ -58,21 +57,40 @@ case "${1:-}" in
     run gpu_tests --reporter compact 2>&1 | tee "$out/gpu-tests.txt"
     ;;
   bench)
-    mkdir -p "$out/bench"
-    gen=/tmp/sparsetune-gen
-    mkdir -p "$gen"
-    run sparsetune gen kron --scale 20 -o "$gen/kron20.mtx" &&
-      run sparsetune gen stencil3d --n 128 --points 27 -o "$gen/stencil27_128.mtx" ||
+    work=/tmp/sparsetune-bench
+    mkdir -p "$work/json" "$work/gen"
+    run sparsetune gen kron --scale 20 -o "$work/gen/kron20.mtx" &&
+      run sparsetune gen stencil3d --n 128 --points 27 -o "$work/gen/stencil27_128.mtx" ||
       echo "gen failed: the generated matrices are left out"
-    for m in "$dev"/shared/matrices/*.mtx.gz "$gen"/*.mtx; do
+    inputs=()
+    for m in "${bench_set[@]}"; do
+      [ -f "$dev/shared/matrices/$m.mtx.gz" ] && inputs+=("$dev/shared/matrices/$m.mtx.gz")
+    done
+    inputs+=("$work"/gen/*.mtx)
+    for m in "${inputs[@]}"; do
       [ -f "$m" ] || continue
       name=$(basename "$m"); name=${name%%.*}
-      run sparsetune --json bench "$m" --op spmv --runs 30 >"$out/bench/$name-spmv.json" ||
+      echo "== $name $(date +%T)"
+      run sparsetune --json bench "$m" --op spmv --runs 30 >"$work/json/$name-spmv.json" ||
         echo "$name spmv failed"
       run sparsetune --json bench "$m" --op spmm --n 32 128 --runs 30 \
-        >"$out/bench/$name-spmm.json" || echo "$name spmm failed"
+        >"$work/json/$name-spmm.json" || echo "$name spmm failed"
+      tar -czf "$out/bench.tar.gz" -C "$work" json  # what is done so far comes back
     done
-    python3 scripts/bench-table.py "$out/bench" | tee "$out/bench-table.md"
+    python3 scripts/bench-table.py "$work/json" >"$out/bench-table.md"
+    ;;
+  g3)
+    g3="$dev/shared/matrices/G3_circuit.mtx.gz"
+    { run sparsetune bench "$g3" --op spmv && run sparsetune bench "$g3" --op spmm --n 64; } 2>&1 |
+      tee "$out/g3.txt"
+    ;;
+  all)
+    run sparsetune info | tee "$out/info.txt"
+    "$0" bench
+    "$0" g3
+    timeout 240 "$dev/bundle/run" gpu_tests --reporter compact 2>&1 | tail -40 >"$out/gpu-tests.txt"
+    cat "$out/gpu-tests.txt" | tail -8
+    cat "$out/bench-table.md"
     ;;
   *)
     sed -n '2,20p' "$0"

@@ -106,4 +106,9 @@ double error_tolerance(DType t, std::int64_t max_len) {
   return std::max(floor, store + 16.0 * std::sqrt(len) * acc);
 }
 
+double error_tolerance_tf32(std::int64_t max_len) {
+  const double len = static_cast<double>(std::max<std::int64_t>(max_len, 1));
+  return 16.0 * std::sqrt(len) * std::ldexp(1.0, -11);
+}
+
 }  // namespace sparsetune::runtime

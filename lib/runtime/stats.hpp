@@ -54,5 +54,8 @@ double gbytes_per_s(const OpCost& c, double seconds);
 // of headroom, and never below the design's floors (f16 1e-2, f32 1e-5, f64 1e-12). f16 data is
 // accumulated in f32 and rounded once to f16.
 double error_tolerance(DType t, std::int64_t max_len);
+// For f32 data multiplied on tensor cores in TF32 (10-bit mantissa inputs, f32 accumulation), as
+// cuSPARSE's Blocked-ELL SpMM does: 16·sqrt(len)·2^-11.
+double error_tolerance_tf32(std::int64_t max_len);
 
 }  // namespace sparsetune::runtime

@@ -113,10 +113,14 @@ TEST_CASE("baselines agree with the reference on edge cases", "[gpu]") {
     std::vector<std::tuple<std::int64_t, std::int64_t, double>> t;
     for (std::int64_t r = 0; r < 64; ++r)
       for (std::int64_t c = 0; c < 64; ++c) t.emplace_back(r, c, 1.0 + 0.01 * (r - c));
-    const auto rep = bench_matrix(from_triplets(64, 64, t), options("spmv", DType::f32));
-    check_all(rep, "dense");
-    for (const auto& b : rep.results)
-      if (b.name == "bsr-alg1") CHECK(b.status == "ok");
+    const Csr64 a = from_triplets(64, 64, t);
+    for (const auto& op : {"spmv", "spmm"})
+      for (DType d : {DType::f32, DType::f64}) {
+        const auto rep = bench_matrix(a, options(op, d, {8}));
+        check_all(rep, std::string("dense ") + op);
+        for (const auto& b : rep.results)
+          if (b.name == "bsr-alg1" || b.name == "blocked-ell") CHECK(b.status == "ok");
+      }
   }
 }
 
@@ -145,13 +149,22 @@ TEST_CASE("baselines agree with the reference on the shared matrices", "[gpu]") 
     if (e.path().string().ends_with(".mtx.gz")) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   REQUIRE(!files.empty());
+  int benched = 0;
   for (const auto& f : files) {
-    const Csr64 a = io::read_matrix(f.string());
+    Csr64 a;
+    try {
+      a = io::read_matrix(f.string());
+    } catch (const Error& e) {  // complex-valued files have no real baselines
+      WARN("not benchmarked: " << e.what());
+      continue;
+    }
+    ++benched;
     const std::string name = f.filename().string();
     check_all(bench_matrix(a, options("spmv", DType::f32)), name + " spmv f32");
     check_all(bench_matrix(a, options("spmv", DType::f64)), name + " spmv f64");
     check_all(bench_matrix(a, options("spmm", DType::f32, {8})), name + " spmm f32");
   }
+  CHECK(benched > 0);
 }
 
 TEST_CASE("a faulting or hanging kernel ends only the worker", "[gpu]") {

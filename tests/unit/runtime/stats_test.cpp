@@ -63,6 +63,8 @@ TEST_CASE("error tolerances per data type") {
   CHECK(error_tolerance(DType::f32, 1000000) == Approx(16.0 * 1000.0 * std::ldexp(1.0, -24)));
   CHECK(error_tolerance(DType::f64, 1000000) == Approx(16.0 * 1000.0 * std::ldexp(1.0, -53)));
   CHECK(error_tolerance(DType::f32, 100) > error_tolerance(DType::f64, 100));
+  CHECK(error_tolerance_tf32(64) == Approx(16.0 * 8.0 / 2048.0));  // 16·sqrt(64)·2^-11
+  CHECK(error_tolerance_tf32(64) > error_tolerance(DType::f32, 64));
   CHECK(dtype_bytes(parse_dtype("f16")) == 2);
   CHECK(dtype_name(parse_dtype("f64")) == "f64");
   CHECK_THROWS_AS(parse_dtype("bf16"), sparsetune::Error);
