@@ -27,6 +27,7 @@ void add_convert_command(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   cmd->callback([o, &g] {
     using clock = std::chrono::steady_clock;
+    io::check_matrix_output_name(o->out);
     const auto t0 = clock::now();
     io::MtxInfo info;
     const Csr64 a = io::read_matrix(o->in, &info);

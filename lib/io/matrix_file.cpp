@@ -51,7 +51,13 @@ void write_matrix(const std::string& path, const Csr64& a, Layout layout) {
   if (ends_with_nocase(path, ".safetensors")) return write_matrix_container(path, a, layout);
   if (ends_with_nocase(path, ".mtx") || ends_with_nocase(path, ".mtx.gz"))
     return write_matrix_market(path, a);
-  throw Error(path + ": unknown output format (use .mtx, .mtx.gz or .safetensors)");
+  check_matrix_output_name(path);
+}
+
+void check_matrix_output_name(const std::string& path) {
+  if (!ends_with_nocase(path, ".safetensors") && !ends_with_nocase(path, ".mtx") &&
+      !ends_with_nocase(path, ".mtx.gz"))
+    throw Error(path + ": unknown output format (use .mtx, .mtx.gz or .safetensors)");
 }
 
 }  // namespace sparsetune::io

@@ -21,4 +21,8 @@ Csr64 read_matrix(const std::string& path, MtxInfo* info = nullptr);
 // given layout). Atomic: a temporary file in the same folder is renamed over `path`.
 void write_matrix(const std::string& path, const Csr64& a, Layout layout = Layout::csr);
 
+// Throws the error write_matrix would give for a name with no known extension, so that a
+// command can refuse it before reading a large input.
+void check_matrix_output_name(const std::string& path);
+
 }  // namespace sparsetune::io
