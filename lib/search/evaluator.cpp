@@ -1,0 +1,57 @@
+#include "search/evaluator.hpp"
+
+#include "codegen/optimizer.hpp"
+#include "core/error.hpp"
+#include "graph/designer.hpp"
+#include "graph/format.hpp"
+#include "runtime/stats.hpp"
+
+namespace sparsetune::search {
+
+int value_bytes(const std::string& dtype) { return dtype == "f64" ? 8 : dtype == "f16" ? 2 : 4; }
+
+void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype) {
+  if (!(e.time_us > 0)) return;
+  const auto cost = runtime::spmv_cost(a.rows, a.cols, a.nnz(), 4, value_bytes(dtype));
+  e.gflops = runtime::gflops(cost, e.time_us * 1e-6);
+  e.gbs = runtime::gbytes_per_s(cost, e.time_us * 1e-6);
+}
+
+CostModelEvaluator::CostModelEvaluator(const Csr64& a, std::string dtype, models::DeviceSpec dev)
+    : a_(a), dtype_(std::move(dtype)), dev_(std::move(dev)) {}
+
+Evaluation CostModelEvaluator::evaluate_one(const graph::Graph& g0) const {
+  Evaluation e;
+  try {
+    graph::Graph g = g0;
+    graph::validate(g, "candidate");
+    graph::DesignOptions opt;
+    opt.dtype = dtype_;
+    graph::Format f = graph::design(g, a_, opt);
+    codegen::optimize(f);
+    const auto m = graph::apply_graph(g, a_);
+    const auto c = models::estimate_cost(m, graph::stored_bytes(f), value_bytes(dtype_), dev_);
+    e.ok = true;
+    e.time_us = c.time_us;
+    e.detail = {{"model_bytes", c.bytes},
+                {"memory_us", c.memory_us},
+                {"issue_us", c.issue_us},
+                {"tail_us", c.tail_us},
+                {"atomic_us", c.atomic_us},
+                {"launch_us", c.launch_us},
+                {"lane_efficiency", c.lane_efficiency}};
+    fill_rates(e, a_, dtype_);
+  } catch (const Error& ex) {
+    e.ok = false;
+    e.failure = std::string("design: ") + ex.what();
+  }
+  return e;
+}
+
+std::vector<Evaluation> CostModelEvaluator::evaluate(const std::vector<Candidate>& batch) {
+  std::vector<Evaluation> out;
+  for (const auto& c : batch) out.push_back(evaluate_one(c.graph));
+  return out;
+}
+
+}  // namespace sparsetune::search

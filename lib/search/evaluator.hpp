@@ -1,0 +1,61 @@
+#pragma once
+// Candidates and how they are scored. The engine asks an Evaluator for a batch at a time, so a
+// measuring evaluator can compile the next candidates while the current one runs. The cost-model
+// evaluator needs no GPU: it designs the format and predicts its time (models/cost_model.hpp).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+#include "graph/graph.hpp"
+#include "models/cost_model.hpp"
+
+namespace sparsetune::search {
+
+struct Candidate {
+  graph::Graph graph;
+  std::string structure;            // graph_hash of the structure it was made from
+  std::vector<std::int64_t> point;  // its values on the structure's tunable slots
+  std::string origin;               // baseline | seed:<name> | grown
+  int level = 2;                    // 2: coarse grid, 3: predicted from the fine grid
+};
+
+struct Evaluation {
+  bool ok = false;        // designed, ran (or was modeled) and gave the right answer
+  bool measured = false;  // timed on the GPU; false: predicted by the cost model
+  double time_us = 0, gflops = 0, gbs = 0;
+  double error = -1;    // relative L2 error against the fp64 reference (-1: not run)
+  std::string failure;  // why not ok
+  nlohmann::json detail = nlohmann::json::object();
+};
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  virtual bool measures() const = 0;
+  virtual std::string device() const = 0;  // the database's device key
+  virtual std::string arch() const = 0;
+  virtual std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) = 0;
+};
+
+// GFLOP/s and the fewest-bytes GB/s of one SpMV of `a` taking `time_us`.
+void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype);
+int value_bytes(const std::string& dtype);  // f64 8, f32 4, f16 2
+
+class CostModelEvaluator : public Evaluator {
+ public:
+  CostModelEvaluator(const Csr64& a, std::string dtype, models::DeviceSpec dev = {});
+  bool measures() const override { return false; }
+  std::string device() const override { return "cost-model"; }
+  std::string arch() const override { return "sm_90"; }
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override;
+  Evaluation evaluate_one(const graph::Graph& g) const;
+
+ private:
+  const Csr64& a_;
+  std::string dtype_;
+  models::DeviceSpec dev_;
+};
+
+}  // namespace sparsetune::search

@@ -1,0 +1,173 @@
+#include "search/engine.hpp"
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <thread>
+
+#include "core/error.hpp"
+#include "features/matrix_features.hpp"
+#include "graph/graph.hpp"
+#include "search/interrupt.hpp"
+#include "search/space.hpp"
+#include "search_test_util.hpp"
+
+using namespace sparsetune;
+using namespace sparsetune::search;
+
+namespace {
+
+struct Setup {
+  SearchSpace space = load_search_space(default_search_config_dir() + "/space.json");
+  Pruning pruning = load_pruning(default_search_config_dir() + "/pruning.json");
+  std::vector<graph::Graph> seeds = load_graphs(default_graphs_dir());
+  graph::Graph baseline = graph::read_graph(default_graphs_dir() + "/csr-vector.json");
+};
+
+SearchResult predict(const Csr64& a, const Setup& s, std::uint64_t seed, int max_candidates,
+                     const PruneSet* prune = nullptr) {
+  CostModelEvaluator eval(a, "f64");
+  const auto p = prune ? *prune : prune_for(s.pruning, features::alphasparse_features(a));
+  SearchOptions opt;
+  opt.budget_s = 0;
+  opt.max_candidates = max_candidates;
+  opt.seed = seed;
+  return run_search(a, s.space, p, s.seeds, s.baseline, eval, opt);
+}
+
+bool holds_any(const graph::Graph& g, const std::vector<std::string>& ops) {
+  for (const auto& op : operator_names(g))
+    if (std::find(ops.begin(), ops.end(), op) != ops.end()) return true;
+  return false;
+}
+
+// Fails some candidates the way a GPU run can (a crash, a wrong answer that claims to be fast).
+class FaultyEvaluator : public Evaluator {
+ public:
+  explicit FaultyEvaluator(const Csr64& a) : inner_(a, "f64") {}
+  bool measures() const override { return false; }
+  std::string device() const override { return "faulty"; }
+  std::string arch() const override { return "sm_90"; }
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override {
+    auto out = inner_.evaluate(batch);
+    for (auto& e : out) {
+      ++n_;
+      if (n_ == 3) e = Evaluation{false, true, 0, 0, 0, -1, "worker lost: killed by SIGSEGV"};
+      if (n_ == 5) e = Evaluation{false, true, 0.001, 1e6, 1e6, 0.5, "wrong result"};
+    }
+    return out;
+  }
+  int n_ = 0;
+
+ private:
+  CostModelEvaluator inner_;
+};
+
+}  // namespace
+
+TEST_CASE("predict-only search is deterministic for a seed", "[search]") {
+  const Setup s;
+  const auto a = search_test::irregular(3000);
+  const auto r1 = predict(a, s, 7, 40);
+  const auto r2 = predict(a, s, 7, 40);
+  REQUIRE(r1.history.size() == r2.history.size());
+  for (std::size_t i = 0; i < r1.history.size(); ++i) {
+    CHECK(graph_key(r1.history[i].candidate.graph) == graph_key(r2.history[i].candidate.graph));
+    CHECK(r1.history[i].evaluation.time_us == r2.history[i].evaluation.time_us);
+  }
+  CHECK(graph_key(r1.best.candidate.graph) == graph_key(r2.best.candidate.graph));
+  CHECK(r1.stats.candidates == 40);
+  CHECK(r1.stats.stopped_by == "max-candidates");
+  // The baseline comes first, and the answer is never worse than it.
+  CHECK(r1.history.front().candidate.origin == "baseline");
+  CHECK(r1.best.evaluation.gflops >= r1.baseline.evaluation.gflops);
+  CHECK(r1.best.evaluation.ok);
+  // Another seed explores differently.
+  const auto r3 = predict(a, s, 8, 40);
+  bool differs = false;
+  for (std::size_t i = 0; i < std::min(r1.history.size(), r3.history.size()); ++i)
+    differs = differs ||
+              graph_key(r1.history[i].candidate.graph) != graph_key(r3.history[i].candidate.graph);
+  CHECK(differs);
+}
+
+TEST_CASE("all three levels run: coarse grids, XGBoost fits, fine candidates", "[search]") {
+  const Setup s;
+  const auto a = search_test::irregular(2000);
+  const auto r = predict(a, s, 3, 150);
+  CHECK(r.stats.structures >= 3);
+  CHECK(r.stats.coarse > r.stats.structures);
+  CHECK(r.stats.model_fits >= 1);
+  CHECK(r.stats.fine >= 1);
+  for (const auto& h : r.history)
+    if (h.candidate.level == 3) CHECK(h.candidate.origin != "baseline");
+}
+
+TEST_CASE("pruned and banned operators are never proposed", "[search]") {
+  const Setup s;
+  const auto a = search_test::tridiagonal(4000);  // rows of at most 3 entries, regular
+  const auto prune = prune_for(s.pruning, features::alphasparse_features(a));
+  const std::vector<std::string> long_row = {"WARP_TOTAL_RED", "SHMEM_TOTAL_RED"};
+  REQUIRE(!prune.allows("WARP_TOTAL_RED", {}));
+  const auto r = predict(a, s, 11, 120, &prune);
+  REQUIRE(r.history.size() > 10);
+  int proposed = 0;
+  for (const auto& h : r.history) {
+    if (h.candidate.origin == "baseline") continue;  // CSR-vector, the reference point
+    ++proposed;
+    CHECK_FALSE(holds_any(h.candidate.graph, long_row));
+    CHECK_FALSE(holds_any(h.candidate.graph, s.pruning.ban));
+  }
+  CHECK(proposed > 10);
+
+  // A ban list of our own: the operator never appears, on an irregular matrix too.
+  auto p2 = prune_for(s.pruning, features::alphasparse_features(search_test::irregular(2000)));
+  p2.banned.push_back("BMT_ROW_BLOCK");
+  const auto r2 = predict(search_test::irregular(2000), s, 5, 80, &p2);
+  for (const auto& h : r2.history)
+    if (h.candidate.origin != "baseline")
+      CHECK_FALSE(holds_any(h.candidate.graph, {"BMT_ROW_BLOCK"}));
+}
+
+TEST_CASE("failed candidates do not stop the search and are never returned", "[search]") {
+  const Setup s;
+  const auto a = search_test::irregular(2000);
+  FaultyEvaluator eval(a);
+  SearchOptions opt;
+  opt.budget_s = 0;
+  opt.max_candidates = 30;
+  const auto prune = prune_for(s.pruning, features::alphasparse_features(a));
+  const auto r = run_search(a, s.space, prune, s.seeds, s.baseline, eval, opt);
+  CHECK(r.stats.candidates == 30);
+  CHECK(r.stats.failures >= 2);
+  CHECK(r.best.evaluation.ok);
+  CHECK(r.best.evaluation.gflops < 1e6);  // the fast wrong one is not the answer
+  CHECK(r.history[2].evaluation.failure.find("SIGSEGV") != std::string::npos);
+}
+
+TEST_CASE("Ctrl-C stops a search and keeps the best so far", "[search]") {
+  const Setup s;
+  const auto a = search_test::irregular(20000);
+  CostModelEvaluator eval(a, "f64");
+  const auto prune = prune_for(s.pruning, features::alphasparse_features(a));
+  InterruptGuard guard;
+  SearchOptions opt;
+  opt.budget_s = 120;  // far more than the test takes: only the interrupt can end it early
+  opt.seed = 2;
+  opt.stop = &guard.flag();
+  opt.batch = 1;
+  auto space = s.space;
+  space.max_structures = 100000;
+  space.structures.patience = 100000;
+  space.structures.t_min = 1e-300;
+  std::thread t([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::raise(SIGINT);
+  });
+  const auto r = run_search(a, space, prune, s.seeds, s.baseline, eval, opt);
+  t.join();
+  CHECK(guard.interrupted());
+  CHECK(r.stats.stopped_by == "interrupted");
+  CHECK(r.stats.seconds < 60);
+  CHECK(r.best.evaluation.ok);
+  CHECK(r.stats.candidates >= 1);
+}
