@@ -447,3 +447,41 @@ TEST_CASE("read_matrix_market names the file; containers are not Matrix Market",
   iotest::write_text(dir.file("x.tns"), "1 1 1 1.0\n");
   CHECK_THROWS_CONTAINING(read_matrix(dir.file("x.tns")), "x.tns", "tensor");
 }
+
+TEST_CASE("every field x symmetry combination of one small file", "[io][mtx]") {
+  // Entries (2,1) = 2, (3,2) = -5 and an explicit diagonal zero (1,1); pattern files give 1s.
+  struct Case {
+    const char* field;
+    const char* symmetry;
+    std::vector<std::int64_t> row_ptr, col_idx;
+    std::vector<double> val;
+  };
+  const std::vector<Case> cases = {
+      {"real", "general", {0, 1, 2, 3}, {0, 0, 1}, {0, 2, -5}},
+      {"real", "symmetric", {0, 2, 4, 5}, {0, 1, 0, 2, 1}, {0, 2, 2, -5, -5}},
+      {"real", "hermitian", {0, 2, 4, 5}, {0, 1, 0, 2, 1}, {0, 2, 2, -5, -5}},
+      {"real", "skew-symmetric", {0, 2, 4, 5}, {0, 1, 0, 2, 1}, {0, -2, 2, 5, -5}},
+      {"integer", "general", {0, 1, 2, 3}, {0, 0, 1}, {0, 2, -5}},
+      {"integer", "symmetric", {0, 2, 4, 5}, {0, 1, 0, 2, 1}, {0, 2, 2, -5, -5}},
+      {"integer", "hermitian", {0, 2, 4, 5}, {0, 1, 0, 2, 1}, {0, 2, 2, -5, -5}},
+      {"integer", "skew-symmetric", {0, 2, 4, 5}, {0, 1, 0, 2, 1}, {0, -2, 2, 5, -5}},
+      {"pattern", "general", {0, 1, 2, 3}, {0, 0, 1}, {1, 1, 1}},
+      {"pattern", "symmetric", {0, 2, 4, 5}, {0, 1, 0, 2, 1}, {1, 1, 1, 1, 1}},
+      {"pattern", "hermitian", {0, 2, 4, 5}, {0, 1, 0, 2, 1}, {1, 1, 1, 1, 1}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.field << " " << c.symmetry);
+    const bool pattern = std::string(c.field) == "pattern";
+    const std::string text = std::string("%%MatrixMarket matrix coordinate ") + c.field + " " +
+                             c.symmetry + "\n3 3 3\n" +
+                             (pattern ? "2 1\n3 2\n1 1\n" : "2 1 2\n3 2 -5\n1 1 0\n");
+    MtxInfo info;
+    check_csr(parse_csr(text, &info), 3, 3, c.row_ptr, c.col_idx, c.val);
+    CHECK(to_string(info.field) == c.field);
+    CHECK(to_string(info.symmetry) == c.symmetry);
+    CHECK(info.stored_entries == 3);
+    CHECK(info.expanded_entries == static_cast<std::int64_t>(c.val.size()));
+  }
+  check_error("%%MatrixMarket matrix coordinate pattern skew-symmetric\n3 3 1\n2 1\n", 1,
+              "pattern matrix cannot be skew-symmetric");
+}
