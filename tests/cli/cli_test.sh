@@ -49,7 +49,7 @@ expect_ok "info --json" "$st" --json info
 expect_out "info --json" '"version"'
 expect_fail "no command" "required|subcommand" "$st"
 expect_fail "unknown command" "[Ee]xtra|not expected|unknown|required" "$st" frobnicate
-for c in info features convert gen; do
+for c in info features convert gen bench db; do
   expect_ok "$c --help" "$st" "$c" --help
 done
 
@@ -76,6 +76,28 @@ expect_ok "convert mtx.gz -> mtx" "$st" convert "$tmp/e.mtx.gz" "$tmp/e2.mtx"
 "$st" --json features "$example" >"$tmp/f1" 2>/dev/null
 "$st" --json features "$tmp/e2.mtx" >"$tmp/f2" 2>/dev/null
 if diff <(grep -v '_seconds' "$tmp/f1" | grep -v '"file"') <(grep -v '_seconds' "$tmp/f2" | grep -v '"file"') >/dev/null; then ok; else bad "round trip changed the features"; fi
+
+# --- features options -----------------------------------------------------------------------
+expect_ok "features --group" "$st" features "$example" --group matxtract
+expect_out "one group only" "matxtract"
+if grep -q "alphasparse" "$tmp/out"; then bad "--group printed other groups"; else ok; fi
+expect_fail "features --group unknown" "nosuchgroup" "$st" features "$example" --group nosuchgroup
+expect_ok "features of a tensor with slices" "$st" features "$tmp/t.tns" --mode 0
+
+# --- bench without a GPU says so -------------------------------------------------------------
+if "$st" --json info | grep -q '"devices": \[\]'; then
+  expect_fail "bench without a GPU" "no CUDA device" "$st" bench "$example" --op spmv
+fi
+
+# --- tuning database -------------------------------------------------------------------------
+expect_ok "db stats on a new database" "$st" db --db "$tmp/db/t.db" stats
+expect_out "empty database" "measurements +0"
+expect_ok "db export of an empty database" "$st" db --db "$tmp/db/t.db" export
+[ ! -s "$tmp/out" ] && ok || bad "export of an empty database printed rows"
+expect_ok "db merge" "$st" db --db "$tmp/db/u.db" merge "$tmp/db/t.db"
+echo "not a database, just text of some length to look odd" >"$tmp/junk.db"
+expect_fail "db merge of a junk file" "junk.db" "$st" db --db "$tmp/db/u.db" merge "$tmp/junk.db"
+expect_fail "db stats on a junk file" "junk.db" "$st" db --db "$tmp/junk.db" stats
 
 # --- bad Matrix Market inputs: each error names the file and the line ------------------------
 f=$(mtx banner.mtx '%%MatrixMarkt matrix coordinate real general\n2 2 1\n1 1 1\n')
