@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   cli::add_db_command(app, g);
   cli::add_bench_command(app, g);
   cli::add_emit_command(app, g);
+  cli::add_tune_command(app, g);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,90 @@
+// `sparsetune tune FILE --op spmv`: searches formats and kernels for one matrix and writes the
+// winner (format binary, kernel source, host header, graph, report.json) into a folder.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli.hpp"
+#include "search/interrupt.hpp"
+#include "search/progress.hpp"
+#include "search/tune.hpp"
+
+namespace sparsetune::cli {
+
+namespace {
+std::string fixed(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+}  // namespace
+
+void add_tune_command(CLI::App& app, const GlobalOptions& g) {
+  auto* cmd = app.add_subcommand("tune", "Search the fastest format and kernel for a matrix");
+  auto o = std::make_shared<search::TuneOptions>();
+  cmd->add_option("FILE", o->matrix, "Matrix: .mtx, .mtx.gz or .safetensors")->required();
+  cmd->add_option("--op", o->op, "Operation")
+      ->check(CLI::IsMember({"spmv"}))
+      ->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "Value type")
+      ->check(CLI::IsMember({"f64", "f32"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--out", o->out_dir, "Output folder (default: <matrix name>.tuned)");
+  cmd->add_option("--budget", o->budget_s, "Search time in seconds; 0: predict only, no GPU")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-candidates", o->max_candidates,
+                  "Most candidates scored (0: the budget decides; 64 when predicting only)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", o->seed, "Seed of the search's random choices")->capture_default_str();
+  cmd->add_option("--db", o->db_path,
+                  "Tuning database (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
+  cmd->add_flag("--force", o->force, "Search even when the database already has an answer");
+  cmd->add_option("--config-dir", o->config_dir, "Folder of space.json and pruning.json");
+  cmd->add_option("--graphs-dir", o->graphs_dir,
+                  "Folder of the known-format graphs seeding the search");
+  cmd->add_option("--arch", o->arch, "NVRTC target when no GPU is present (default sm_90)");
+  cmd->callback([o, &g] {
+    search::InterruptGuard guard;
+    search::ProgressBar bar(o->budget_s, !g.json);
+    o->stop = &guard.flag();
+    o->progress = [&bar](const search::Progress& p) { bar.update(p); };
+    const auto r = search::tune(*o);
+    bar.finish();
+    const auto& j = r.report;
+    if (g.json) return print_json(j);
+    const auto& s = j["search"];
+    std::vector<std::vector<std::string>> rows = {
+        {"matrix", o->matrix + " (" + std::to_string(j["matrix"]["rows"].get<std::int64_t>()) +
+                       " x " + std::to_string(j["matrix"]["cols"].get<std::int64_t>()) + ", " +
+                       std::to_string(j["matrix"]["nnz"].get<std::int64_t>()) + " non-zeros)"},
+        {"graph", j["graph_line"].get<std::string>()},
+        {j["measured"].get<bool>() ? "measured" : "predicted",
+         fixed(j["time_us"].get<double>(), 2) + " us, " + fixed(j["gflops"].get<double>(), 2) +
+             " GFLOP/s, " + fixed(j["gbs"].get<double>(), 1) + " GB/s"},
+        {"device", j["device"].get<std::string>()}};
+    if (!j["measured"].get<bool>())
+      rows.push_back({"note", j["measurement_note"].get<std::string>()});
+    if (s.value("from_database", false)) {
+      rows.push_back({"search", "answered from the tuning database (--force searches again)"});
+    } else {
+      rows.push_back({"search", std::to_string(s["candidates"].get<int>()) + " candidates, " +
+                                    std::to_string(s["structures"].get<int>()) + " structures, " +
+                                    std::to_string(s["failures"].get<int>()) + " failed, " +
+                                    fixed(s["seconds"].get<double>(), 1) + " s, stopped by " +
+                                    s["stopped_by"].get<std::string>()});
+      const auto& b = s["baseline_csr_vector"];
+      if (b.value("gflops", 0.0) > 0)
+        rows.push_back({"vs csr-vector",
+                        fixed(j["gflops"].get<double>() / b["gflops"].get<double>(), 2) + "x"});
+    }
+    if (!j["speedup_vs_best_cusparse"].is_null())
+      rows.push_back({"vs cuSPARSE", fixed(j["speedup_vs_best_cusparse"].get<double>(), 2) +
+                                         "x the best verified algorithm"});
+    for (const auto& f : j["files"]) rows.push_back({"wrote", f.get<std::string>()});
+    print_table(rows);
+  });
+}
+
+}  // namespace sparsetune::cli

@@ -1,0 +1,50 @@
+#pragma once
+// Scores candidates on the GPU through the runtime's worker process: each candidate is designed
+// and its kernels compiled by NVRTC on host threads (the next ones compile while the current one
+// runs), then the worker times and verifies it. A crash, hang or wrong answer fails that candidate
+// only. The worker job it speaks:
+//   request {"job": "format", "format": PATH, "cubin": PATH, "runs": N}
+//     PATH of the format binary (docs/format-binary.md) and of the cubin of its kernels
+//   reply   {"result": {...}}: the fields of a cuSPARSE baseline result (runtime/bench.hpp:
+//     status, verified, error, tolerance, time_ms, gflops, gbs, note)
+// against the problem of the last "load" job. When the worker does not know the job, candidates
+// are scored by the cost model instead and note() says so.
+#include <memory>
+#include <string>
+
+#include "runtime/worker.hpp"
+#include "search/evaluator.hpp"
+
+namespace sparsetune::search {
+
+class GpuEvaluator : public Evaluator {
+ public:
+  GpuEvaluator(const Csr64& a, std::string dtype, runtime::WorkerLaunch launch,
+               double timeout_s = 120, int runs = 20);
+  ~GpuEvaluator() override;
+
+  // Starts the worker and asks for its device; false, with the reason, when there is none.
+  bool open(std::string* why);
+
+  bool measures() const override { return !fallback_; }
+  std::string device() const override { return device_; }
+  std::string arch() const override { return arch_; }
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override;
+
+  const std::string& note() const { return note_; }  // why candidates were modeled instead
+
+ private:
+  bool load();
+  const Csr64& a_;
+  std::string dtype_;
+  runtime::Worker worker_;
+  double timeout_s_;
+  int runs_;
+  std::string dir_;  // temporary folder for the problem, formats and cubins
+  std::string device_ = "cost-model", arch_ = "sm_90", note_;
+  bool loaded_ = false, fallback_ = false;
+  int serial_ = 0;
+  CostModelEvaluator model_;
+};
+
+}  // namespace sparsetune::search

@@ -1,0 +1,294 @@
+#include "search/tune.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "codegen/emit.hpp"
+#include "core/error.hpp"
+#include "core/fingerprint.hpp"
+#include "core/reference.hpp"
+#include "core/version.hpp"
+#include "db/tuning_db.hpp"
+#include "features/matrix_features.hpp"
+#include "graph/interpreter.hpp"
+#include "io/matrix_file.hpp"
+#include "runtime/bench.hpp"
+#include "runtime/kernel_cache.hpp"
+#include "runtime/nvrtc.hpp"
+#include "runtime/stats.hpp"
+#include "search/gpu_evaluator.hpp"
+#include "search/space.hpp"
+
+namespace sparsetune::search {
+
+namespace {
+
+using nlohmann::json;
+
+// A deterministic x with no zeros and both signs (never an all-zero input).
+std::vector<double> check_vector(std::int64_t n) {
+  std::vector<double> x(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i)
+    x[i] = (1.0 + static_cast<double>((i * 37) % 19) / 19.0) * (i % 3 == 1 ? -1.0 : 1.0);
+  return x;
+}
+
+json candidate_json(const Scored& s) {
+  const auto& e = s.evaluation;
+  json j = {{"graph", graph::describe(s.candidate.graph)},
+            {"origin", s.candidate.origin},
+            {"level", s.candidate.level},
+            {"ok", e.ok},
+            {"measured", e.measured},
+            {"time_us", e.time_us},
+            {"gflops", e.gflops}};
+  if (!e.ok) j["failure"] = e.failure;
+  return j;
+}
+
+struct Checked {
+  codegen::Emitted emitted;
+  double cpu_error = 0, tolerance = 0;
+  std::string kernel_log;
+};
+
+// Designs, checks on the CPU and compiles one graph; throws Error when any step fails.
+Checked check_and_compile(const graph::Graph& g, const Csr64& a, const std::string& dtype,
+                          const std::string& arch) {
+  Checked c;
+  codegen::EmitOptions opt;
+  opt.design.dtype = dtype;
+  c.emitted = codegen::generate(g, a, opt);
+  const auto x = check_vector(a.cols);
+  const auto y = graph::interpret(c.emitted.format, x);
+  c.cpu_error = relative_l2_error(y, spmv_reference(a, x));
+  std::int64_t max_len = 1;
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    max_len = std::max<std::int64_t>(max_len, a.row_ptr[r + 1] - a.row_ptr[r]);
+  c.tolerance = runtime::error_tolerance(runtime::parse_dtype(dtype), max_len);
+  if (!(c.cpu_error <= c.tolerance))
+    throw Error("CPU check failed: relative error " + std::to_string(c.cpu_error) + " > " +
+                std::to_string(c.tolerance));
+  runtime::CompileOptions co;
+  co.arch = arch;
+  const runtime::KernelCache cache;
+  c.kernel_log = runtime::compile({"tuned", c.emitted.kernels.source}, co, &cache).log;
+  return c;
+}
+
+std::string name_of(const std::string& path) {
+  std::string n = std::filesystem::path(path).filename().string();
+  for (const char* ext : {".gz", ".mtx", ".safetensors"})
+    if (n.size() > std::string(ext).size() && n.ends_with(ext))
+      n.resize(n.size() - std::string(ext).size());
+  return n;
+}
+
+}  // namespace
+
+std::string default_out_dir(const std::string& matrix) { return name_of(matrix) + ".tuned"; }
+
+TuneOutcome tune(const TuneOptions& o) {
+  if (o.op != "spmv") throw Error("tune searches --op spmv only (got '" + o.op + "')");
+  if (o.dtype != "f64" && o.dtype != "f32")
+    throw Error("tune: --dtype must be f64 or f32 (got '" + o.dtype + "')");
+  if (o.budget_s < 0) throw Error("tune: --budget must be 0 or more seconds");
+  if (o.max_candidates < 0) throw Error("tune: --max-candidates must be 0 or more");
+
+  const Csr64 a = io::read_matrix(o.matrix);
+  if (a.nnz() == 0) throw Error(o.matrix + ": the matrix has no non-zeros; nothing to tune");
+  const auto feats = features::matrix_features(a);
+  const auto alpha = features::select_group(feats, features::kAlphaSparse);
+  const std::string fp = fingerprint(a);
+  TuneOutcome out;
+  out.out_dir = o.out_dir.empty() ? default_out_dir(o.matrix) : o.out_dir;
+  const std::string config_dir = o.config_dir.empty() ? default_search_config_dir() : o.config_dir;
+  const std::string graphs_dir = o.graphs_dir.empty() ? default_graphs_dir() : o.graphs_dir;
+
+  // Configuration first: a bad file is reported before any work is done.
+  const auto space = load_search_space(config_dir + "/space.json");
+  const auto pruning = load_pruning(config_dir + "/pruning.json");
+  const auto seeds = load_graphs(graphs_dir);
+  const auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
+
+  // Who scores candidates: the GPU through a worker, else the cost model.
+  std::string no_gpu;
+  std::unique_ptr<GpuEvaluator> gpu;
+  if (o.budget_s == 0)
+    no_gpu = "--budget 0: predicted by the cost model only";
+  else if (!o.use_gpu)
+    no_gpu = "GPU use disabled: predicted by the cost model only";
+  else {
+    gpu = std::make_unique<GpuEvaluator>(a, o.dtype, o.launch);
+    std::string why;
+    if (!gpu->open(&why)) {
+      no_gpu = "no GPU (" + why + "): predicted by the cost model only";
+      gpu.reset();
+    }
+  }
+  CostModelEvaluator model(a, o.dtype);
+  Evaluator& eval = gpu ? static_cast<Evaluator&>(*gpu) : model;
+  const std::string arch = gpu ? gpu->arch() : (o.arch.empty() ? "sm_90" : o.arch);
+  runtime::check_arch(arch);
+
+  db::TuningDb db(o.db_path.empty() ? db::TuningDb::default_path() : o.db_path);
+  db.put_matrix({fp, name_of(o.matrix), a.rows, a.cols, a.nnz(), [&] {
+                   json f = json::object();
+                   for (const auto& x : feats) f[x.group + "." + x.name] = x.value;
+                   return f.dump();
+                 }()});
+
+  std::vector<Scored> ranked;  // candidates to emit, best first
+  json search_json;
+  bool from_db = false;
+  std::optional<db::Measurement> cached;
+  if (!o.force) cached = db.best(fp, o.op, o.dtype, 1, eval.device());
+  if (cached) {
+    from_db = true;
+    Scored s;
+    s.candidate.graph = graph::graph_from_json(json::parse(cached->graph), "tuning database");
+    graph::validate(s.candidate.graph, "tuning database");
+    s.candidate.origin = "database";
+    s.evaluation.ok = true;
+    s.evaluation.measured = eval.device() != "cost-model";
+    s.evaluation.time_us = cached->time_us;
+    s.evaluation.gflops = cached->gflops;
+    s.evaluation.gbs = cached->gbps;
+    s.evaluation.error = cached->error;
+    ranked.push_back(s);
+    search_json = {{"from_database", true}, {"database", db.path()}};
+  } else {
+    SearchOptions so;
+    so.budget_s = o.budget_s;
+    so.max_candidates = o.max_candidates > 0 ? o.max_candidates : (o.budget_s == 0 ? 64 : 0);
+    so.seed = o.seed;
+    so.stop = o.stop;
+    so.progress = o.progress;
+    const auto prune = prune_for(pruning, alpha);
+    const SearchResult r = run_search(a, space, prune, seeds, baseline, eval, so);
+    for (const auto& h : r.history) {
+      db::Measurement m;
+      m.fingerprint = fp;
+      m.op = o.op;
+      m.dtype = o.dtype;
+      m.device = eval.device();
+      m.arch = eval.arch();
+      m.tool_version = kVersion;
+      m.candidate = "graph/" + graph_hash(h.candidate.graph);
+      m.graph = graph::graph_to_json(h.candidate.graph).dump();
+      m.params = json({{"point", h.candidate.point},
+                       {"origin", h.candidate.origin},
+                       {"level", h.candidate.level},
+                       {"predicted", !h.evaluation.measured}})
+                     .dump();
+      m.time_us = h.evaluation.time_us;
+      m.gflops = h.evaluation.gflops;
+      m.gbps = h.evaluation.gbs;
+      m.error = h.evaluation.error;
+      m.ok = h.evaluation.ok;
+      m.failure = h.evaluation.failure;
+      db.add(m);
+      if (h.evaluation.ok) ranked.push_back(h);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Scored& x, const Scored& y) {
+      return x.evaluation.gflops > y.evaluation.gflops;
+    });
+    search_json = r.stats.to_json();
+    search_json["from_database"] = false;
+    search_json["baseline_csr_vector"] = candidate_json(r.baseline);
+    json top = json::array();
+    for (std::size_t i = 0; i < ranked.size() && i < 5; ++i)
+      top.push_back(candidate_json(ranked[i]));
+    search_json["top"] = top;
+  }
+
+  // The best candidate that passes the CPU check and compiles; the rest are skipped with a note.
+  std::optional<Checked> chosen;
+  const Scored* best = nullptr;
+  json skipped = json::array();
+  for (const auto& s : ranked) {
+    try {
+      chosen = check_and_compile(s.candidate.graph, a, o.dtype, arch);
+      best = &s;
+      break;
+    } catch (const Error& e) {
+      skipped.push_back({{"graph", graph::describe(s.candidate.graph)}, {"reason", e.what()}});
+    }
+  }
+  if (!chosen)
+    throw Error("tune: no candidate passed the CPU check and compiled" +
+                std::string(from_db ? " (the database's answer: retry with --force)" : ""));
+
+  graph::Graph g = best->candidate.graph;
+  g.name = "tuned-" + name_of(o.matrix);
+  out.files = codegen::write_emitted(chosen->emitted, g, out.out_dir);
+
+  // cuSPARSE, measured alongside when a GPU is there.
+  json cusparse = nullptr;
+  double cusparse_best = 0, bandwidth = 0;
+  if (gpu && !from_db) {
+    try {
+      runtime::BenchOptions bo;
+      bo.op = "spmv";
+      bo.n = {1};
+      bo.dtype = runtime::parse_dtype(o.dtype);
+      bo.launch = o.launch;
+      const auto rep = runtime::bench_matrix(a, bo);
+      bandwidth = rep.device.bandwidth_gbs;
+      cusparse = runtime::to_json(rep)["results"];
+      for (const auto& b : rep.results)
+        if (b.verified) cusparse_best = std::max(cusparse_best, b.gflops);
+    } catch (const Error& e) {
+      cusparse = {{"error", e.what()}};
+    }
+  }
+
+  const auto& e = best->evaluation;
+  const bool measured = e.measured;
+  json f = json::object();
+  for (const auto& x : feats) f[x.group][x.name] = x.value;
+  json report = {
+      {"tool_version", kVersion},
+      {"matrix",
+       {{"path", o.matrix},
+        {"rows", a.rows},
+        {"cols", a.cols},
+        {"nnz", a.nnz()},
+        {"fingerprint", fp}}},
+      {"op", o.op},
+      {"dtype", o.dtype},
+      {"measured", measured},
+      {"measurement_note",
+       measured ? "timed on the GPU (median of timed runs)"
+                : (no_gpu.empty() ? (gpu ? gpu->note() : std::string()) : no_gpu) +
+                      "; nothing was measured: times are the cost model's predictions"},
+      {"device", eval.device()},
+      {"arch", arch},
+      {"features", f},
+      {"graph", graph::graph_to_json(g)},
+      {"graph_line", graph::describe(g)},
+      {"time_us", e.time_us},
+      {"gflops", e.gflops},
+      {"gbs", e.gbs},
+      {"bandwidth_fraction", measured && bandwidth > 0 ? json(e.gbs / bandwidth) : json(nullptr)},
+      {"error", measured ? json(e.error) : json(nullptr)},
+      {"cpu_check", {{"error", chosen->cpu_error}, {"tolerance", chosen->tolerance}}},
+      {"format_bytes", graph::stored_bytes(chosen->emitted.format)},
+      {"cusparse", cusparse},
+      {"speedup_vs_best_cusparse",
+       measured && cusparse_best > 0 ? json(e.gflops / cusparse_best) : json(nullptr)},
+      {"search", search_json},
+      {"skipped", skipped},
+      {"files", out.files}};
+  const std::string text = report.dump(2) + "\n";
+  const auto rpath = (std::filesystem::path(out.out_dir) / "report.json").string();
+  runtime::write_file_atomic(rpath, text.data(), text.size());
+  out.files.push_back(rpath);
+  report["files"] = out.files;
+  out.report = std::move(report);
+  return out;
+}
+
+}  // namespace sparsetune::search

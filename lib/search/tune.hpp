@@ -1,0 +1,50 @@
+#pragma once
+// `tune`: one matrix in, the fastest format and kernel found out. Reads the matrix, answers from
+// the tuning database when this matrix was tuned on this device before (unless forced), else
+// searches (on the GPU through the worker, or on the cost model alone when there is none or the
+// budget is 0), records every scored candidate, checks the winner on the CPU against the fp64
+// reference, compiles it with NVRTC, and writes DIR/format.safetensors, kernel.cu, kernel.h,
+// graph.json and report.json.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "runtime/worker.hpp"
+#include "search/engine.hpp"
+
+namespace sparsetune::search {
+
+struct TuneOptions {
+  std::string matrix;  // .mtx, .mtx.gz or matrix container
+  std::string op = "spmv";
+  std::string dtype = "f64";  // f64 | f32
+  std::string out_dir;        // "": <matrix name>.tuned in the current folder
+  double budget_s = 60;       // 0: predict only (cost model, no GPU)
+  int max_candidates = 0;     // 0: the budget alone (predict only: 64)
+  std::uint64_t seed = 1;
+  std::string db_path;     // "": TuningDb::default_path()
+  bool force = false;      // search even when the database has an answer
+  std::string config_dir;  // "": default_search_config_dir()
+  std::string graphs_dir;  // "": default_graphs_dir()
+  bool use_gpu = true;     // false: never start a worker
+  runtime::WorkerLaunch launch = runtime::self_worker_launch();
+  std::string arch;  // NVRTC target without a GPU ("": sm_90)
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const Progress&)> progress;
+};
+
+struct TuneOutcome {
+  nlohmann::json report;  // also written as report.json
+  std::string out_dir;
+  std::vector<std::string> files;
+};
+
+TuneOutcome tune(const TuneOptions& o);
+
+// "<name>.tuned" for a matrix path: the file name without .gz and .mtx.
+std::string default_out_dir(const std::string& matrix);
+
+}  // namespace sparsetune::search

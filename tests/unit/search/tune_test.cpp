@@ -1,0 +1,101 @@
+#include "search/tune.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "db/tuning_db.hpp"
+#include "graph/format.hpp"
+
+using namespace sparsetune;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "sparsetune-tune-test-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()));
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+search::TuneOptions options(const TempDir& t, const std::string& matrix) {
+  search::TuneOptions o;
+  o.matrix = matrix;
+  o.out_dir = (t.path / "out").string();
+  o.db_path = (t.path / "tuning.db").string();
+  o.budget_s = 0;
+  o.max_candidates = 12;
+  o.use_gpu = false;
+  return o;
+}
+
+const std::string kMatrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/494_bus.mtx.gz";
+
+}  // namespace
+
+TEST_CASE("tune --budget 0 emits the four files and says nothing was measured", "[search]") {
+  TempDir t;
+  const auto r = search::tune(options(t, kMatrix));
+  for (const char* f : {"format.safetensors", "kernel.cu", "kernel.h", "report.json"})
+    CHECK(fs::file_size(t.path / "out" / f) > 0);
+  std::ifstream in(t.path / "out" / "report.json");
+  const auto j = nlohmann::json::parse(in);
+  CHECK(j["measured"] == false);
+  CHECK(j["measurement_note"].get<std::string>().find("nothing was measured") != std::string::npos);
+  CHECK(j["error"].is_null());
+  CHECK(j["cusparse"].is_null());
+  CHECK(j["matrix"]["nnz"] == 1666);
+  CHECK(j["cpu_check"]["error"].get<double>() <= j["cpu_check"]["tolerance"].get<double>());
+  CHECK(j["search"]["candidates"] == 12);
+  CHECK(j["search"]["from_database"] == false);
+  CHECK(j["gflops"].get<double>() > 0);
+  CHECK(j["features"]["alphasparse"]["rows"] == 494);
+  // The format binary reads back and is the matrix's.
+  const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
+  CHECK(f.nnz == 1666);
+  CHECK(f.fingerprint == j["matrix"]["fingerprint"]);
+  // No temporary files left behind.
+  for (const auto& e : fs::directory_iterator(t.path / "out"))
+    CHECK(e.path().filename().string().find("tmp") == std::string::npos);
+}
+
+TEST_CASE("a second tune answers from the database; --force searches again", "[search]") {
+  TempDir t;
+  auto o = options(t, kMatrix);
+  const auto first = search::tune(o);
+  const auto rows = db::TuningDb(o.db_path).measurements().size();
+  CHECK(rows == 12);  // every scored candidate is a row
+  const auto second = search::tune(o);
+  CHECK(second.report["search"]["from_database"] == true);
+  CHECK(second.report["graph_line"] == first.report["graph_line"]);
+  CHECK(db::TuningDb(o.db_path).measurements().size() == rows);  // nothing searched
+  o.force = true;
+  o.seed = 9;
+  const auto third = search::tune(o);
+  CHECK(third.report["search"]["from_database"] == false);
+  CHECK(third.report["search"]["candidates"] == 12);
+}
+
+TEST_CASE("tune refuses what it cannot do, with the reason", "[search]") {
+  TempDir t;
+  auto o = options(t, kMatrix);
+  o.op = "spmm";
+  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--op spmv only"));
+  o = options(t, kMatrix);
+  o.dtype = "f16";
+  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--dtype"));
+  o = options(t, (t.path / "missing.mtx").string());
+  CHECK_THROWS_AS(search::tune(o), Error);
+  o = options(t, kMatrix);
+  o.config_dir = t.path.string();  // no space.json there
+  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("space.json"));
+  CHECK_FALSE(fs::exists(t.path / "out"));  // nothing written on failure
+}
