@@ -32,15 +32,14 @@ Csr64 read_matrix(const std::string& path, MtxInfo* info) {
   } else {
     if (ends_with_nocase(path, ".tns") || ends_with_nocase(path, ".tns.gz"))
       throw InputError(path, 0, "this is a tensor (.tns) file; a matrix file is needed here");
-    Coo64 c = parse_matrix_market_bytes(bytes, path, &mi);
-    std::string().swap(bytes);
     try {
-      a = coo_to_csr<std::int64_t, std::int64_t>(c, &dups);
+      a = parse_matrix_market_csr(bytes, path, &mi);
     } catch (const std::bad_alloc&) {
-      throw Error(path + ": a " + std::to_string(c.rows) + "-row CSR does not fit in memory");
+      throw Error(path + ": the CSR of this matrix does not fit in memory");
     } catch (const std::length_error&) {
-      throw Error(path + ": a " + std::to_string(c.rows) + "-row CSR does not fit in memory");
+      throw Error(path + ": the CSR of this matrix does not fit in memory");
     }
+    dups = mi.duplicates;
   }
   mi.duplicates = dups;
   if (dups > 0) spdlog::warn("{}: {} duplicate entries were summed", path, dups);

@@ -15,8 +15,10 @@
 #include <mutex>
 #include <queue>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "core/convert.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "io/file_bytes.hpp"
@@ -357,10 +359,10 @@ void parse_part(Chunk& c, const MtxInfo& info, double per_byte) {
   }
 }
 
-// Checks the parsed chunks (in file order) and concatenates them, mirroring as the symmetry
-// says. Reports what a line-by-line reader would meet first: a surplus entry or a bad line.
+// Checks the parsed chunks (in file order), reporting what a line-by-line reader would meet
+// first: a surplus entry or a bad line.
 template <class Parts>
-Coo64 assemble(Parts& parts, const Header& h, const std::string& src, int threads) {
+void check_parts(const Parts& parts, const Header& h, const std::string& src) {
   const MtxInfo& info = h.info;
   const int chunks = static_cast<int>(parts.size());
   std::int64_t first_line = h.size_line + 1, entries = 0;
@@ -380,7 +382,13 @@ Coo64 assemble(Parts& parts, const Header& h, const std::string& src, int thread
     throw InputError(src, h.size_line,
                      "the size line declares " + std::to_string(info.stored_entries) +
                          " entries but the file has only " + std::to_string(entries));
+}
 
+// Concatenates checked chunks into one COO, mirroring as the symmetry says.
+template <class Parts>
+Coo64 assemble_coo(Parts& parts, const Header& h, int threads) {
+  const MtxInfo& info = h.info;
+  const int chunks = static_cast<int>(parts.size());
   const bool mirror = info.symmetry != Symmetry::general;
   const double sign = info.symmetry == Symmetry::skew_symmetric ? -1.0 : 1.0;
   std::vector<std::int64_t> offset(chunks + 1, 0);
@@ -414,8 +422,79 @@ Coo64 assemble(Parts& parts, const Header& h, const std::string& src, int thread
   return a;
 }
 
-Coo64 parse_coordinate(std::string_view text, const std::string& src, const Header& h,
-                       const MtxParseOptions& opt) {
+// Builds the CSR straight from checked chunks (no intermediate COO): a counting pass, then a
+// scatter in file order, so each row holds its entries in the order a COO would have had them;
+// then rows are sorted and duplicates summed. Sets expanded_entries and duplicates.
+template <class Parts>
+Csr64 assemble_csr(Parts& parts, Header& h) {
+  MtxInfo& info = h.info;
+  const bool mirror = info.symmetry != Symmetry::general;
+  const double sign = info.symmetry == Symmetry::skew_symmetric ? -1.0 : 1.0;
+  Csr64 a;
+  a.rows = info.rows;
+  a.cols = info.cols;
+  a.row_ptr.assign(static_cast<std::size_t>(info.rows) + 1, 0);
+  auto& ptr = a.row_ptr;
+  for (const Chunk& c : parts)
+    for (std::size_t e = 0; e < c.row.size(); ++e) {
+      ++ptr[c.row[e] + 1];
+      if (mirror && c.row[e] != c.col[e]) ++ptr[c.col[e] + 1];
+    }
+  for (std::int64_t r = 0; r < a.rows; ++r) ptr[r + 1] += ptr[r];
+  const std::int64_t total = ptr[a.rows];
+  a.col_idx.resize(total);
+  a.val.resize(total);
+  // ptr[r] serves as row r's insertion cursor; afterwards it holds the start of row r + 1.
+  for (Chunk& c : parts) {
+    const bool pattern = c.val.empty();
+    for (std::size_t e = 0; e < c.row.size(); ++e) {
+      const std::int64_t i = c.row[e], j = c.col[e];
+      const double v = pattern ? 1.0 : c.val[e];
+      std::int64_t k = ptr[i]++;
+      a.col_idx[k] = j;
+      a.val[k] = v;
+      if (mirror && i != j) {
+        k = ptr[j]++;
+        a.col_idx[k] = i;
+        a.val[k] = sign * v;
+      }
+    }
+    c = Chunk{};
+  }
+  for (std::int64_t r = a.rows; r > 0; --r) ptr[r] = ptr[r - 1];
+  ptr[0] = 0;
+  sparsetune::detail::sort_rows(a);
+  info.duplicates = sparsetune::detail::merge_duplicates(a);
+  info.expanded_entries = total;
+  return a;
+}
+
+// The result a parse hands back: the expanded COO, or the summed CSR.
+template <class Result, class Parts>
+Result finish(Parts& parts, Header& h, const std::string& src, int threads) {
+  check_parts(parts, h, src);
+  if constexpr (std::is_same_v<Result, Coo64>) {
+    Coo64 a = assemble_coo(parts, h, threads);
+    h.info.expanded_entries = a.nnz();
+    return a;
+  } else {
+    return assemble_csr(parts, h);
+  }
+}
+
+template <class Result>
+Result from_coo(Coo64&& c, Header& h) {
+  h.info.expanded_entries = c.nnz();
+  if constexpr (std::is_same_v<Result, Coo64>) {
+    return std::move(c);
+  } else {
+    return coo_to_csr<std::int64_t, std::int64_t>(c, &h.info.duplicates);
+  }
+}
+
+template <class Result>
+Result parse_coordinate(std::string_view text, const std::string& src, Header& h,
+                        const MtxParseOptions& opt) {
   const char* const data = text.data() + h.data_pos;
   const char* const data_end = text.data() + text.size();
   const std::size_t len = static_cast<std::size_t>(data_end - data);
@@ -434,7 +513,7 @@ Coo64 parse_coordinate(std::string_view text, const std::string& src, const Head
   }
   const double per_byte = len ? static_cast<double>(h.info.stored_entries) / len : 0.0;
   parallel_for(chunks, threads, [&](int k) { parse_part(parts[k], h.info, per_byte); });
-  return assemble(parts, h, src, threads);
+  return finish<Result>(parts, h, src, threads);
 }
 
 // Offset just past the size line when `text` holds it complete (newline included), else npos.
@@ -453,8 +532,13 @@ std::size_t size_line_end(std::string_view text) {
 // Reads a gzip-compressed coordinate file with decompression overlapped with parsing: this
 // thread inflates blocks of whole lines and queues them; workers parse them meanwhile, and this
 // thread joins the workers once the stream is exhausted.
-Coo64 parse_gzip(std::string_view compressed, const std::string& src, MtxInfo* info,
-                 const MtxParseOptions& opt) {
+template <class Result>
+Result parse_text(std::string_view text, const std::string& src, MtxInfo* info,
+                  const MtxParseOptions& opt);
+
+template <class Result>
+Result parse_gzip(std::string_view compressed, const std::string& src, MtxInfo* info,
+                  const MtxParseOptions& opt) {
   GunzipStream z(compressed, src);
   std::string head;
   std::size_t data_pos = std::string_view::npos;
@@ -472,7 +556,7 @@ Coo64 parse_gzip(std::string_view compressed, const std::string& src, MtxInfo* i
       text.resize(old + (1 << 20));
       text.resize(old + z.read(text.data() + old, 1 << 20));
     }
-    return parse_matrix_market(text, src, info, opt);
+    return parse_text<Result>(text, src, info, opt);
   }
   Header h = parse_header(head, src);
 
@@ -552,8 +636,7 @@ Coo64 parse_gzip(std::string_view compressed, const std::string& src, MtxInfo* i
   }
   stop();
   if (error) std::rethrow_exception(error);
-  Coo64 a = assemble(parts, h, src, threads);
-  h.info.expanded_entries = a.nnz();
+  Result a = finish<Result>(parts, h, src, threads);
   if (info) *info = h.info;
   return a;
 }
@@ -622,24 +705,40 @@ Coo64 parse_array(std::string_view text, const std::string& src, const Header& h
   return a;
 }
 
-}  // namespace
-
-Coo64 parse_matrix_market(std::string_view text, const std::string& source, MtxInfo* info,
-                          const MtxParseOptions& options) {
-  Header h = parse_header(text, source);
-  Coo64 a =
-      h.info.coordinate ? parse_coordinate(text, source, h, options) : parse_array(text, source, h);
-  h.info.expanded_entries = a.nnz();
+template <class Result>
+Result parse_text(std::string_view text, const std::string& src, MtxInfo* info,
+                  const MtxParseOptions& opt) {
+  Header h = parse_header(text, src);
+  Result a = h.info.coordinate ? parse_coordinate<Result>(text, src, h, opt)
+                               : from_coo<Result>(parse_array(text, src, h), h);
   if (info) *info = h.info;
   return a;
 }
 
+template <class Result>
+Result parse_bytes(std::string_view bytes, const std::string& src, MtxInfo* info,
+                   const MtxParseOptions& opt) {
+  if (is_gzip(bytes)) return parse_gzip<Result>(bytes, src, info, opt);
+  if (looks_like_safetensors(bytes))
+    throw InputError(src, 0, "this is a safetensors container, not a Matrix Market file");
+  return parse_text<Result>(bytes, src, info, opt);
+}
+
+}  // namespace
+
+Coo64 parse_matrix_market(std::string_view text, const std::string& source, MtxInfo* info,
+                          const MtxParseOptions& options) {
+  return parse_text<Coo64>(text, source, info, options);
+}
+
 Coo64 parse_matrix_market_bytes(std::string_view bytes, const std::string& source, MtxInfo* info,
                                 const MtxParseOptions& options) {
-  if (is_gzip(bytes)) return parse_gzip(bytes, source, info, options);
-  if (looks_like_safetensors(bytes))
-    throw InputError(source, 0, "this is a safetensors container, not a Matrix Market file");
-  return parse_matrix_market(bytes, source, info, options);
+  return parse_bytes<Coo64>(bytes, source, info, options);
+}
+
+Csr64 parse_matrix_market_csr(std::string_view bytes, const std::string& source, MtxInfo* info,
+                              const MtxParseOptions& options) {
+  return parse_bytes<Csr64>(bytes, source, info, options);
 }
 
 Coo64 read_matrix_market(const std::string& path, MtxInfo* info) {

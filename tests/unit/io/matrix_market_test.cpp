@@ -250,6 +250,13 @@ TEST_CASE("duplicates are summed and counted; read_matrix reports them", "[io][m
       nullptr, &dups);
   CHECK(dups == 2);
   check_csr(a, 2, 2, {0, 1, 2}, {0, 1}, {3, 5});
+  MtxInfo direct;
+  check_csr(parse_matrix_market_csr("%%MatrixMarket matrix coordinate real general\n2 2 4\n"
+                                    "1 1 1\n2 2 5\n1 1 2.5\n1 1 -0.5\n",
+                                    kSrc, &direct),
+            2, 2, {0, 1, 2}, {0, 1}, {3, 5});
+  CHECK(direct.duplicates == 2);
+  CHECK(direct.expanded_entries == 4);
   // In a symmetric file, (2,1) and (1,2) describe the same pair of entries: both are summed.
   iotest::TempDir dir;
   const std::string path = dir.file("d.mtx");
@@ -330,6 +337,14 @@ TEST_CASE("chunked parallel parsing matches the sequential result and keeps line
   auto par = parse_csr(text, nullptr, &d2, tiny);
   CHECK(same_matrix(seq, par));
   CHECK(d1 == d2);
+  // The direct CSR path gives the same matrix and duplicate count, plain or gzip.
+  for (const std::string& bytes : {text, gzip(text)}) {
+    MtxInfo info;
+    CHECK(same_matrix(seq, parse_matrix_market_csr(bytes, kSrc, &info, tiny)));
+    CHECK(info.duplicates == d1);
+    CHECK(info.expanded_entries == seq.nnz() + d1);
+    CHECK(same_matrix(seq, parse_matrix_market_csr(bytes, kSrc, nullptr)));
+  }
 
   // An error deep inside: the reported line must be the file's line, whatever the chunking.
   for (int bad : {0, 137, 299}) {
@@ -477,6 +492,7 @@ TEST_CASE("every field x symmetry combination of one small file", "[io][mtx]") {
                              (pattern ? "2 1\n3 2\n1 1\n" : "2 1 2\n3 2 -5\n1 1 0\n");
     MtxInfo info;
     check_csr(parse_csr(text, &info), 3, 3, c.row_ptr, c.col_idx, c.val);
+    check_csr(parse_matrix_market_csr(text, kSrc), 3, 3, c.row_ptr, c.col_idx, c.val);
     CHECK(to_string(info.field) == c.field);
     CHECK(to_string(info.symmetry) == c.symmetry);
     CHECK(info.stored_entries == 3);

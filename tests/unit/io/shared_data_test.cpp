@@ -7,6 +7,7 @@
 
 #include "core/convert.hpp"
 #include "io/file_bytes.hpp"
+#include "io/matrix_file.hpp"
 #include "io/matrix_market.hpp"
 #include "io/tns.hpp"
 #include "test_util.hpp"
@@ -77,6 +78,11 @@ TEST_CASE("all shared matrices parse with the sizes SOURCES.tsv lists", "[io][sh
     std::int64_t dups = -1;
     const Csr64 a = coo_to_csr<std::int64_t, std::int64_t>(c, &dups);
     CHECK(a.nnz() + dups == c.nnz());
+    // The direct CSR path (read_matrix) agrees with COO -> CSR.
+    MtxInfo direct;
+    CHECK(same_matrix(a, read_matrix(path, &direct)));
+    CHECK(direct.duplicates == dups);
+    CHECK(direct.expanded_entries == c.nnz());
     ++parsed;
   }
   CHECK(parsed == 44);
