@@ -110,6 +110,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
       out.push_back(e);
       continue;
     }
+    const bool crash = serial_ == crash_at_;
     const auto stem = std::filesystem::path(dir_) / ("c" + std::to_string(serial_++));
     const auto fpath = stem.string() + ".safetensors", cpath = stem.string() + ".cubin";
     runtime::write_file_atomic(fpath, p.format_bytes.data(), p.format_bytes.size());
@@ -119,8 +120,12 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
       out.push_back(e);
       continue;
     }
-    const auto r = worker_.call(
-        {{"job", "format"}, {"format", fpath}, {"cubin", cpath}, {"runs", runs_}}, timeout_s_);
+    const auto r = worker_.call(crash ? nlohmann::json{{"job", "crash"}}
+                                      : nlohmann::json{{"job", "format"},
+                                                       {"format", fpath},
+                                                       {"cubin", cpath},
+                                                       {"runs", runs_}},
+                                timeout_s_);
     std::error_code ec;
     std::filesystem::remove(fpath, ec);
     std::filesystem::remove(cpath, ec);

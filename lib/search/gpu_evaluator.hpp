@@ -33,6 +33,9 @@ class GpuEvaluator : public Evaluator {
 
   const std::string& note() const { return note_; }  // why candidates were modeled instead
 
+  // For tests: the nth candidate measured (0-based) crashes the worker instead of running.
+  void plant_crash(int nth) { crash_at_ = nth; }
+
  private:
   bool load();
   const Csr64& a_;
@@ -44,6 +47,7 @@ class GpuEvaluator : public Evaluator {
   std::string device_ = "cost-model", arch_ = "sm_90", note_;
   bool loaded_ = false, fallback_ = false;
   int serial_ = 0;
+  int crash_at_ = -1;
   CostModelEvaluator model_;
 };
 

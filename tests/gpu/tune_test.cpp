@@ -1,0 +1,102 @@
+// tune on a GPU: verified kernels and a report for shared matrices; a planted faulty candidate
+// (a crash of the worker) fails only itself. The worker is this test binary itself (see
+// gpu_main.cpp).
+#include "search/tune.hpp"
+
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "features/matrix_features.hpp"
+#include "io/matrix_file.hpp"
+#include "search/engine.hpp"
+#include "search/gpu_evaluator.hpp"
+
+using namespace sparsetune;
+namespace fs = std::filesystem;
+
+namespace {
+
+runtime::WorkerLaunch self_launch() { return {{"/proc/self/exe", runtime::kWorkerSubcommand}}; }
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "sparsetune-gpu-tune-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()));
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tune on shared matrices gives verified kernels and a report", "[gpu]") {
+  for (const char* name : {"494_bus", "dwt_2680", "nnc1374"}) {
+    TempDir t;
+    search::TuneOptions o;
+    o.matrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz";
+    o.out_dir = (t.path / "out").string();
+    o.db_path = (t.path / "tuning.db").string();
+    o.budget_s = 20;
+    o.max_candidates = 24;
+    o.launch = self_launch();
+    const auto r = search::tune(o);
+    INFO(name << ": " << r.report.dump(2));
+    for (const char* f : {"format.safetensors", "kernel.cu", "kernel.h", "report.json"})
+      CHECK(fs::exists(t.path / "out" / f));
+    const auto& j = r.report;
+    CHECK(j["device"] != "cost-model");
+    CHECK(j["cpu_check"]["error"].get<double>() <= j["cpu_check"]["tolerance"].get<double>());
+    if (j["measured"].get<bool>()) {
+      CHECK(j["error"].get<double>() >= 0);
+      CHECK(j["gflops"].get<double>() > 0);
+      CHECK(j["gflops"].get<double>() >=
+            j["search"]["baseline_csr_vector"]["gflops"].get<double>());
+    } else {
+      // A worker without the generated-kernel job: said plainly, never passed off as measured.
+      CHECK(j["measurement_note"].get<std::string>().find("nothing was measured") !=
+            std::string::npos);
+    }
+    REQUIRE(j["cusparse"].is_array());
+    bool any_verified = false;
+    for (const auto& b : j["cusparse"]) any_verified = any_verified || b.value("verified", false);
+    CHECK(any_verified);
+  }
+}
+
+TEST_CASE("a crashing candidate does not stop the search", "[gpu]") {
+  const auto a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/dwt_2680.mtx.gz");
+  search::GpuEvaluator eval(a, "f64", self_launch());
+  std::string why;
+  REQUIRE(eval.open(&why));
+  eval.plant_crash(2);  // the third candidate takes the worker down (SIGSEGV)
+  const auto space = search::load_search_space(search::default_search_config_dir() + "/space.json");
+  const auto pruning = search::load_pruning(search::default_search_config_dir() + "/pruning.json");
+  const auto seeds = search::load_graphs(search::default_graphs_dir());
+  const auto baseline = graph::read_graph(search::default_graphs_dir() + "/csr-vector.json");
+  search::SearchOptions opt;
+  opt.budget_s = 60;
+  opt.max_candidates = 12;
+  const auto r =
+      search::run_search(a, space, search::prune_for(pruning, features::alphasparse_features(a)),
+                         seeds, baseline, eval, opt);
+  CHECK(r.stats.candidates == 12);
+  if (eval.measures()) {
+    // The crash is that candidate's failure; later candidates ran on a fresh worker.
+    std::size_t lost = r.history.size();
+    for (std::size_t i = 0; i < r.history.size() && lost == r.history.size(); ++i)
+      if (r.history[i].evaluation.failure.find("worker lost") != std::string::npos) lost = i;
+    REQUIRE(lost < r.history.size());
+    bool later_ok = false;
+    for (std::size_t i = lost + 1; i < r.history.size(); ++i)
+      later_ok = later_ok || (r.history[i].evaluation.ok && r.history[i].evaluation.measured);
+    CHECK(later_ok);
+  }
+  CHECK(r.best.evaluation.ok);
+  CHECK(r.best.evaluation.failure.empty());
+}
