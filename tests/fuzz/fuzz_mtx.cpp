@@ -55,7 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (c.rows > (1 << 16)) return 0;  // a CSR needs rows + 1 offsets: keep memory small
   try {
-    const Csr64 a = coo_to_csr<std::int64_t, std::int64_t>(c);
+    std::int64_t dups = 0;
+    const Csr64 a = coo_to_csr<std::int64_t, std::int64_t>(c, &dups);
+    // The direct CSR path must build the same matrix with the same duplicate count.
+    io::MtxInfo direct_info;
+    const Csr64 direct =
+        io::parse_matrix_market_csr(bytes, "fuzz.mtx", &direct_info, io::MtxParseOptions{2, 7});
+    FUZZ_ASSERT(same_matrix(a, direct));
+    FUZZ_ASSERT(direct_info.duplicates == dups && direct_info.expanded_entries == c.nnz());
     const Coo64 again = io::parse_matrix_market(io::format_matrix_market(a), "again.mtx");
     FUZZ_ASSERT(same_matrix(a, coo_to_csr<std::int64_t, std::int64_t>(again)));
   } catch (const Error& e) {
