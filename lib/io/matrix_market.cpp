@@ -516,22 +516,33 @@ Result parse_coordinate(std::string_view text, const std::string& src, Header& h
   return finish<Result>(parts, h, src, threads);
 }
 
-// Offset just past the size line when `text` holds it complete (newline included), else npos.
-std::size_t size_line_end(std::string_view text) {
-  LineCursor cur{text};
-  std::string_view line;
-  if (!cur.next(line) || cur.pos > text.size()) return std::string_view::npos;  // the banner
-  while (cur.next(line)) {
-    if (cur.pos > text.size()) return std::string_view::npos;  // an unfinished last line
-    const char c = first_char(line);
-    if (c != '\0' && c != '%') return cur.pos;
-  }
-  return std::string_view::npos;
-}
+// Finds the end of the size line in a text that grows by appending, resuming where the previous
+// call stopped so that a long header (or a long line without a newline) is scanned only once.
+struct SizeLineFinder {
+  std::size_t pos = 0;       // start of the first line not yet examined
+  std::size_t searched = 0;  // no newline in [pos, searched)
+  bool banner = false;
 
-// Reads a gzip-compressed coordinate file with decompression overlapped with parsing: this
-// thread inflates blocks of whole lines and queues them; workers parse them meanwhile, and this
-// thread joins the workers once the stream is exhausted.
+  // Offset just past the size line once `text` holds it complete (newline included), else npos.
+  std::size_t feed(std::string_view text) {
+    for (;;) {
+      const std::size_t nl = text.find('\n', std::max(pos, searched));
+      if (nl == std::string_view::npos) {
+        searched = text.size();
+        return std::string_view::npos;
+      }
+      const std::string_view line = text.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (!banner) {
+        banner = true;
+        continue;
+      }
+      const char c = first_char(line);
+      if (c != '\0' && c != '%') return pos;
+    }
+  }
+};
+
 template <class Result>
 Result parse_text(std::string_view text, const std::string& src, MtxInfo* info,
                   const MtxParseOptions& opt);
@@ -541,20 +552,23 @@ Result parse_gzip(std::string_view compressed, const std::string& src, MtxInfo* 
                   const MtxParseOptions& opt) {
   GunzipStream z(compressed, src);
   std::string head;
+  SizeLineFinder finder;
   std::size_t data_pos = std::string_view::npos;
   while (data_pos == std::string_view::npos && !z.done()) {
     const std::size_t old = head.size();
-    head.resize(old + (1 << 16));
-    head.resize(old + z.read(head.data() + old, 1 << 16));
-    data_pos = size_line_end(head);
+    const std::size_t want = std::max<std::size_t>(1 << 16, old);  // geometric growth
+    head.resize(old + want);
+    head.resize(old + z.read(head.data() + old, want));
+    data_pos = finder.feed(head);
   }
   if (data_pos == std::string_view::npos || !parse_header(head, src).info.coordinate) {
     // No complete header before the end, or a dense array: parse the whole text in one piece.
     std::string text = std::move(head);
     while (!z.done()) {
       const std::size_t old = text.size();
-      text.resize(old + (1 << 20));
-      text.resize(old + z.read(text.data() + old, 1 << 20));
+      const std::size_t want = std::max<std::size_t>(1 << 20, old);
+      text.resize(old + want);
+      text.resize(old + z.read(text.data() + old, want));
     }
     return parse_text<Result>(text, src, info, opt);
   }
