@@ -289,6 +289,19 @@ TEST_CASE("gzip is detected by content, not by name", "[io][mtx]") {
     INFO(name);
     check_csr(read_matrix(dir.file(name)), 2, 2, {0, 1, 2}, {1, 0}, {3, 4});
   }
+  // A header longer than the first decompressed block (many comments, then one long comment
+  // without a break for 200 kB) is found across blocks.
+  std::string long_header = "%%MatrixMarket matrix coordinate real general\n";
+  for (int k = 0; k < 5000; ++k) long_header += "% comment line " + std::to_string(k) + "\n";
+  long_header += "%" + std::string(200000, 'x') + "\n  \n2 2 1\n2 2 -1.5\n";
+  MtxInfo long_info;
+  check_csr(coo_to_csr<std::int64_t, std::int64_t>(
+                parse_matrix_market_bytes(gzip(long_header), kSrc, &long_info)),
+            2, 2, {0, 0, 1}, {1}, {-1.5});
+  CHECK(long_info.stored_entries == 1);
+  CHECK_THROWS_CONTAINING(parse_matrix_market_bytes(gzip(long_header + "1 1 1\n"), kSrc),
+                          "t.mtx:5006:", "more entries than the 1 declared on line 5004");
+
   // Short gzip files take the whole-text path: a header-only file with no final newline, an
   // array, and an error on the banner.
   const MtxParseOptions tiny{2, 1};
