@@ -110,6 +110,10 @@ class PartBuilder {
     for (const auto& [name, a] : p_.arrays) {
       const std::string macro = "A_" + name;
       undefs.push_back(macro);
+      if (a.model.kind == ArrayModel::Kind::Derived) {
+        out += derived_macro(name);
+        continue;
+      }
       if (a.stored()) {
         out += name == "nz_val" ? "#define " + macro + "(i) st_load(p_" + name + "[(i)])\n"
                                 : "#define " + macro + "(i) ((long long)p_" + name + "[(i)])\n";
@@ -159,6 +163,42 @@ class PartBuilder {
     out += constants(kernel);
     for (const auto& m : undefs) out += "#undef " + m + "\n";
     return out;
+  }
+
+  // Implied threads strided over their parent (a warp block or a thread block): their
+  // addressing is computed from the parent's entry range and the kernel's loop variables.
+  std::string derived_macro(const std::string& name) const {
+    const bool warp = p_.implied_threads == 1;
+    const std::string first = warp ? "A_bmw_first_nz(bmw)" : "A_bmtb_first_nz(bmtb)";
+    const std::string end = warp ? "A_bmw_first_nz(bmw + 1)" : "A_bmtb_first_nz(bmtb + 1)";
+    const std::string t0 = warp ? "t_begin" : "A_bmw_first_bmt(w_begin)";
+    const std::string t1 = warp ? "t_end" : "A_bmw_first_bmt(w_end)";
+    std::string body;
+    if (name == "bmt_first_nz") body = "(" + first + " + ((long long)(i) - " + t0 + "))";
+    if (name == "bmt_stride") body = "(" + t1 + " - " + t0 + ")";
+    if (name == "bmt_size") {
+      // 32-bit division when every parent holds fewer than 2^31 entries (far cheaper on a GPU).
+      const auto& prefix =
+          p_.array(warp ? graph::Arr::bmw_first_nz : graph::Arr::bmtb_first_nz).ints;
+      std::int64_t widest = 0;
+      for (std::size_t q = 1; q < prefix.size(); ++q)
+        widest = std::max(widest, prefix[q] - prefix[q - 1]);
+      const std::string n = "(" + end + " - A_bmt_first_nz(i) + A_bmt_stride(i) - 1)";
+      // A parent no wider than its threads gives every thread one entry: a constant trip count.
+      const std::int64_t threads = warp ? 32 : p_.threads;
+      if (widest <= threads) {
+        return "// bmt_size: one entry per implied thread (no parent is wider than its threads)\n"
+               "#define A_bmt_size(i) 1LL\n";
+      }
+      body = widest < (std::int64_t{1} << 30)
+                 ? "((long long)((unsigned)" + n + " / (unsigned)A_bmt_stride(i)))"
+                 : "(" + n + " / A_bmt_stride(i))";
+    }
+    if (name == "bmt_row") body = warp ? "A_bmw_row(bmw)" : "A_bmtb_row(bmtb)";
+    if (body.empty()) throw Error("array " + name + " cannot be derived");
+    return "// " + name + ": derived from the " + (warp ? "warp" : "thread") +
+           " block's entry range (implied strided threads)\n#define A_" + name + "(i) " + body +
+           "\n";
   }
 
   std::string chain() const {

@@ -124,7 +124,7 @@ OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt) {
   r.bytes_before = graph::stored_bytes(f);
   for (auto& p : f.parts) {
     for (auto& [name, a] : p.arrays) {
-      if (a.dtype[0] == 'F') continue;
+      if (a.dtype[0] == 'F' || a.model.kind == Kind::Derived) continue;
       if (opt.compress) {
         a.model = fit_model(a.ints, opt.max_exceptions);
         if (!a.stored()) {

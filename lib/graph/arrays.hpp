@@ -20,8 +20,10 @@ enum class Arr {
   nz_row_delta,    // [nnz] row step from the previous entry of the same thread block
   origin_row,      // [rows] matrix row of each local row
   nz_val,          // [nnz] values (floating point)
+  bmw_first_nz,    // [n_bmw + 1] first entry of each warp block (implied threads)
+  bmtb_first_nz,   // [n_bmtb + 1] first entry of each thread block (implied threads)
 };
-constexpr int kArrays = 13;
+constexpr int kArrays = 15;
 
 const char* arr_name(Arr a);
 std::optional<Arr> arr_from_name(const std::string& name);

@@ -11,7 +11,7 @@ namespace sparsetune::graph {
 
 namespace {
 
-const char* kKinds[] = {"stored", "constant", "linear", "step", "periodic"};
+const char* kKinds[] = {"stored", "constant", "linear", "step", "periodic", "derived"};
 
 std::int64_t expected_length(const PartFormat& p, Arr a) {
   switch (a) {
@@ -35,6 +35,10 @@ std::int64_t expected_length(const PartFormat& p, Arr a) {
       return p.nnz_stored;
     case Arr::origin_row:
       return p.rows;
+    case Arr::bmw_first_nz:
+      return p.n_bmw + 1;
+    case Arr::bmtb_first_nz:
+      return p.n_bmtb + 1;
   }
   return -1;
 }
@@ -104,7 +108,7 @@ void unpack(const io::NamedArray& n, FormatArray& a, const std::string& where) {
 
 nlohmann::json model_json(const ArrayModel& m) {
   nlohmann::json j = {{"kind", kKinds[static_cast<int>(m.kind)]}};
-  if (m.kind == ArrayModel::Kind::Stored) return j;
+  if (m.kind == ArrayModel::Kind::Stored || m.kind == ArrayModel::Kind::Derived) return j;
   j["a"] = m.a, j["b"] = m.b, j["c"] = m.c, j["p"] = m.p;
   j["exceptions"] = nlohmann::json::array();
   for (const auto& [i, v] : m.exceptions) j["exceptions"].push_back({i, v});
@@ -118,6 +122,7 @@ const char* model_kind_name(ArrayModel::Kind k) { return kKinds[static_cast<int>
 std::int64_t ArrayModel::formula(std::int64_t i) const {
   switch (kind) {
     case Kind::Stored:
+    case Kind::Derived:
       return 0;
     case Kind::Constant:
       return a;
@@ -138,6 +143,46 @@ std::int64_t ArrayModel::eval(std::int64_t i) const {
     if (it != exceptions.end() && it->first == i) return it->second;
   }
   return formula(i);
+}
+
+void derive_implied_threads(PartFormat& p) {
+  if (p.implied_threads == 0) return;
+  const bool warp = p.implied_threads == 1;
+  const Arr prefix = warp ? Arr::bmw_first_nz : Arr::bmtb_first_nz;
+  const auto& nz = p.array(prefix).ints;
+  const auto& first_bmt = p.array(Arr::bmw_first_bmt).ints;
+  const auto& first_bmw = p.array(Arr::bmtb_first_bmw).ints;
+  const std::int64_t parents = warp ? p.n_bmw : p.n_bmtb;
+  auto bad = [](const std::string& what) { return Error("format: implied threads: " + what); };
+  std::vector<std::int64_t> first(p.n_bmt), stride(p.n_bmt), size(p.n_bmt), row(p.n_bmt);
+  const std::vector<std::int64_t>* parent_row = nullptr;
+  if (auto it = p.arrays.find(arr_name(warp ? Arr::bmw_row : Arr::bmtb_row)); it != p.arrays.end())
+    parent_row = &it->second.ints;
+  for (std::int64_t q = 0; q < parents; ++q) {
+    // The parent's threads: [t0, t1) (a warp block's own, or all of a thread block's warps').
+    const std::int64_t t0 = warp ? first_bmt.at(q) : first_bmt.at(first_bmw.at(q));
+    const std::int64_t t1 = warp ? first_bmt.at(q + 1) : first_bmt.at(first_bmw.at(q + 1));
+    const std::int64_t b = nz.at(q), e = nz.at(q + 1), k = t1 - t0;
+    if (t0 < 0 || t1 > p.n_bmt || k < 0 || b > e || (k == 0) != (e == b) || k > e - b)
+      throw bad("parent " + std::to_string(q) + " is inconsistent");
+    for (std::int64_t t = t0; t < t1; ++t) {
+      first[t] = b + (t - t0);
+      stride[t] = k;
+      size[t] = (e - first[t] + k - 1) / k;
+      row[t] = parent_row ? parent_row->at(q) : -1;
+    }
+  }
+  const std::pair<Arr, std::vector<std::int64_t>*> out[] = {{Arr::bmt_first_nz, &first},
+                                                            {Arr::bmt_stride, &stride},
+                                                            {Arr::bmt_size, &size},
+                                                            {Arr::bmt_row, &row}};
+  for (const auto& [a, v] : out) {
+    auto it = p.arrays.find(arr_name(a));
+    if (it != p.arrays.end() && it->second.model.kind == ArrayModel::Kind::Derived) {
+      if (a == Arr::bmt_row && !parent_row) throw bad("bmt_row needs the parent's rows");
+      it->second.ints = *v;
+    }
+  }
 }
 
 const FormatArray& PartFormat::array(Arr a) const {
@@ -183,6 +228,7 @@ nlohmann::json format_description(const Format& f) {
          {"reductions", p.reductions},
          {"atomic", p.atomic},
          {"single_rounds", {p.single_bmtb_round, p.single_warp_round, p.single_thread_round}},
+         {"implied_threads", p.implied_threads},
          {"arrays", arrays}});
   }
   return parts;
@@ -260,6 +306,8 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
       p.single_bmtb_round = rounds.at(0).get<bool>();
       p.single_warp_round = rounds.at(1).get<bool>();
       p.single_thread_round = rounds.at(2).get<bool>();
+      p.implied_threads = j.at("implied_threads").get<int>();
+      if (p.implied_threads < 0 || p.implied_threads > 2) throw bad("bad implied_threads");
       const std::string where = "part " + std::to_string(i) + ": ";
       if (p.rows < 0 || p.nnz_stored < 0 || p.n_bmtb < 0 || p.n_bmw < 0 || p.n_bmt < 0 ||
           p.grid < 0 || p.shmem_rows < 0 || p.shmem_rows > 4096)
@@ -283,10 +331,14 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         const auto& m = it.value().at("model");
         const std::string kind = m.at("kind").get<std::string>();
         bool found = false;
-        for (int k = 0; k < 5; ++k)
+        for (int k = 0; k < 6; ++k)
           if (kind == kKinds[k]) a.model.kind = static_cast<ArrayModel::Kind>(k), found = true;
         if (!found || (real && !a.stored())) throw bad(where + "array " + it.key() + ": bad model");
-        if (!a.stored()) {
+        if (a.model.kind == ArrayModel::Kind::Derived) {
+          if (!p.implied_threads || (*which != Arr::bmt_first_nz && *which != Arr::bmt_stride &&
+                                     *which != Arr::bmt_size && *which != Arr::bmt_row))
+            throw bad(where + "array " + it.key() + " cannot be derived");
+        } else if (!a.stored()) {
           a.model.a = m.at("a").get<std::int64_t>();
           a.model.b = m.at("b").get<std::int64_t>();
           a.model.c = m.at("c").get<std::int64_t>();
@@ -306,6 +358,7 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         }
         p.arrays[it.key()] = std::move(a);
       }
+      derive_implied_threads(p);
       f.parts.push_back(std::move(p));
     }
   } catch (const nlohmann::json::exception& e) {

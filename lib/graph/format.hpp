@@ -17,9 +17,10 @@ namespace sparsetune::graph {
 // An index array as a function of its position (AlphaSparse's model-driven compression):
 //   constant  v = a                 linear    v = a*i + b
 //   step      v = a*(i/p) + b       periodic  v = a*(i%p) + b*(i/p) + c
-// with a short list of exceptions that the formula misses.
+// with a short list of exceptions that the formula misses. `derived` arrays (the addressing of
+// implied threads) follow from their parent's arrays; see derive_implied_threads().
 struct ArrayModel {
-  enum class Kind { Stored, Constant, Linear, Step, Periodic };
+  enum class Kind { Stored, Constant, Linear, Step, Periodic, Derived };
   Kind kind = Kind::Stored;
   std::int64_t a = 0, b = 0, c = 0, p = 1;
   std::vector<std::pair<std::int64_t, std::int64_t>> exceptions;  // (index, value), ascending
@@ -50,6 +51,10 @@ struct PartFormat {
   bool atomic = false;  // results reach y through atomics
   // Loops the Optimizer found to run at most once (their code becomes a plain `if`).
   bool single_bmtb_round = false, single_warp_round = false, single_thread_round = false;
+  // Threads no operator cut, strided over their parent: 0 none derived, 1 the warp block
+  // (bmw_first_nz), 2 the thread block (bmtb_first_nz). Their first entry, stride and size (and
+  // row, when it is the parent's) are then computed in the kernel, not stored.
+  int implied_threads = 0;
   std::map<std::string, FormatArray> arrays;
 
   bool has(Arr a) const { return arrays.count(arr_name(a)) != 0; }
@@ -65,6 +70,10 @@ struct Format {
   nlohmann::json graph;
   std::vector<PartFormat> parts;
 };
+
+// Fills the values of the part's derived arrays from the parent's arrays, exactly as the kernel
+// computes them; throws Error when those arrays are inconsistent.
+void derive_implied_threads(PartFormat& p);
 
 // "F64", "F32" or "F16" for a format dtype; throws Error for others.
 std::string value_dtype(const std::string& dtype);

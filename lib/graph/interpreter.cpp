@@ -34,7 +34,9 @@ class Reader final : public FormatReader {
     if (i < 0 || i >= fa->length)
       throw Error(std::string("format: ") + arr_name(a) + "[" + std::to_string(i) +
                   "] is out of range");
-    return fa->stored() ? fa->ints[i] : fa->model.eval(i);
+    // Derived arrays hold the values derive_implied_threads() computes the kernel's way.
+    return fa->stored() || fa->model.kind == ArrayModel::Kind::Derived ? fa->ints[i]
+                                                                       : fa->model.eval(i);
   }
   double val(std::int64_t nz) const override {
     const FormatArray* fa = arrays_[static_cast<int>(Arr::nz_val)];

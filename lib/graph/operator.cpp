@@ -20,7 +20,7 @@ namespace {
 const char* kArrNames[kArrays] = {"bmtb_first_bmw", "bmw_first_bmt", "bmt_first_nz", "bmt_stride",
                                   "bmt_size",       "bmt_row",       "bmw_row",      "bmtb_row",
                                   "bmtb_rows",      "nz_col",        "nz_row_delta", "origin_row",
-                                  "nz_val"};
+                                  "nz_val",         "bmw_first_nz",  "bmtb_first_nz"};
 const char* kRedLevel[4] = {"thread", "warp", "block", "global"};
 }  // namespace
 

@@ -44,7 +44,9 @@ TEST_CASE("kernel sources are complete and name their graph", "[codegen]") {
         if (p.n_bmtb == 0) continue;  // no kernel
         const bool param = e.kernels.source.find("__restrict__ p_" + name) != std::string::npos;
         if (arr.stored()) REQUIRE(param);
-        if (!arr.stored())
+        if (arr.model.kind == graph::ArrayModel::Kind::Derived)
+          REQUIRE(e.kernels.source.find("#define A_" + name + "(i) ") != std::string::npos);
+        else if (!arr.stored())
           REQUIRE(e.kernels.source.find("st_p" + std::to_string(&p - &e.format.parts[0]) + "_" +
                                         name + "(") != std::string::npos);
       }
@@ -118,4 +120,24 @@ TEST_CASE("the CSR-vector kernel.cu compiles with nvcc as a user compiles it", "
   REQUIRE(rc == 0);
   REQUIRE(std::filesystem::file_size(dir / "kernel.o") > 0);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("implied threads are computed in the kernel, not stored", "[codegen]") {
+  const Csr64 a = test::random_matrix(17, 400, 300, 0.05, 0.2);
+  for (const char* name : {"csr-vector", "acsr-binned"}) {
+    graph::Graph g;
+    for (const auto& k : test::known_graphs())
+      if (k.name == name) g = k;
+    const auto e = codegen::generate(g, a);
+    for (const auto& p : e.format.parts) {
+      if (p.n_bmtb == 0 || p.reductions.size() < 2) continue;  // the bins cut per thread
+      INFO(name << " part " << p.path);
+      REQUIRE(p.implied_threads != 0);
+      for (auto arr : {graph::Arr::bmt_first_nz, graph::Arr::bmt_stride, graph::Arr::bmt_size,
+                       graph::Arr::bmt_row})
+        REQUIRE(p.array(arr).model.kind == graph::ArrayModel::Kind::Derived);
+      const std::string stored = "p" + std::to_string(&p - &e.format.parts[0]) + ".bmt_size";
+      REQUIRE(e.format_bytes.find(stored) == std::string::npos);
+    }
+  }
 }
