@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/reference.hpp"
 #include "core/version.hpp"
 #include "io/file_bytes.hpp"
 #include "io/safetensors.hpp"
@@ -142,6 +143,21 @@ inline cudaError_t run(const Format& f, const value_t* x, result_t* y, cudaStrea
   }
   h += "  (void)f;\n  return cudaGetLastError();\n}\n\n}  // namespace sparsetune_kernel\n";
   return h;
+}
+
+std::vector<std::string> write_reference(const Csr64& a, const std::string& dir) {
+  std::vector<double> x(a.cols);
+  for (std::int64_t i = 0; i < a.cols; ++i)
+    x[i] = 1.0 + 0.25 * static_cast<double>((i * 7919) % 13) - 1.5;
+  const auto y = spmv_reference(a, x);
+  const auto raw = [](const std::vector<double>& v) {
+    return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+  };
+  const auto path = [&](const char* name) { return (std::filesystem::path(dir) / name).string(); };
+  std::vector<std::string> out = {path("x.f64"), path("y_reference.f64")};
+  io::write_file_atomic(out[0], raw(x));
+  io::write_file_atomic(out[1], raw(y));
+  return out;
 }
 
 std::vector<std::string> write_emitted(const Emitted& e, const graph::Graph& g,

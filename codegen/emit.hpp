@@ -31,6 +31,10 @@ Emitted generate(const graph::Graph& g, const Csr64& a, const EmitOptions& opt =
 // The host header for a format whose safetensors bytes are `format_bytes`.
 std::string build_host_header(const graph::Format& f, const std::string& format_bytes);
 
+// Writes DIR/x.f64 (a deterministic test vector) and DIR/y_reference.f64 (A·x by the fp64 CPU
+// reference), raw little-endian doubles, for checking a kernel where it runs. Returns the paths.
+std::vector<std::string> write_reference(const Csr64& a, const std::string& dir);
+
 // Writes the four files (each through a temporary file and a rename); creates `dir`.
 // Returns the paths written.
 std::vector<std::string> write_emitted(const Emitted& e, const graph::Graph& g,

@@ -15,7 +15,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
   struct Options {
     std::string graph, in, out, dtype = "f64";
     int index_bits = 0;
-    bool no_optimize = false;
+    bool no_optimize = false, reference = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--graph", o->graph, "Operator graph (JSON), e.g. configs/graphs/csr-vector.json")
@@ -30,6 +30,9 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::IsMember({0, 32, 64}))
       ->capture_default_str();
   cmd->add_flag("--no-optimize", o->no_optimize, "Keep every array stored, full width");
+  cmd->add_flag(
+      "--reference", o->reference,
+      "Also write x.f64 and y_reference.f64 (fp64 A x) to check the kernel where it runs");
   cmd->callback([o, &g] {
     const graph::Graph gr = graph::read_graph(o->graph);
     const Csr64 a = io::read_matrix(o->in);
@@ -38,7 +41,9 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
     opt.design.index_bits = o->index_bits;
     if (o->no_optimize) opt.optimizer = {false, 0, false, false};
     const auto e = codegen::generate(gr, a, opt);
-    const auto files = codegen::write_emitted(e, gr, o->out);
+    auto files = codegen::write_emitted(e, gr, o->out);
+    if (o->reference)
+      for (const auto& f : codegen::write_reference(a, o->out)) files.push_back(f);
     nlohmann::json parts = nlohmann::json::array();
     for (const auto& p : e.format.parts)
       parts.push_back({{"kernel", p.kernel},

@@ -228,9 +228,11 @@ PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
 
 }  // namespace
 
-MetadataSet apply_graph(const Graph& g, const Csr64& a) {
+MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding) {
   Part root;
   root.cols = a.cols;
+  root.max_stored = static_cast<std::int64_t>(
+      std::min(9.0e18, max_padding * static_cast<double>(std::max(a.nnz(), a.rows)) + 65536.0));
   root.origin_row.resize(a.rows);
   root.row_entries.resize(a.rows);
   for (std::int64_t r = 0; r < a.rows; ++r) {
@@ -257,7 +259,7 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   value_dtype(f.dtype);
   if (opt.index_bits != 0 && opt.index_bits != 32 && opt.index_bits != 64)
     throw Error("index bits must be 32 or 64");
-  MetadataSet m = apply_graph(g, a);
+  MetadataSet m = apply_graph(g, a, opt.max_padding);
   std::int64_t largest = std::max(a.rows, a.cols);
   for (const auto& p : m.parts) largest = std::max<std::int64_t>(largest, p.nz.size());
   f.index_bits = opt.index_bits ? opt.index_bits : (largest < (std::int64_t{1} << 31) ? 32 : 64);

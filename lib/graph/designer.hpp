@@ -15,10 +15,13 @@ namespace sparsetune::graph {
 struct DesignOptions {
   std::string dtype = "f64";  // f64, f32 or f16
   int index_bits = 0;         // 32 or 64; 0: 32 when every index fits
+  // Padding and zero-filling operators may store at most this many times max(nnz, rows) entries
+  // (plus 65536); beyond it a design is rejected (DesignError) rather than exhaust memory.
+  double max_padding = 16.0;
 };
 
 // Runs the operators of a validated graph; every part is finished (all three levels present).
-MetadataSet apply_graph(const Graph& g, const Csr64& a);
+MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding = 16.0);
 
 // Graph -> Metadata Set -> Format, with every data rule checked (DesignError names the operator
 // and the rule). The graph is validated first (GraphError).

@@ -48,6 +48,7 @@ struct Part {
   std::int64_t max_blocks = std::int64_t{1} << 20;         // grid cap (grid-stride loop beyond)
   std::vector<std::string> reductions;                     // implementing operators, in order
   std::int64_t shmem_rows_limit = 4096;
+  std::int64_t max_stored = INT64_MAX;  // entries padding may grow the part to (DesignOptions)
 
   std::int64_t pad_entries = 0;  // stored zeros added by operators
 

@@ -62,6 +62,10 @@ class PadOp final : public Operator {
         t = blocks[i].end - blocks[i].begin;  // no row to attribute zeros to
       target[i] = t;
     }
+    std::int64_t stored = static_cast<std::int64_t>(part.nz.size());
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      stored += target[i] - (blocks[i].end - blocks[i].begin);
+    check_stored(part, stored, name());
     // Rebuild the stream block by block; blocks of the finest level cover it in order.
     std::vector<Entry> nz;
     nz.reserve(part.nz.size());

@@ -117,6 +117,11 @@ class DiagSplit final : public Operator {
         diags.push_back(d);
     }
     std::sort(diags.begin(), diags.end());
+    std::int64_t slots = 0, entries = 0;
+    for (const auto& [d, n] : count) entries += n;
+    for (auto d : diags)
+      for (auto g : part.origin_row) slots += (g + d >= 0 && g + d < part.cols);
+    check_stored(part, entries + slots, name());  // upper bound: every entry plus every slot
     Part dense = empty_like(part, "0"), rest = empty_like(part, "1");
     split_rows(part, dense, rest, [&](std::int64_t r) {
       std::vector<std::int64_t> cols;
@@ -160,6 +165,12 @@ class DenseSplit final : public Operator {
       if (static_cast<double>(n) >= nparam(p, "min_fill") * static_cast<double>(b * w))
         tiles[t.first].push_back(t.second);
     }
+    std::int64_t slots = 0, entries = 0;
+    for (const auto& [t, n] : count) entries += n;
+    for (std::int64_t r = 0; r < part.rows(); ++r)
+      if (auto it = tiles.find(part.origin_row[r] / b); it != tiles.end())
+        slots += b * static_cast<std::int64_t>(it->second.size());
+    check_stored(part, entries + slots, name());  // upper bound: every entry plus every slot
     Part dense = empty_like(part, "0"), rest = empty_like(part, "1");
     split_rows(part, dense, rest, [&](std::int64_t r) {
       std::vector<std::int64_t> cols;

@@ -29,7 +29,16 @@ inline Part empty_like(const Part& p, const std::string& suffix) {
   Part q;
   q.path = p.path.empty() ? suffix : p.path + "." + suffix;
   q.cols = p.cols;
+  q.max_stored = p.max_stored;
   return q;
+}
+
+// Throws DesignError when `stored` entries exceed the part's padding budget.
+inline void check_stored(const Part& p, std::int64_t stored, const char* op) {
+  if (stored > p.max_stored)
+    throw DesignError(std::string(op) + ": rule: padding would store " + std::to_string(stored) +
+                      " entries" + (p.path.empty() ? "" : " in part " + p.path) + ", more than " +
+                      std::to_string(p.max_stored) + " (DesignOptions::max_padding)");
 }
 
 }  // namespace sparsetune::graph

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "../graph/graph_test_util.hpp"
 #include "codegen/emit.hpp"
@@ -140,5 +141,13 @@ TEST_CASE("emit writes four complete files and nothing else", "[codegen]") {
   REQUIRE(relative_l2_error(graph::interpret(back, x), spmv_reference(a, x)) <= 1e-12);
   REQUIRE(graph::graph_to_json(graph::read_graph((dir / "out" / "graph.json").string())) ==
           graph::graph_to_json(g));
+  // The reference vectors: raw doubles, y = A x in fp64.
+  const auto ref = codegen::write_reference(a, (dir / "out").string());
+  REQUIRE(ref.size() == 2);
+  std::vector<double> xs(a.cols), ys(a.rows);
+  std::ifstream(ref[0], std::ios::binary).read(reinterpret_cast<char*>(xs.data()), a.cols * 8);
+  std::ifstream(ref[1], std::ios::binary).read(reinterpret_cast<char*>(ys.data()), a.rows * 8);
+  REQUIRE(std::filesystem::file_size(ref[0]) == static_cast<std::uintmax_t>(a.cols) * 8);
+  REQUIRE(ys == spmv_reference(a, xs));
   std::filesystem::remove_all(dir);
 }

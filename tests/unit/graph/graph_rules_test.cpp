@@ -206,6 +206,21 @@ TEST_CASE("data rules name the operator and the rule", "[graph]") {
   REQUIRE(e.find("WARP_TOTAL_RED: rule: every BMW must hold one row") != std::string::npos);
 }
 
+TEST_CASE("padding that would exhaust memory is a named data rule", "[graph]") {
+  // One row of 5000 entries among 2000 empty ones: ELL would store 10 million entries.
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> t;
+  for (std::int64_t c = 0; c < 5000; ++c) t.emplace_back(7, c, 1.0);
+  const Csr64 a = test::from_triples(2000, 5000, t);
+  const std::string ell =
+      R"({"ops":[{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"BMT_PAD","to_max":true,"interleave":true},{"op":"THREAD_TOTAL_RED"}]})";
+  const std::string e = design_error(ell, a);
+  REQUIRE(e.find("BMT_PAD: rule: padding would store 10000000 entries") != std::string::npos);
+  DesignOptions generous;
+  generous.max_padding = 5000;
+  REQUIRE(design(graph_from_json(nlohmann::json::parse(ell)), a, generous).parts[0].nnz_stored ==
+          10000000);
+}
+
 TEST_CASE("ELL metadata matches a hand-built layout", "[graph]") {
   // Rows of lengths 2, 0, 3, 1; padded to 3 and stored column-major (entry k of row r at 4k + r).
   const Csr64 a =
