@@ -20,6 +20,7 @@
 #include "runtime/cuda_util.hpp"
 #include "runtime/device.hpp"
 #include "runtime/module.hpp"
+#include "runtime/plan_job.hpp"
 #include "runtime/problem_file.hpp"
 #include "runtime/sptv_kernel.hpp"
 #include "runtime/stats.hpp"
@@ -748,6 +749,7 @@ nlohmann::json handle_gpu_job(const std::string& job, const nlohmann::json& req,
     if (job == "load") return load(req);
     if (job == "baseline") return baseline(req);
     if (job == "kernel") return kernel_job(req);
+    if (job == "plan") return plan_job(req);
   } catch (const CudaError&) {
     *fatal = true;
     throw;

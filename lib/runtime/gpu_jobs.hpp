@@ -5,6 +5,7 @@
 //   "baseline" {name, n, runs}             -> {result: {...}} (see BaselineResult in bench.hpp)
 //   "kernel"   {cubin, kernel, n}          -> {sum, written}: launches kernel(float* out, long long
 //                                              n) on n outputs; for tests of fault isolation
+//   "plan"     {plan, inputs, cubin, runs} -> {result: {...}}: a launch plan (plan_job.hpp)
 // Throws Error for a job's failure; sets *fatal when the CUDA context may be unusable.
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,0 +1,218 @@
+#include "runtime/plan_job.hpp"
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "core/reference.hpp"
+#include "runtime/cuda_util.hpp"
+#include "runtime/device.hpp"
+#include "runtime/launch_plan.hpp"
+#include "runtime/module.hpp"
+#include "runtime/stats.hpp"
+
+namespace sparsetune::runtime {
+
+namespace {
+
+// The stream, events and L2-flush buffer of the plan job (the baselines keep their own).
+struct PlanContext {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  DeviceMem flush;
+
+  PlanContext() {
+    const std::string why = device_status();
+    if (!why.empty()) throw Error(why + ": running kernels needs a GPU");
+    SPARSETUNE_CUDA(cudaSetDevice(0));
+    cudaDeviceProp prop{};
+    SPARSETUNE_CUDA(cudaGetDeviceProperties(&prop, 0));
+    SPARSETUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    SPARSETUNE_CUDA(cudaEventCreate(&start));
+    SPARSETUNE_CUDA(cudaEventCreate(&stop));
+    flush = DeviceMem(std::max<std::size_t>(2 * static_cast<std::size_t>(prop.l2CacheSize),
+                                            std::size_t{64} << 20));
+  }
+  ~PlanContext() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+std::unique_ptr<PlanContext> g_plan_context;
+PlanContext& plan_context() {
+  if (!g_plan_context) g_plan_context = std::make_unique<PlanContext>();
+  return *g_plan_context;
+}
+
+std::vector<char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<double> unpack(const std::vector<char>& raw, std::int64_t count,
+                           const std::string& dtype) {
+  std::vector<double> out(count);
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (dtype == "F64") {
+      std::memcpy(&out[i], raw.data() + 8 * i, 8);
+    } else if (dtype == "F32") {
+      float f;
+      std::memcpy(&f, raw.data() + 4 * i, 4);
+      out[i] = f;
+    } else {
+      __half h;
+      std::memcpy(&h, raw.data() + 2 * i, 2);
+      out[i] = __half2float(h);
+    }
+  }
+  return out;
+}
+
+// One kernel argument's bytes, kept alive while the launches are queued.
+struct ArgSlot {
+  alignas(8) unsigned char bytes[8] = {};
+};
+
+}  // namespace
+
+nlohmann::json plan_job(const nlohmann::json& req) {
+  std::vector<std::filesystem::path> inputs;
+  if (req.contains("inputs"))
+    for (const auto& p : req["inputs"]) inputs.emplace_back(p.get<std::string>());
+  LaunchPlan plan = read_plan(req.at("plan").get<std::string>(), inputs);
+  if (req.contains("cubin")) plan.cubin = read_bytes(req["cubin"].get<std::string>());
+  if (plan.cubin.empty()) throw Error("the launch plan comes with no cubin");
+  if (plan.op != "spmv") throw Error("launch plans measure spmv only, not " + plan.op);
+  const int runs = std::max(1, req.value("runs", 20));
+
+  PlanContext& c = plan_context();
+  Module module(plan.cubin);
+
+  // Device buffers: every stored buffer but the host-side reference; never a null pointer.
+  std::map<std::string, DeviceMem> dev;
+  for (const auto& [name, b] : plan.buffers) {
+    if (name == plan.y_ref) continue;
+    DeviceMem m(std::max<std::size_t>(b.bytes.size(), 256));
+    m.upload(b.bytes.data(), b.bytes.size());
+    dev.emplace(name, std::move(m));
+  }
+  const std::size_t y_bytes =
+      static_cast<std::size_t>(plan.output_length) * plan_dtype_size(plan.output_dtype);
+  DeviceMem& y =
+      dev.emplace(plan.output, DeviceMem(std::max<std::size_t>(y_bytes, 256))).first->second;
+
+  // Argument slots per launch, filled once: pointers to device buffers and scalars.
+  std::vector<std::vector<ArgSlot>> slots(plan.launches.size());
+  std::vector<std::vector<void*>> argv(plan.launches.size());
+  for (std::size_t l = 0; l < plan.launches.size(); ++l) {
+    const auto& args = plan.launches[l].args;
+    slots[l].resize(args.size());
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      unsigned char* s = slots[l][i].bytes;
+      const PlanArg& a = args[i];
+      if (a.kind == PlanArg::Kind::Buffer) {
+        void* p = dev.at(a.buffer).get();
+        std::memcpy(s, &p, sizeof p);
+      } else if (a.kind == PlanArg::Kind::I32) {
+        const auto v = static_cast<std::int32_t>(a.i);
+        std::memcpy(s, &v, 4);
+      } else if (a.kind == PlanArg::Kind::I64) {
+        std::memcpy(s, &a.i, 8);
+      } else if (a.kind == PlanArg::Kind::F32) {
+        const auto v = static_cast<float>(a.f);
+        std::memcpy(s, &v, 4);
+      } else {
+        std::memcpy(s, &a.f, 8);
+      }
+    }
+    for (auto& s : slots[l]) argv[l].push_back(s.bytes);
+  }
+
+  auto op = [&] {
+    if (plan.zero_output && y_bytes)
+      SPARSETUNE_CUDA(cudaMemsetAsync(y.get(), 0, y_bytes, c.stream));
+    for (std::size_t l = 0; l < plan.launches.size(); ++l) {
+      const PlanLaunch& pl = plan.launches[l];
+      module.launch(pl.kernel, {pl.grid[0], pl.grid[1], pl.grid[2]},
+                    {pl.block[0], pl.block[1], pl.block[2]}, argv[l].data(),
+                    static_cast<std::size_t>(pl.shared_bytes), c.stream, false);
+    }
+  };
+  auto time_once = [&] {
+    SPARSETUNE_CUDA(cudaEventRecord(c.start, c.stream));
+    op();
+    SPARSETUNE_CUDA(cudaEventRecord(c.stop, c.stream));
+    SPARSETUNE_CUDA(cudaEventSynchronize(c.stop));
+    cuda_check(cudaGetLastError(), "timed run");
+    float ms = 0.f;
+    SPARSETUNE_CUDA(cudaEventElapsedTime(&ms, c.start, c.stop));
+    return static_cast<double>(ms);
+  };
+
+  // Checking run: y poisoned (all bytes 0xFF, a NaN in every float type), then every entry must
+  // be written and close to the reference. A plan that zeroes y overwrites the poison itself;
+  // its rows are then checked by the error alone.
+  SPARSETUNE_CUDA(cudaMemsetAsync(y.get(), 0xff, y.bytes(), c.stream));
+  op();
+  SPARSETUNE_CUDA(cudaStreamSynchronize(c.stream));
+  cuda_check(cudaGetLastError(), "checking run");
+  std::vector<char> raw(y_bytes);
+  y.download(raw.data(), raw.size());
+  const std::vector<double> out = unpack(raw, plan.output_length, plan.output_dtype);
+  const auto& ref_bytes = plan.buffers.at(plan.y_ref).bytes;
+  std::vector<double> ref(plan.output_length);
+  if (!ref.empty()) std::memcpy(ref.data(), ref_bytes.data(), ref.size() * 8);
+  std::int64_t unwritten = 0;
+  for (double v : out) unwritten += std::isnan(v) ? 1 : 0;
+  const double err = relative_l2_error(out, ref);
+  const double tol = error_tolerance(parse_dtype(plan.check_dtype), plan.max_len);
+  const bool verified = unwritten == 0 && std::isfinite(err) && err <= tol;
+
+  // Warm-up, then timed runs, each after an untimed write of twice the L2 size.
+  for (int i = 0; i < 3; ++i) op();
+  SPARSETUNE_CUDA(cudaStreamSynchronize(c.stream));
+  cuda_check(cudaGetLastError(), "warm-up");
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    SPARSETUNE_CUDA(cudaMemsetAsync(c.flush.get(), i & 0xff, c.flush.bytes(), c.stream));
+    ms.push_back(time_once());
+  }
+  const Stats t = summarize(ms);
+  const OpCost cost = spmv_cost(plan.rows, plan.cols, plan.nnz, plan.index_bytes, plan.value_bytes);
+  const double s = t.median * 1e-3;
+  std::string note =
+      std::to_string(plan.launches.size()) + " launch" + (plan.launches.size() == 1 ? "" : "es");
+  if (plan.zero_output) note += ", y zeroed in each run";
+  return {{"result",
+           {{"name", plan.name},
+            {"n", 1},
+            {"dtype", plan.check_dtype},
+            {"status", "ok"},
+            {"verified", verified},
+            {"error", std::isfinite(err) ? nlohmann::json(err) : nlohmann::json(nullptr)},
+            {"tolerance", tol},
+            {"unwritten", unwritten},
+            {"time_ms",
+             {{"median", t.median},
+              {"min", t.min},
+              {"max", t.max},
+              {"q1", t.q1},
+              {"q3", t.q3},
+              {"runs", t.count}}},
+            {"gflops", gflops(cost, s)},
+            {"gbs", gbytes_per_s(cost, s)},
+            {"flops", cost.flops},
+            {"bytes", cost.bytes},
+            {"note", note}}}};
+}
+
+}  // namespace sparsetune::runtime

@@ -1,0 +1,15 @@
+#pragma once
+// The worker's "plan" job: runs a launch plan (launch_plan.hpp) with the measuring protocol of
+// the cuSPARSE baselines and checks its output against the plan's fp64 reference.
+//   request {"job": "plan", "plan": PATH, "inputs": [PATH, ...], "cubin": PATH, "runs": N}
+//     inputs: files of further buffers (x, y_ref) shared by many plans; cubin: when the plan
+//     holds none
+//   reply   {"result": {...}}: the fields of a baseline result (bench.hpp's BaselineResult)
+// Throws Error for a malformed plan, CudaError for a CUDA failure (the worker then exits).
+#include <nlohmann/json.hpp>
+
+namespace sparsetune::runtime {
+
+nlohmann::json plan_job(const nlohmann::json& req);
+
+}  // namespace sparsetune::runtime
