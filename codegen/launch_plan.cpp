@@ -1,0 +1,182 @@
+#include "codegen/launch_plan.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/reference.hpp"
+#include "core/version.hpp"
+#include "graph/half.hpp"
+#include "graph/interpreter.hpp"
+
+namespace sparsetune::codegen {
+
+namespace {
+
+double round_value(double v, const std::string& dtype) {
+  if (dtype == "f64") return v;
+  if (dtype == "f32") return static_cast<float>(v);
+  return graph::half_to_float(graph::float_to_half(static_cast<float>(v)));
+}
+
+std::vector<double> random_x(std::int64_t n, std::uint64_t seed, const std::string& dtype) {
+  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> x(n);
+  for (auto& v : x) v = round_value(u(rng), dtype);
+  if (n > 0 && std::all_of(x.begin(), x.end(), [](double v) { return v == 0.0; })) x[0] = 0.5;
+  return x;
+}
+
+io::NamedArray pack_x(const std::vector<double>& x, const std::string& dtype) {
+  io::NamedArray a;
+  a.name = "x";
+  a.dtype = dtype;
+  a.shape = {static_cast<std::int64_t>(x.size())};
+  a.bytes.resize(x.size() * io::dtype_size(dtype));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (dtype == "F64") {
+      std::memcpy(a.bytes.data() + 8 * i, &x[i], 8);
+    } else if (dtype == "F32") {
+      const float f = static_cast<float>(x[i]);
+      std::memcpy(a.bytes.data() + 4 * i, &f, 4);
+    } else {
+      const std::uint16_t h = graph::float_to_half(static_cast<float>(x[i]));
+      std::memcpy(a.bytes.data() + 2 * i, &h, 2);
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const std::string& name) {
+  SpmvPlan p;
+  p.name = name;
+  p.rows = f.rows;
+  p.cols = f.cols;
+  p.nnz = f.nnz;
+  p.check_dtype = f.dtype;
+  p.x_dtype = graph::value_dtype(f.dtype);
+  p.y_dtype = f.dtype == "f64" ? "F64" : "F32";
+  p.value_bytes = static_cast<int>(io::dtype_size(p.x_dtype));
+  // The stored arrays exactly as the format binary holds them ("p<part>.<array>").
+  p.arrays = graph::to_safetensors(f, kVersion);
+  p.arrays.metadata.clear();
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+    const auto& part = f.parts[i];
+    if (part.n_bmtb == 0) continue;  // no kernel was generated for it
+    if (next >= k.kernels.size() || k.kernels[next] != part.kernel)
+      throw Error("the kernels do not match the format: no kernel " + part.kernel);
+    ++next;
+    if (part.grid < 1 || part.grid > std::numeric_limits<std::int32_t>::max())
+      throw Error("part " + std::to_string(i) + " has a grid of " + std::to_string(part.grid) +
+                  " blocks");
+    PlanLaunch l;
+    l.kernel = part.kernel;
+    l.grid = part.grid;
+    l.block = part.threads;
+    l.args = {"x", "y"};
+    for (const auto& [array, a] : part.arrays)
+      if (a.stored()) l.args.push_back("p" + std::to_string(i) + "." + array);
+    p.launches.push_back(std::move(l));
+  }
+  if (next != k.kernels.size()) throw Error("the kernels do not match the format's parts");
+  return p;
+}
+
+std::vector<double> plan_x(std::int64_t cols, const std::string& dtype, std::uint64_t seed) {
+  return random_x(cols, seed, dtype);
+}
+
+PlanInputs spmv_plan_inputs(const std::string& dtype, const Csr64& a, std::vector<double> x) {
+  if (static_cast<std::int64_t>(x.size()) != a.cols)
+    throw Error("x has " + std::to_string(x.size()) + " entries, the matrix " +
+                std::to_string(a.cols) + " columns");
+  PlanInputs in;
+  for (auto& v : x) v = round_value(v, dtype);
+  in.x = std::move(x);
+  Csr64 r = a;
+  for (auto& v : r.val) v = round_value(v, dtype);
+  in.y_ref = spmv_reference(r, in.x);
+  for (std::int64_t i = 0; i < a.rows; ++i) in.max_len = std::max(in.max_len, a.row_length(i));
+  return in;
+}
+
+PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x) {
+  if (static_cast<std::int64_t>(x.size()) != f.cols)
+    throw Error("x has " + std::to_string(x.size()) + " entries, the matrix " +
+                std::to_string(f.cols) + " columns");
+  PlanInputs in;
+  for (auto& v : x) v = round_value(v, f.dtype);
+  in.x = std::move(x);
+  in.y_ref = graph::interpret(f, in.x);
+  // Row lengths: the same walk with every non-zero stored value 1 and x all ones.
+  graph::Format ones = f;
+  for (auto& part : ones.parts)
+    if (auto it = part.arrays.find("nz_val"); it != part.arrays.end())
+      for (auto& v : it->second.reals) v = v != 0.0 ? 1.0 : 0.0;
+  const auto len = graph::interpret(ones, std::vector<double>(f.cols, 1.0));
+  for (double l : len) in.max_len = std::max(in.max_len, static_cast<std::int64_t>(l + 0.5));
+  return in;
+}
+
+io::SafetensorsFile plan_inputs_file(const std::string& dtype, const PlanInputs& in) {
+  io::SafetensorsFile s;
+  s.arrays.push_back(pack_x(in.x, graph::value_dtype(dtype)));
+  io::add_array(s, "y_ref", in.y_ref);
+  return s;
+}
+
+io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
+                              std::int64_t max_len, const PlanInputs* inputs) {
+  io::SafetensorsFile s = p.arrays;
+  if (inputs) {
+    if (static_cast<std::int64_t>(inputs->x.size()) != p.cols ||
+        static_cast<std::int64_t>(inputs->y_ref.size()) != p.rows)
+      throw Error("plan inputs do not match the matrix's shape");
+    for (auto& a : plan_inputs_file(p.check_dtype, *inputs).arrays)
+      s.arrays.push_back(std::move(a));
+  }
+  if (!cubin.empty()) {
+    io::NamedArray c;
+    c.name = "__cubin__";
+    c.dtype = "U8";
+    c.shape = {static_cast<std::int64_t>(cubin.size())};
+    c.bytes.assign(cubin.begin(), cubin.end());
+    s.arrays.push_back(std::move(c));
+  }
+  nlohmann::json launches = nlohmann::json::array();
+  for (const auto& l : p.launches) {
+    nlohmann::json args = nlohmann::json::array();
+    for (const auto& a : l.args) args.push_back({{"buffer", a}});
+    launches.push_back({{"kernel", l.kernel},
+                        {"grid", {l.grid, 1, 1}},
+                        {"block", {l.block, 1, 1}},
+                        {"shared_bytes", l.shared_bytes},
+                        {"args", args}});
+  }
+  const nlohmann::json plan = {
+      {"name", p.name},
+      {"launches", launches},
+      {"output",
+       {{"buffer", "y"}, {"dtype", p.y_dtype}, {"length", p.rows}, {"zero", p.zero_output}}},
+      {"x", "x"},
+      {"y_ref", "y_ref"},
+      {"check", {{"dtype", p.check_dtype}, {"max_len", max_len}}},
+      {"cost",
+       {{"op", "spmv"},
+        {"rows", p.rows},
+        {"cols", p.cols},
+        {"nnz", p.nnz},
+        {"index_bytes", 4},
+        {"value_bytes", p.value_bytes}}}};
+  s.metadata["sparsetune-plan"] = plan.dump();
+  return s;
+}
+
+}  // namespace sparsetune::codegen
