@@ -18,7 +18,10 @@ void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype) {
 }
 
 CostModelEvaluator::CostModelEvaluator(const Csr64& a, std::string dtype, models::DeviceSpec dev)
-    : a_(a), dtype_(std::move(dtype)), dev_(std::move(dev)) {}
+    : a_(a),
+      sample_(sample_rows(a, kCostModelSampleNnz)),
+      dtype_(std::move(dtype)),
+      dev_(std::move(dev)) {}
 
 Evaluation CostModelEvaluator::evaluate_one(const graph::Graph& g0) const {
   Evaluation e;
@@ -27,19 +30,22 @@ Evaluation CostModelEvaluator::evaluate_one(const graph::Graph& g0) const {
     graph::validate(g, "candidate");
     graph::DesignOptions opt;
     opt.dtype = dtype_;
-    graph::Format f = graph::design(g, a_, opt);
+    const Csr64& s = sample_.matrix;
+    graph::Format f = graph::design(g, s, opt);
     codegen::optimize(f);
-    const auto m = graph::apply_graph(g, a_);
+    const auto m = graph::apply_graph(g, s);
     const auto c = models::estimate_cost(m, graph::stored_bytes(f), value_bytes(dtype_), dev_);
     e.ok = true;
-    e.time_us = c.time_us;
+    e.time_us = c.launch_us + (c.time_us - c.launch_us) * sample_.scale;
     e.detail = {{"model_bytes", c.bytes},
                 {"memory_us", c.memory_us},
                 {"issue_us", c.issue_us},
                 {"tail_us", c.tail_us},
                 {"atomic_us", c.atomic_us},
                 {"launch_us", c.launch_us},
-                {"lane_efficiency", c.lane_efficiency}};
+                {"lane_efficiency", c.lane_efficiency},
+                {"sample_rows", s.rows},
+                {"sample_scale", sample_.scale}};
     fill_rates(e, a_, dtype_);
   } catch (const Error& ex) {
     e.ok = false;

@@ -10,6 +10,7 @@
 #include "core/matrix.hpp"
 #include "graph/graph.hpp"
 #include "models/cost_model.hpp"
+#include "search/row_sample.hpp"
 
 namespace sparsetune::search {
 
@@ -43,6 +44,11 @@ class Evaluator {
 void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype);
 int value_bytes(const std::string& dtype);  // f64 8, f32 4, f16 2
 
+// Predicts with the cost model. Matrices above `kCostModelSampleNnz` entries are designed on a
+// row sample (search/row_sample.hpp) and the sample's time past the launch is scaled by the
+// ratio of entries: prediction stays in milliseconds per candidate whatever the matrix size.
+inline constexpr std::int64_t kCostModelSampleNnz = 1 << 18;
+
 class CostModelEvaluator : public Evaluator {
  public:
   CostModelEvaluator(const Csr64& a, std::string dtype, models::DeviceSpec dev = {});
@@ -54,6 +60,7 @@ class CostModelEvaluator : public Evaluator {
 
  private:
   const Csr64& a_;
+  RowSample sample_;
   std::string dtype_;
   models::DeviceSpec dev_;
 };
