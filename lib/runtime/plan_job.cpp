@@ -120,7 +120,11 @@ nlohmann::json plan_job(const nlohmann::json& req) {
       unsigned char* s = slots[l][i].bytes;
       const PlanArg& a = args[i];
       if (a.kind == PlanArg::Kind::Buffer) {
-        void* p = dev.at(a.buffer).get();
+        const auto it = dev.find(a.buffer);
+        if (it == dev.end())
+          throw Error("launch plan: " + plan.launches[l].kernel + " takes '" + a.buffer +
+                      "', which is not a device buffer");
+        void* p = it->second.get();
         std::memcpy(s, &p, sizeof p);
       } else if (a.kind == PlanArg::Kind::I32) {
         const auto v = static_cast<std::int32_t>(a.i);

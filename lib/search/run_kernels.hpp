@@ -1,0 +1,47 @@
+#pragma once
+// Running generated kernels on the GPU: a format and its kernel source become a launch plan
+// (codegen/launch_plan.hpp), NVRTC compiles the kernels for the device, and the runtime's worker
+// measures and checks them (the "plan" job) exactly as it measures the cuSPARSE baselines.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "runtime/bench.hpp"
+#include "runtime/worker.hpp"
+
+namespace sparsetune::search {
+
+struct RunOptions {
+  int runs = 20;            // timed runs
+  std::uint64_t seed = 1;   // of the random x
+  double timeout_s = 600;   // watchdog per worker job
+  std::string x_file;       // x from a file instead of random (read_vector_file)
+  std::string matrix_file;  // the reference from this matrix instead of the format's own arrays
+  runtime::WorkerLaunch launch = runtime::self_worker_launch();
+};
+
+struct RunResult {
+  runtime::DeviceModel device;
+  runtime::BaselineResult result;  // time, GFLOP/s, GB/s, fraction of bandwidth, error, verified
+  std::string graph, dtype, reference;
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  int launches = 0;
+  double compile_ms = 0;
+  bool cubin_from_cache = false;
+};
+
+// Runs DIR/format.safetensors with DIR/kernel.cu (what emit-kernel and tune write). Throws Error
+// with "no CUDA device (...)" when there is no GPU, and for unreadable or inconsistent inputs. A
+// kernel's fault or hang is its result's failure (status "failed"), not an exception.
+RunResult run_emitted(const std::string& dir, const RunOptions& o);
+
+nlohmann::json to_json(const RunResult& r);
+
+// A dense vector: raw little-endian doubles when the name ends in ".f64" (emit-kernel
+// --reference writes x.f64); else whitespace-separated numbers, '%' comment lines, optionally a
+// Matrix Market array header ("%%MatrixMarket matrix array real general" and a "n 1" size line).
+// Throws InputError naming the line of a bad value.
+std::vector<double> read_vector_file(const std::string& path);
+
+}  // namespace sparsetune::search
