@@ -5,12 +5,13 @@
 #include <future>
 
 #include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "io/safetensors.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc.hpp"
-#include "runtime/problem_file.hpp"
 
 namespace sparsetune::search {
 
@@ -19,12 +20,11 @@ namespace {
 struct Prepared {
   bool ok = false;
   std::string failure;
-  std::string format_bytes;
-  std::vector<char> cubin;
+  std::string plan_bytes;  // the launch plan with its cubin; x and y_ref are in the inputs file
 };
 
 Prepared prepare(const graph::Graph& g, const Csr64& a, const std::string& dtype,
-                 const std::string& arch) {
+                 const std::string& arch, std::int64_t max_len) {
   Prepared p;
   try {
     codegen::EmitOptions opt;
@@ -34,8 +34,8 @@ Prepared prepare(const graph::Graph& g, const Csr64& a, const std::string& dtype
     co.arch = arch;
     const runtime::KernelCache cache;
     const auto c = runtime::compile({"candidate", e.kernels.source}, co, &cache);
-    p.cubin = c.cubin;
-    p.format_bytes = e.format_bytes;
+    const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name);
+    p.plan_bytes = io::serialize_safetensors(codegen::plan_file(plan, c.cubin, max_len));
     p.ok = true;
   } catch (const Error& ex) {
     p.failure = ex.what();
@@ -77,15 +77,22 @@ bool GpuEvaluator::open(std::string* why) {
   return load() || (*why = note_, false);
 }
 
+// x and the fp64 reference, written once and shared by every candidate's plan.
 bool GpuEvaluator::load() {
-  const auto path = std::filesystem::path(dir_) / "problem.safetensors";
-  if (!std::filesystem::exists(path)) runtime::write_problem(path, a_);
-  const auto r = worker_.call(
-      {{"job", "load"}, {"path", path.string()}, {"op", "spmv"}, {"dtype", dtype_}, {"seed", 1}},
-      timeout_s_);
-  loaded_ = r.ok;
-  if (!r.ok) note_ = "the worker could not load the matrix: " + r.error;
-  return r.ok;
+  const auto path = std::filesystem::path(dir_) / "inputs.safetensors";
+  try {
+    if (!std::filesystem::exists(path)) {
+      const auto in = codegen::spmv_plan_inputs(dtype_, a_, codegen::plan_x(a_.cols, dtype_, 1));
+      max_len_ = in.max_len;
+      io::write_safetensors(path.string(), codegen::plan_inputs_file(dtype_, in));
+    }
+    inputs_ = path.string();
+    loaded_ = true;
+  } catch (const Error& e) {
+    note_ = std::string("cannot prepare the inputs of the measurements: ") + e.what();
+    loaded_ = false;
+  }
+  return loaded_;
 }
 
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& batch) {
@@ -94,8 +101,8 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
   // soon as it is ready, while the later ones still compile.
   std::vector<std::future<Prepared>> ready;
   for (const auto& c : batch)
-    ready.push_back(
-        std::async(std::launch::async, prepare, std::cref(c.graph), std::cref(a_), dtype_, arch_));
+    ready.push_back(std::async(std::launch::async, prepare, std::cref(c.graph), std::cref(a_),
+                               dtype_, arch_, max_len_));
   std::vector<Evaluation> out;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     Prepared p = ready[i].get();
@@ -112,33 +119,30 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
     }
     const bool crash = serial_ == crash_at_;
     const auto stem = std::filesystem::path(dir_) / ("c" + std::to_string(serial_++));
-    const auto fpath = stem.string() + ".safetensors", cpath = stem.string() + ".cubin";
-    runtime::write_file_atomic(fpath, p.format_bytes.data(), p.format_bytes.size());
-    runtime::write_file_atomic(cpath, p.cubin.data(), p.cubin.size());
+    const auto fpath = stem.string() + ".plan.safetensors";
+    runtime::write_file_atomic(fpath, p.plan_bytes.data(), p.plan_bytes.size());
     if (!loaded_ && !load()) {
       e.failure = note_;
       out.push_back(e);
       continue;
     }
     const auto r = worker_.call(crash ? nlohmann::json{{"job", "crash"}}
-                                      : nlohmann::json{{"job", "format"},
-                                                       {"format", fpath},
-                                                       {"cubin", cpath},
+                                      : nlohmann::json{{"job", "plan"},
+                                                       {"plan", fpath},
+                                                       {"inputs", {inputs_}},
                                                        {"runs", runs_}},
                                 timeout_s_);
     std::error_code ec;
     std::filesystem::remove(fpath, ec);
-    std::filesystem::remove(cpath, ec);
     if (!r.ok && r.error.find("unknown worker job") != std::string::npos) {
       fallback_ = true;
       note_ =
-          "this build's worker cannot run generated kernels (no \"format\" job): candidates "
+          "this build's worker cannot run generated kernels (no \"plan\" job): candidates "
           "were scored by the cost model";
       out.push_back(model_.evaluate_one(batch[i].graph));
       continue;
     }
     if (!r.ok) {
-      if (r.worker_lost) loaded_ = false;  // a fresh worker loads the matrix again
       e.failure = (r.worker_lost ? "worker lost: " : "") + r.error;
       out.push_back(e);
       continue;

@@ -2,13 +2,13 @@
 // Scores candidates on the GPU through the runtime's worker process: each candidate is designed
 // and its kernels compiled by NVRTC on host threads (the next ones compile while the current one
 // runs), then the worker times and verifies it. A crash, hang or wrong answer fails that candidate
-// only. The worker job it speaks:
-//   request {"job": "format", "format": PATH, "cubin": PATH, "runs": N}
-//     PATH of the format binary (docs/format-binary.md) and of the cubin of its kernels
+// only. Each candidate becomes a launch plan (codegen/launch_plan.hpp) with its cubin; x and the
+// fp64 reference are written once for all. The worker job it speaks (runtime/plan_job.hpp):
+//   request {"job": "plan", "plan": PATH, "inputs": [PATH], "runs": N}
 //   reply   {"result": {...}}: the fields of a cuSPARSE baseline result (runtime/bench.hpp:
 //     status, verified, error, tolerance, time_ms, gflops, gbs, note)
-// against the problem of the last "load" job. When the worker does not know the job, candidates
-// are scored by the cost model instead and note() says so.
+// When the worker does not know the job, candidates are scored by the cost model instead and
+// note() says so.
 #include <memory>
 #include <string>
 
@@ -43,7 +43,9 @@ class GpuEvaluator : public Evaluator {
   runtime::Worker worker_;
   double timeout_s_;
   int runs_;
-  std::string dir_;  // temporary folder for the problem, formats and cubins
+  std::string dir_;           // temporary folder for the inputs and the plans
+  std::string inputs_;        // x and y_ref, shared by every plan
+  std::int64_t max_len_ = 0;  // longest row: the tolerance
   std::string device_ = "cost-model", arch_ = "sm_90", note_;
   bool loaded_ = false, fallback_ = false;
   int serial_ = 0;
