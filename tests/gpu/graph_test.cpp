@@ -1,0 +1,244 @@
+// [gpu] tests of generated kernels: every known-format graph and a few hundred seeded random
+// graphs, designed for shared matrices and edge cases (empty rows, 1x1, rectangular, one long
+// row), compiled by NVRTC and run through the launch-plan job; y must match the fp64 reference.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
+#include "core/convert.hpp"
+#include "graph/random_graph.hpp"
+#include "io/matrix_file.hpp"
+#include "io/safetensors.hpp"
+#include "runtime/bench.hpp"
+#include "runtime/kernel_cache.hpp"
+#include "runtime/launch_plan.hpp"
+#include "runtime/nvrtc.hpp"
+#include "runtime/worker.hpp"
+#include "search/engine.hpp"
+#include "search/run_kernels.hpp"
+
+namespace fs = std::filesystem;
+using namespace sparsetune;
+
+namespace {
+
+fs::path shared_dir() {
+  if (const char* e = std::getenv("SPARSETUNE_SHARED_DIR"); e && *e) return e;
+  return SPARSETUNE_SHARED_DIR;
+}
+
+runtime::WorkerLaunch self_launch() { return {{"/proc/self/exe", runtime::kWorkerSubcommand}}; }
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "sparsetune-gpu-graph-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()));
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+Csr64 triples(std::int64_t rows, std::int64_t cols,
+              const std::vector<std::tuple<std::int64_t, std::int64_t, double>>& t) {
+  Coo64 c;
+  c.rows = rows;
+  c.cols = cols;
+  for (const auto& [r, k, v] : t) c.row.push_back(r), c.col.push_back(k), c.val.push_back(v);
+  return coo_to_csr<std::int64_t, std::int64_t>(c);
+}
+
+// Random pattern with a share of empty rows and a few long rows.
+Csr64 random_matrix(std::uint64_t seed, std::int64_t rows, std::int64_t cols, double density,
+                    double empty_rows) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> t;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    if (u(rng) < empty_rows) continue;
+    const double d = u(rng) < 0.05 ? std::min(1.0, density * 20) : density;
+    for (std::int64_t c = 0; c < cols; ++c)
+      if (u(rng) < d) t.emplace_back(r, c, u(rng) * 2.0 - 1.0);
+  }
+  return triples(rows, cols, t);
+}
+
+std::vector<std::pair<std::string, Csr64>> test_matrices() {
+  std::vector<std::pair<std::string, Csr64>> m;
+  m.emplace_back("1x1", triples(1, 1, {{0, 0, 3.0}}));
+  m.emplace_back("no entries 7x5", triples(7, 5, {}));
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> longrow;
+  for (std::int64_t c = 0; c < 3000; ++c) longrow.emplace_back(40, c, 0.5 + c % 5);
+  longrow.emplace_back(0, 0, 1.0);
+  longrow.emplace_back(79, 2999, -1.0);
+  m.emplace_back("one long row, empty rows", triples(80, 3000, longrow));
+  m.emplace_back("rectangular 300x90, empty rows", random_matrix(3, 300, 90, 0.05, 0.3));
+  m.emplace_back("rectangular 60x700", random_matrix(4, 60, 700, 0.02, 0.1));
+  for (const char* name : {"west0067", "impcol_a", "Erdos971", "rajat19", "dwt_2680", "nnc1374"})
+    m.emplace_back(
+        name,
+        io::read_matrix((shared_dir() / "matrices" / (std::string(name) + ".mtx.gz")).string()));
+  return m;
+}
+
+struct Case {
+  std::string what;
+  codegen::SpmvPlan plan;
+  std::string source;
+  codegen::PlanInputs in;
+};
+
+// Designs every (graph, matrix, dtype) it can; returns how many were designed.
+int add_case(std::vector<Case>& cases, const graph::Graph& g, const std::string& mname,
+             const Csr64& a, const std::string& dtype) {
+  codegen::EmitOptions opt;
+  opt.design.dtype = dtype;
+  codegen::Emitted e;
+  try {
+    e = codegen::generate(g, a, opt);
+  } catch (const Error&) {
+    return 0;  // a data rule this matrix breaks: not a kernel to run
+  }
+  Case c;
+  c.what = (g.name.empty() ? graph::describe(g) : g.name) + " on " + mname + " (" + dtype + ")";
+  c.plan = codegen::make_launch_plan(e.format, e.kernels, g.name);
+  c.source = e.kernels.source;
+  c.in = codegen::spmv_plan_inputs(dtype, a, codegen::plan_x(a.cols, dtype, 7));
+  cases.push_back(std::move(c));
+  return 1;
+}
+
+// Compiles all cases in parallel, runs each once in the worker; every one must verify.
+void run_cases(const std::vector<Case>& cases) {
+  runtime::Worker w(self_launch());
+  const auto dev = w.call({{"job", "device"}}, 60);
+  REQUIRE(dev.ok);
+  runtime::CompileOptions co;
+  co.arch = dev.body.at("device").at("arch").get<std::string>();
+  std::vector<runtime::CompileJob> jobs;
+  for (const auto& c : cases) jobs.push_back({"case", c.source});
+  const runtime::KernelCache cache;
+  const auto compiled = runtime::compile_batch(jobs, co, &cache);
+  TempDir t;
+  int verified = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    INFO(c.what);
+    REQUIRE(compiled[i].ok);
+    const auto path = t.path / "plan.safetensors";
+    io::write_safetensors(path.string(),
+                          codegen::plan_file(c.plan, compiled[i].cubin, c.in.max_len, &c.in));
+    const auto r = w.call({{"job", "plan"}, {"plan", path.string()}, {"runs", 1}}, 120);
+    INFO(r.error);
+    REQUIRE(r.ok);
+    const auto res = runtime::baseline_from_json(r.body.at("result"), 0.0);
+    INFO("error " << res.error << " tolerance " << res.tolerance << " " << res.note);
+    CHECK(res.status == "ok");
+    CHECK(res.verified);
+    verified += res.verified ? 1 : 0;
+  }
+  CHECK(verified == static_cast<int>(cases.size()));
+}
+
+}  // namespace
+
+TEST_CASE("known-format kernels verify on shared matrices and edge cases", "[gpu]") {
+  const auto matrices = test_matrices();
+  const auto graphs = search::load_graphs(search::default_graphs_dir());
+  REQUIRE(graphs.size() >= 10);
+  std::vector<Case> cases;
+  for (const auto& g : graphs)
+    for (const auto& [name, a] : matrices)
+      for (const char* dtype : {"f64", "f32", "f16"})
+        if (std::string(dtype) != "f16" || a.nnz() < 20000) add_case(cases, g, name, a, dtype);
+  // Each known format designs on most of them.
+  CHECK(cases.size() >= graphs.size() * matrices.size());
+  run_cases(cases);
+}
+
+TEST_CASE("random graphs give kernels that verify", "[gpu]") {
+  const auto matrices = test_matrices();
+  std::mt19937_64 rng(20261121);
+  std::vector<Case> cases;
+  int drawn = 0;
+  while (cases.size() < 220 && drawn < 2000) {
+    const auto g = graph::random_graph(rng);
+    const auto& [name, a] = matrices[drawn % matrices.size()];
+    ++drawn;
+    add_case(cases, g, name, a, drawn % 3 == 0 ? "f32" : "f64");
+  }
+  REQUIRE(cases.size() >= 200);
+  run_cases(cases);
+}
+
+TEST_CASE("sparsetune run measures an emitted folder", "[gpu]") {
+  TempDir t;
+  const auto a = io::read_matrix((shared_dir() / "matrices" / "dwt_2680.mtx.gz").string());
+  const auto g = graph::read_graph(search::default_graphs_dir() + "/csr-vector.json");
+  codegen::EmitOptions opt;
+  opt.design.dtype = "f32";
+  codegen::write_emitted(codegen::generate(g, a, opt), g, (t.path / "out").string());
+  search::RunOptions o;
+  o.launch = self_launch();
+  o.runs = 20;
+  const auto r = search::run_emitted((t.path / "out").string(), o);
+  INFO(search::to_json(r).dump(2));
+  CHECK(r.result.status == "ok");
+  CHECK(r.result.verified);
+  CHECK(r.result.time_ms.count == 20);
+  CHECK(r.result.gflops > 0);
+  CHECK(r.device.bandwidth_gbs > 0);
+  CHECK(r.result.bandwidth_fraction > 0);
+  // The same against the matrix itself.
+  const auto mpath = shared_dir() / "matrices" / "dwt_2680.mtx.gz";
+  o.matrix_file = mpath.string();
+  const auto m = search::run_emitted((t.path / "out").string(), o);
+  CHECK(m.result.verified);
+}
+
+TEST_CASE("a faulting plan fails alone and the next one runs", "[gpu]") {
+  // A kernel that writes far out of bounds: the worker dies, the parent carries on.
+  const std::string src = R"(extern "C" __global__ void bad(const float* x, float* y) {
+  y[(1LL << 40) + threadIdx.x] = x[0];
+})";
+  runtime::Worker w(self_launch());
+  const auto dev = w.call({{"job", "device"}}, 60);
+  REQUIRE(dev.ok);
+  runtime::CompileOptions co;
+  co.arch = dev.body.at("device").at("arch").get<std::string>();
+  const auto c = runtime::compile({"bad", src}, co, nullptr);
+  TempDir t;
+  runtime::LaunchPlan p;
+  p.name = "bad";
+  p.cubin = c.cubin;
+  std::vector<char> x(4 * 4, 0), ref(8 * 4, 0);
+  p.buffers["x"] = {"F32", x};
+  p.buffers["y_ref"] = {"F64", ref};
+  runtime::PlanLaunch l;
+  l.kernel = "bad";
+  l.block[0] = 32;
+  l.args = {{runtime::PlanArg::Kind::Buffer, "x"}, {runtime::PlanArg::Kind::Buffer, "y"}};
+  p.launches = {l};
+  p.output_length = 4;
+  p.rows = 4;
+  p.cols = 4;
+  p.nnz = 4;
+  runtime::write_plan(t.path / "bad.safetensors", p);
+  const auto r = w.call({{"job", "plan"}, {"plan", (t.path / "bad.safetensors").string()}}, 60);
+  CHECK_FALSE(r.ok);
+  // A fresh worker runs a good plan.
+  const auto g = graph::read_graph(search::default_graphs_dir() + "/csr-scalar.json");
+  const auto a = random_matrix(9, 50, 40, 0.1, 0.2);
+  std::vector<Case> cases;
+  REQUIRE(add_case(cases, g, "random 50x40", a, "f64") == 1);
+  run_cases(cases);
+}
