@@ -192,9 +192,9 @@ SparseTensor read_tns(const std::string& path, TnsInfo* info) {
 std::string format_tns(const SparseTensor& t, bool header) {
   std::string out;
   if (header) {
-    out += std::to_string(t.order()) + "\n";
-    for (int m = 0; m < t.order(); ++m) out += (m ? " " : "") + std::to_string(t.dims[m]);
-    out += "\n";
+    out.append(std::to_string(t.order())).append("\n");
+    for (int m = 0; m < t.order(); ++m) out.append(m ? " " : "").append(std::to_string(t.dims[m]));
+    out.append("\n");
   }
   char buf[64];
   for (std::int64_t k = 0; k < t.nnz(); ++k) {

@@ -91,8 +91,7 @@ class Driver {
     // Level 2: the coarse grid in random order, annealing may end it early. The structure's own
     // parameters go first (a seed's are the known format's).
     auto points = grid_points(slots, false, space_.max_coarse_points, rng_);
-    std::vector<std::int64_t> own;
-    for (const auto& s : slots) own.push_back(-1);
+    const std::vector<std::int64_t> own(slots.size(), -1);
     points.insert(points.begin(), own);
     Annealer ann(space_.parameters, rng_());
     for (std::size_t i = 0; i < points.size() && !ann.frozen();) {
