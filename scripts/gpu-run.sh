@@ -2,10 +2,11 @@
 # The [gpu] tests and the cuSPARSE benchmarks on a lent GPU machine (docs/gpu.md).
 #
 # Here, on the build machine:
-#   scripts/gpu-run.sh prepare [MATRIX.mtx.gz ...]
-#     builds sparsetune and gpu_tests in build-runtime, bundles them with the libraries the GPU
-#     machine lacks into .device/bundle, and copies the named matrices (default: all 47 shared
-#     ones, about 40 MB) and two small shared tensors into .device/shared.
+#   [BUILD=folder] scripts/gpu-run.sh prepare [MATRIX.mtx.gz ...]
+#     builds sparsetune and gpu_tests in $BUILD (default build-runtime), bundles them with the
+#     libraries the GPU machine lacks into .device/bundle, and copies the named matrices
+#     (default: all 47 shared ones, about 40 MB) and two small shared tensors into
+#     .device/shared.
 # There, from the repository root (the bundle travels in .device/):
 #   scripts/gpu-run.sh smoke      device info, measured bandwidth, fault isolation, edge cases
 #   scripts/gpu-run.sh tests      every [gpu] test
@@ -14,6 +15,16 @@
 #                                 (scale 20) and a 27-point 128^3 stencil generated there;
 #                                 JSON per matrix (bench.tar.gz) and a summary table
 #   scripts/gpu-run.sh all        bench, the G3_circuit check, then every [gpu] test
+#   scripts/gpu-run.sh formats    every known-format graph (configs/graphs) emitted (fp32) for
+#                                 G3_circuit and a Kronecker scale-20 matrix (formats-emit, 8
+#                                 at a time), run with `sparsetune run --runs 30`, next to
+#                                 `sparsetune bench --op spmv`; formats.tar.gz, formats-table.md
+#   scripts/gpu-run.sh tunes      `sparsetune tune --dtype f32` on G3_circuit, the larger shared
+#                                 matrices, kron20 and a 27-point 100^3 stencil (budget
+#                                 $TUNE_BUDGET s each, default 60); tune.tar.gz, tune-table.md
+#   scripts/gpu-run.sh exec       the [gpu] tests (while formats-emit works on the CPU),
+#                                 formats, then tunes, inside one deadline
+#                                 ($DEADLINE s, default 570): each step gets what is left
 # Results go to $OUT (or ./gpu-results when OUT is unset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +34,16 @@ mkdir -p "$out"
 run() { "$dev/bundle/run" "$@"; }
 export SPARSETUNE_SHARED_DIR="$PWD/$dev/shared"
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/sparsetune-cache}
+export SPARSETUNE_CONFIG_DIR="$PWD/configs"
+export GPU_RUN_START=${GPU_RUN_START:-$(date +%s)}
+start=$GPU_RUN_START
+# Seconds left of $DEADLINE since the first gpu-run.sh of this command started, never more than $1.
+left() {
+  local l=$(( ${DEADLINE:-570} - ($(date +%s) - start) ))
+  [ "$l" -gt "$1" ] && l=$1
+  [ "$l" -lt 1 ] && l=1
+  echo "$l"
+}
 
 # The shared matrices with at least 100k entries once symmetric ones are mirrored.
 bench_set=(G3_circuit landmark Maragal_6 delaunay_n16 bcsstk16 luxembourg_osm ca-CondMat wiki-Vote)
@@ -30,11 +51,12 @@ bench_set=(G3_circuit landmark Maragal_6 delaunay_n16 bcsstk16 luxembourg_osm ca
 case "${1:-}" in
   prepare)
     shift
-    cmake -S . -B build-runtime -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
-    make -C build-runtime -j2 sparsetune gpu_tests || exit 1
+    build=${BUILD:-build-runtime}  # the build folder to bundle from
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
+    make -C "$build" -j2 sparsetune gpu_tests || exit 1
     rm -rf "$dev/bundle" "$dev/shared"
-    ../shared/tools/device-bundle.sh "$dev/bundle" build-runtime/apps/sparsetune/sparsetune \
-      build-runtime/tests/gpu/gpu_tests || exit 1
+    ../shared/tools/device-bundle.sh "$dev/bundle" "$build/apps/sparsetune/sparsetune" \
+      "$build/tests/gpu/gpu_tests" || exit 1
     mkdir -p "$dev/shared/matrices" "$dev/shared/tensors"
     if [ $# -gt 0 ]; then files=("$@"); else files=(../shared/matrices/*.mtx.gz); fi
     cp "${files[@]}" "$dev/shared/matrices/" || exit 1
@@ -83,6 +105,86 @@ case "${1:-}" in
     g3="$dev/shared/matrices/G3_circuit.mtx.gz"
     { run sparsetune bench "$g3" --op spmv && run sparsetune bench "$g3" --op spmm --n 64; } 2>&1 |
       tee "$out/g3.txt"
+    ;;
+  formats-emit)
+    # Emitting is CPU work: every (matrix, graph) at once, 8 at a time, while the GPU does other
+    # things; `formats` then only measures.
+    work=/tmp/sparsetune-formats
+    mkdir -p "$work/json" "$work/gen" "$work/emit"
+    g3="$dev/shared/matrices/G3_circuit.mtx.gz"
+    [ -f "$work/gen/G3_circuit.safetensors" ] ||
+      run sparsetune convert "$g3" "$work/gen/G3_circuit.safetensors" >/dev/null
+    [ -f "$work/gen/kron20.safetensors" ] ||
+      run sparsetune gen kron --scale 20 -o "$work/gen/kron20.safetensors" >/dev/null
+    for m in "$work"/gen/*.safetensors; do
+      for gfile in configs/graphs/*.json; do echo "$m $gfile"; done
+    done | xargs -P 8 -L 1 "$0" emit-one
+    ;;
+  emit-one)
+    work=/tmp/sparsetune-formats
+    name=$(basename "$2" .safetensors); gname=$(basename "$3" .json)
+    timeout 150 "$dev/bundle/run" sparsetune emit-kernel --graph "$3" "$2" --dtype f32 \
+      -o "$work/emit/$name-$gname" >/dev/null 2>"$work/json/$name-$gname.err" ||
+      rm -rf "$work/emit/$name-$gname"
+    ;;
+  formats)
+    work=/tmp/sparsetune-formats
+    [ -d "$work/emit" ] || "$0" formats-emit
+    for m in "$work"/gen/*.safetensors; do
+      name=$(basename "$m" .safetensors)
+      echo "== formats on $name $(date +%T)"
+      timeout "$(left 60)" "$dev/bundle/run" sparsetune --json bench "$m" --op spmv --runs 30 \
+        >"$work/json/$name-cusparse.json" 2>"$work/json/$name-cusparse.err"
+      for gfile in configs/graphs/*.json; do
+        gname=$(basename "$gfile" .json)
+        e="$work/emit/$name-$gname"
+        [ -d "$e" ] || { echo "$gname: not emitted"; continue; }
+        timeout "$(left 60)" "$dev/bundle/run" sparsetune --json run "$e" --matrix "$m" \
+          --runs 30 >"$work/json/$name-$gname.json" 2>>"$work/json/$name-$gname.err"
+        echo "$gname: exit $?"
+        rm -rf "$e"
+      done
+      tar -czf "$out/formats.tar.gz" -C "$work" json
+    done
+    python3 scripts/gpu-exec-table.py formats "$work/json" >"$out/formats-table.md"
+    ;;
+  tunes)
+    work=/tmp/sparsetune-tunes
+    mkdir -p "$work/json" "$work/gen" "$work/out"
+    [ -f "$work/gen/kron20.safetensors" ] || run sparsetune gen kron --scale 20 -o "$work/gen/kron20.safetensors"
+    [ -f "$work/gen/stencil27_100.safetensors" ] ||
+      run sparsetune gen stencil3d --n 100 --points 27 -o "$work/gen/stencil27_100.safetensors"
+    inputs=()
+    for m in G3_circuit luxembourg_osm delaunay_n16 wiki-Vote bcsstk16 Maragal_6 landmark ca-CondMat; do
+      [ -f "$dev/shared/matrices/$m.mtx.gz" ] && inputs+=("$dev/shared/matrices/$m.mtx.gz")
+    done
+    inputs+=("$work/gen/kron20.safetensors" "$work/gen/stencil27_100.safetensors")
+    for m in "${inputs[@]}"; do
+      [ -f "$m" ] || continue
+      name=$(basename "$m"); name=${name%%.*}
+      t0=$(date +%s.%N)
+      echo "== tune $name $(date +%T)"
+      timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$m" \
+        --dtype f32 --budget "${TUNE_BUDGET:-60}" --db "$work/tuning.db" --force \
+        -o "$work/out/$name" >"$work/json/$name.json" 2>"$work/json/$name.err"
+      echo "exit $?"
+      python3 -c "import sys; print(round($(date +%s.%N) - $t0, 1))" >"$work/json/$name.wall"
+      tar -czf "$out/tune.tar.gz" -C "$work" json
+    done
+    python3 scripts/gpu-exec-table.py tune "$work/json" >"$out/tune-table.md"
+    ;;
+  exec)
+    run sparsetune info | tee "$out/info.txt"
+    "$0" formats-emit >"$out/emit.log" 2>&1 &
+    emitting=$!
+    timeout "$(left 200)" "$dev/bundle/run" gpu_tests --reporter compact --durations yes \
+      >"$out/gpu-tests.txt" 2>&1
+    echo "gpu_tests exit $?" | tee -a "$out/gpu-tests.txt"
+    wait "$emitting"
+    "$0" formats
+    "$0" tunes
+    tail -4 "$out/gpu-tests.txt"
+    cat "$out/formats-table.md" "$out/tune-table.md"
     ;;
   all)
     run sparsetune info | tee "$out/info.txt"
