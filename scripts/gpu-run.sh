@@ -21,7 +21,8 @@
 #                                 `sparsetune bench --op spmv`; formats.tar.gz, formats-table.md
 #   scripts/gpu-run.sh tunes      `sparsetune tune --dtype f32` on G3_circuit, the larger shared
 #                                 matrices, kron20 and a 27-point 100^3 stencil (budget
-#                                 $TUNE_BUDGET s each, default 60); tune.tar.gz, tune-table.md
+#                                 $TUNE_BUDGET s each, default 60; $TUNE_MATRICES names a
+#                                 subset); tune.tar.gz, tune-table.md
 #   scripts/gpu-run.sh exec       the [gpu] tests (while formats-emit works on the CPU),
 #                                 formats, then tunes, inside one deadline
 #                                 ($DEADLINE s, default 570): each step gets what is left
@@ -151,7 +152,8 @@ case "${1:-}" in
   tunes)
     work=/tmp/sparsetune-tunes
     mkdir -p "$work/json" "$work/gen" "$work/out"
-    [ -f "$work/gen/kron20.safetensors" ] || run sparsetune gen kron --scale 20 -o "$work/gen/kron20.safetensors"
+    [ -f "$work/gen/kron20.safetensors" ] ||
+      run sparsetune gen kron --scale 20 -o "$work/gen/kron20.safetensors"
     [ -f "$work/gen/stencil27_100.safetensors" ] ||
       run sparsetune gen stencil3d --n 100 --points 27 -o "$work/gen/stencil27_100.safetensors"
     inputs=()
@@ -162,6 +164,8 @@ case "${1:-}" in
     for m in "${inputs[@]}"; do
       [ -f "$m" ] || continue
       name=$(basename "$m"); name=${name%%.*}
+      # TUNE_MATRICES="a b ...": only these names
+      [ -n "${TUNE_MATRICES:-}" ] && [[ " $TUNE_MATRICES " != *" $name "* ]] && continue
       t0=$(date +%s.%N)
       echo "== tune $name $(date +%T)"
       timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$m" \
