@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Generated SpMV kernels of the known formats (configs/graphs) on a GPU: each is emitted with
+# `sparsetune emit-kernel --reference`, built with nvcc as a user would (scripts/kernel_driver.cu
+# includes kernel.h), checked against the fp64 reference and timed.
+#
+# Here:   scripts/bench-kernels.sh prepare BUILD_DIR
+#           bundles BUILD_DIR/apps/sparsetune/sparsetune into .device/kernels (with the graphs
+#           and the driver) so that it can travel to the GPU machine.
+# There:  scripts/bench-kernels.sh run [DTYPE]
+#           generates a 27-point 96^3 stencil and a scale-18 Kronecker graph, emits every known
+#           graph for both (f32 unless DTYPE is given), builds, checks, times; one line per
+#           case in $OUT/kernels.txt: matrix, graph, OK/FAIL, error, median ms, format bytes,
+#           rows, cols, nnz.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+dev=.device/kernels
+case "${1:-}" in
+  prepare)
+    build=${2:?usage: $0 prepare BUILD_DIR}
+    rm -rf "$dev"
+    ../shared/tools/device-bundle.sh "$dev/bundle" "$build/apps/sparsetune/sparsetune" || exit 1
+    cp -r configs/graphs "$dev/graphs" && cp scripts/kernel_driver.cu "$dev/" ;;
+  run)
+    dtype=${2:-f32}
+    out=$(realpath -m "${OUT:-$dev/results}")
+    rm -rf "$dev/work"
+    mkdir -p "$out" "$dev/m" "$dev/work"
+    cd "$dev"
+    st() { bundle/run sparsetune "$@"; }
+    st gen stencil3d --n 96 --points 27 -o m/stencil27.safetensors >> "$out/log.txt" 2>&1
+    st gen kron --scale 18 -o m/kron18.safetensors >> "$out/log.txt" 2>&1
+    job() {
+      m=$1 g=$2 d=work/$1.$2
+      bundle/run sparsetune --json emit-kernel --graph "graphs/$g.json" "m/$m.safetensors" \
+        -o "$d" --dtype "$dtype" --reference > "$d.json" 2> "$d.err" || { echo "$m $g: $(head -c 200 "$d.err")"; return; }
+      cp kernel_driver.cu "$d/" && (cd "$d" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
+        echo "$m $g: nvcc failed"
+    }
+    export -f job
+    export dtype
+    for m in stencil27 kron18; do for g in graphs/*.json; do echo "$m $(basename "$g" .json)"; done; done |
+      xargs -P 6 -n 2 bash -c 'job "$0" "$1"' >> "$out/log.txt" 2>&1
+    for d in work/*/; do
+      n=$(basename "$d")
+      [ -x "$d/run" ] || continue
+      r=$(cd "$d" && timeout 120 ./run | tail -1)
+      s=$(python3 -c "import json; j=json.load(open('work/$n.json')); print(j['format_bytes'], j['rows'], j['cols'], j['nnz'])")
+      echo "${n%%.*} ${n#*.} $r $s"
+    done | tee "$out/kernels.txt" ;;
+  *) sed -n '2,16p' "$0"; exit 2 ;;
+esac

@@ -1,0 +1,88 @@
+// Runs one emitted kernel as a user's program would: kernel.h loads format.safetensors, x comes
+// from x.f64 (written by `emit-kernel --reference`), y is checked against y_reference.f64 by its
+// relative L2 error, then timed (median of 25 runs after 5 warm-ups, CUDA events; y is zeroed
+// inside every run). Build it beside kernel.cu:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu
+// Prints "OK|FAIL err <relative L2 error> ms <median milliseconds>".
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "kernel.h"
+
+static std::vector<double> read_f64(const char* path) {
+  std::vector<double> v;
+  if (std::FILE* f = std::fopen(path, "rb")) {
+    double d;
+    while (std::fread(&d, sizeof d, 1, f) == 1) v.push_back(d);
+    std::fclose(f);
+  }
+  return v;
+}
+
+int main() {
+  using namespace sparsetune_kernel;
+  Format f;
+  if (load("format.safetensors", &f) != cudaSuccess) {
+    std::printf("FAIL load\n");
+    return 1;
+  }
+  const auto x = read_f64("x.f64"), yref = read_f64("y_reference.f64");
+  if (static_cast<long long>(x.size()) != kCols || static_cast<long long>(yref.size()) != kRows) {
+    std::printf("FAIL no reference vectors (emit-kernel --reference)\n");
+    return 1;
+  }
+  std::vector<value_t> xv(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if constexpr (sizeof(value_t) == 2) {
+      const __half h = __float2half(static_cast<float>(x[i]));
+      std::memcpy(&xv[i], &h, 2);
+    } else {
+      xv[i] = static_cast<value_t>(x[i]);
+    }
+  }
+  value_t* dx = nullptr;
+  result_t* dy = nullptr;
+  cudaMalloc(&dx, sizeof(value_t) * std::max<std::size_t>(1, x.size()));
+  cudaMalloc(&dy, sizeof(result_t) * std::max<long long>(1, kRows));
+  cudaMemcpy(dx, xv.data(), sizeof(value_t) * x.size(), cudaMemcpyHostToDevice);
+  cudaMemset(dy, 0xff, sizeof(result_t) * std::max<long long>(1, kRows));  // poisoned
+  cudaError_t e = run(f, dx, dy);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    std::printf("FAIL cuda %s\n", cudaGetErrorString(e));
+    return 1;
+  }
+  std::vector<result_t> y(kRows);
+  cudaMemcpy(y.data(), dy, sizeof(result_t) * kRows, cudaMemcpyDeviceToHost);
+  double num = 0, den = 0;
+  for (long long i = 0; i < kRows; ++i) {
+    num += (y[i] - yref[i]) * (y[i] - yref[i]);
+    den += yref[i] * yref[i];
+  }
+  const double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  for (int i = 0; i < 5; ++i) run(f, dx, dy);
+  std::vector<float> t;
+  for (int i = 0; i < 25; ++i) {
+    cudaEventRecord(a);
+    run(f, dx, dy);
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  const double tol = sizeof(value_t) == 8 ? 1e-12 : sizeof(value_t) == 4 ? 1e-5 : 1e-2;
+  const bool ok = std::isfinite(err) && err <= tol;
+  std::printf("%s err %.3e ms %.4f\n", ok ? "OK" : "FAIL", err, t[t.size() / 2]);
+  release(&f);
+  return ok ? 0 : 2;
+}
