@@ -141,5 +141,22 @@ expect_fail "ragged tensor line" "ragged.tns:2" "$st" features "$f"
 f=$(mtx tzero.tns '1 1 1 1.0\n2 0 2 2.0\n')
 expect_fail "tensor index below 1" "tzero.tns:2" "$st" features "$f"
 
+# --- emit-kernel: format binary, kernel, host header and graph; errors name the rule ----------
+expect_ok "emit-kernel csr-vector" "$st" emit-kernel --graph "$root/configs/graphs/csr-vector.json" \
+  "$example" -o "$tmp/emit" --reference
+for f in format.safetensors kernel.cu kernel.h graph.json x.f64 y_reference.f64; do
+  [ -s "$tmp/emit/$f" ] && ok || bad "emit-kernel did not write $f"
+done
+grep -q 'Operator graph "csr-vector"' "$tmp/emit/kernel.cu" && ok || bad "kernel.cu does not name its graph"
+expect_ok "emit-kernel hyb f16 --json" "$st" --json emit-kernel --graph "$root/configs/graphs/hyb.json" \
+  "$example" -o "$tmp/emit16" --dtype f16
+f=$(mtx order.json '{"ops":[{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"BMTB_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}]}')
+expect_fail "emit-kernel: rule broken" "ops\[2\] \(BMTB_ROW_BLOCK\): rule: .*coarser levels are cut first" \
+  "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_bad"
+f=$(mtx rows.json '{"ops":[{"op":"COMPRESS"},{"op":"BMT_NNZ_BLOCK","nnz":9},{"op":"THREAD_TOTAL_RED"}]}')
+expect_fail "emit-kernel: data rule broken" "THREAD_TOTAL_RED: rule: every BMT must hold one row" \
+  "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_bad"
+[ ! -e "$tmp/emit_bad" ] && ok || bad "a refused emit-kernel left $tmp/emit_bad behind"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
