@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/error.hpp"
+
 namespace sparsetune::codegen {
 
 namespace {
@@ -119,10 +121,70 @@ ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions) {
   return best;
 }
 
+int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits) {
+  using graph::Arr;
+  const Arr thread_arrays[] = {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size, Arr::bmt_row};
+  for (Arr a : {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size})
+    if (!p.has(a) || p.array(a).model.kind == Kind::Derived) return 0;
+  const bool warp = mode == 1;
+  const std::int64_t parents = warp ? p.n_bmw : p.n_bmtb;
+  const auto& first_bmt = p.array(Arr::bmw_first_bmt).ints;
+  const auto& first_bmw = p.array(Arr::bmtb_first_bmw).ints;
+  const auto& size = p.array(Arr::bmt_size).ints;
+  const auto& row = p.has(Arr::bmt_row) ? p.array(Arr::bmt_row).ints : std::vector<std::int64_t>{};
+  // Parents back to back: each starts where the previous one ends and holds its threads' sizes.
+  std::vector<std::int64_t> prefix{0}, parent_row;
+  for (std::int64_t q = 0; q < parents; ++q) {
+    const std::int64_t t0 = warp ? first_bmt[q] : first_bmt[first_bmw[q]];
+    const std::int64_t t1 = warp ? first_bmt[q + 1] : first_bmt[first_bmw[q + 1]];
+    std::int64_t n = 0;
+    for (std::int64_t t = t0; t < t1; ++t) n += size[t];
+    prefix.push_back(prefix.back() + n);
+    parent_row.push_back(t1 > t0 && !row.empty() ? row[t0] : -1);
+  }
+  graph::PartFormat trial = p;
+  trial.implied_threads = mode;
+  auto int_array = [&](std::vector<std::int64_t> v) {
+    graph::FormatArray a;
+    a.length = static_cast<std::int64_t>(v.size());
+    a.dtype = index_bits == 32 ? "I32" : "I64";
+    a.ints = std::move(v);
+    return a;
+  };
+  trial.arrays[graph::arr_name(warp ? Arr::bmw_first_nz : Arr::bmtb_first_nz)] = int_array(prefix);
+  const Arr parent_row_arr = warp ? Arr::bmw_row : Arr::bmtb_row;
+  const bool had_row = trial.has(parent_row_arr);
+  if (!had_row) trial.arrays[graph::arr_name(parent_row_arr)] = int_array(parent_row);
+  for (Arr a : thread_arrays)
+    if (trial.has(a)) trial.arrays[graph::arr_name(a)].model = ArrayModel{Kind::Derived};
+  try {
+    graph::derive_implied_threads(trial);
+  } catch (const Error&) {
+    return 0;  // the parents do not hold their threads' entries
+  }
+  int derived = 0;
+  for (Arr a : thread_arrays) {
+    if (!trial.has(a)) continue;
+    if (trial.array(a).ints == p.array(a).ints) {
+      ++derived;
+      continue;
+    }
+    if (a != Arr::bmt_row) return 0;                // not the strided pattern: keep the arrays
+    trial.arrays[graph::arr_name(a)] = p.array(a);  // threads of several rows keep their rows
+    if (!had_row) trial.arrays.erase(graph::arr_name(parent_row_arr));
+  }
+  p = std::move(trial);
+  return derived;
+}
+
 OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt) {
   OptimizerReport r;
   r.bytes_before = graph::stored_bytes(f);
   for (auto& p : f.parts) {
+    if (opt.derive_threads && p.implied_threads == 0) {
+      const int d = derive_strided_threads(p, 1, f.index_bits);
+      r.derived += d ? d : derive_strided_threads(p, 2, f.index_bits);
+    }
     for (auto& [name, a] : p.arrays) {
       if (a.dtype[0] == 'F' || a.model.kind == Kind::Derived) continue;
       if (opt.compress) {

@@ -15,10 +15,15 @@ struct OptimizerOptions {
   int max_exceptions = 8;  // values a formula may miss (each becomes a `case` in the kernel)
   bool narrow = true;      // 8/16/32-bit storage when the values fit
   bool drop_loops = true;  // loops that run once become `if`
+  // Threads whose arrays follow the strided pattern over their warp block or thread block (the
+  // threads no operator cut) get their first entry, stride, size and row computed in the kernel
+  // from one prefix array per parent.
+  bool derive_threads = true;
 };
 
 struct OptimizerReport {
   int modeled = 0;   // arrays replaced by formulas
+  int derived = 0;   // thread arrays computed from their parent's entry range
   int narrowed = 0;  // arrays stored narrower than the index width
   std::int64_t bytes_before = 0, bytes_after = 0;
 };
@@ -26,6 +31,11 @@ struct OptimizerReport {
 // The simplest formula (fewest exceptions, then constant < linear < step < periodic) that
 // reproduces `v` with at most `max_exceptions` misses; kind Stored when none does.
 graph::ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions);
+
+// Derives the part's thread arrays from their parents (`mode` 1: warp blocks, 2: thread
+// blocks) when every value the kernel would compute equals the stored one; returns the number
+// of arrays derived (0: the part is left as it was).
+int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits);
 
 OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt = {});
 

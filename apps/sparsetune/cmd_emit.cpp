@@ -39,7 +39,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
     codegen::EmitOptions opt;
     opt.design.dtype = o->dtype;
     opt.design.index_bits = o->index_bits;
-    if (o->no_optimize) opt.optimizer = {false, 0, false, false};
+    if (o->no_optimize) opt.optimizer = {false, 0, false, false, false};
     const auto e = codegen::generate(gr, a, opt);
     auto files = codegen::write_emitted(e, gr, o->out);
     if (o->reference)

@@ -94,42 +94,6 @@ FormatArray int_array(std::vector<std::int64_t> v, int bits) {
   return a;
 }
 
-// Threads no operator cut are strided over their parent: their first entry, stride, size and
-// (when it is the parent's) row follow from the parent's entry range, so the kernel computes them
-// and the format stores one prefix array per parent instead of four arrays per thread.
-void derive_threads(const Part& p, PartFormat& out, int bits) {
-  const int pl = defined_parent(p, Level::BMT);
-  if (p.defined[2] || pl < 0 || !out.has(Arr::bmt_first_nz)) return;
-  const auto& parents = p.blocks[pl];
-  std::vector<std::int64_t> prefix{parents.empty() ? 0 : parents[0].begin};
-  for (const auto& b : parents) {
-    if (b.begin != prefix.back()) return;  // not back to back: keep the arrays
-    prefix.push_back(b.end);
-  }
-  PartFormat trial = out;
-  trial.implied_threads = pl == 1 ? 1 : 2;
-  trial.arrays[arr_name(pl == 1 ? Arr::bmw_first_nz : Arr::bmtb_first_nz)] =
-      int_array(prefix, bits);
-  const Arr parent_row = pl == 1 ? Arr::bmw_row : Arr::bmtb_row;
-  const bool had_row = trial.has(parent_row);
-  if (!had_row) {
-    std::vector<std::int64_t> rows;
-    for (const auto& b : parents) rows.push_back(b.row_lo);
-    trial.arrays[arr_name(parent_row)] = int_array(rows, bits);
-  }
-  const Arr derived[] = {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size, Arr::bmt_row};
-  for (Arr a : derived)
-    if (trial.has(a)) trial.arrays[arr_name(a)].model.kind = ArrayModel::Kind::Derived;
-  derive_implied_threads(trial);
-  for (Arr a : derived) {
-    if (!trial.has(a) || trial.array(a).ints == out.array(a).ints) continue;
-    if (a != Arr::bmt_row) return;             // cannot happen for implied threads; keep the arrays
-    trial.arrays[arr_name(a)] = out.array(a);  // threads of several rows: keep their rows
-    if (!had_row) trial.arrays.erase(arr_name(parent_row));
-  }
-  out = std::move(trial);
-}
-
 PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
   PartFormat out;
   out.path = p.path;
@@ -219,7 +183,6 @@ PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
       out.arrays[name] = int_array(std::move(v), bits);
     }
   }
-  derive_threads(p, out, bits);
   if (out.has(Arr::bmtb_rows)) {
     for (auto r : out.array(Arr::bmtb_rows).ints) out.shmem_rows = std::max(out.shmem_rows, r);
   }
