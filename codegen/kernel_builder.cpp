@@ -184,10 +184,12 @@ class PartBuilder {
       for (std::size_t q = 1; q < prefix.size(); ++q)
         widest = std::max(widest, prefix[q] - prefix[q - 1]);
       const std::string n = "(" + end + " - A_bmt_first_nz(i) + A_bmt_stride(i) - 1)";
-      // A parent no wider than its threads gives every thread one entry: a constant trip count.
-      const std::int64_t threads = warp ? 32 : p_.threads;
-      if (widest <= threads) {
-        return "// bmt_size: one entry per implied thread (no parent is wider than its threads)\n"
+      // Every parent with as many threads as entries gives each thread one entry: a constant
+      // trip count. (The derived sizes already hold what the formula computes.)
+      const auto& sizes = p_.array(graph::Arr::bmt_size).ints;
+      if (!sizes.empty() &&
+          std::all_of(sizes.begin(), sizes.end(), [](auto v) { return v == 1; })) {
+        return "// bmt_size: one entry per thread (every parent has as many threads as entries)\n"
                "#define A_bmt_size(i) 1LL\n";
       }
       body = widest < (std::int64_t{1} << 30)

@@ -141,3 +141,18 @@ TEST_CASE("implied threads are computed in the kernel, not stored", "[codegen]")
     }
   }
 }
+
+TEST_CASE("derived sizes are a constant only when every thread holds one entry", "[codegen]") {
+  // One thread per warp block and row tile: the strided derivation reproduces these threads
+  // (stride 1, several entries each), so sizes must be computed, not taken as 1.
+  const Csr64 a = test::random_matrix(23, 60, 90, 0.2, 0.1);
+  const auto g = graph::graph_from_json(nlohmann::json::parse(
+      R"({"ops":[{"op":"COMPRESS"},{"op":"BMW_COL_BLOCK","cols":64},{"op":"BMT_ROW_BLOCK"},
+                 {"op":"THREAD_BITMAP_RED"},{"op":"GMEM_ATOM_RED"}]})"));
+  const auto e = codegen::generate(g, a);
+  const auto& p = e.format.parts[0];
+  REQUIRE(p.array(graph::Arr::bmt_size).model.kind == graph::ArrayModel::Kind::Derived);
+  const auto& sizes = p.array(graph::Arr::bmt_size).ints;
+  REQUIRE(std::any_of(sizes.begin(), sizes.end(), [](auto v) { return v > 1; }));
+  REQUIRE(e.kernels.source.find("#define A_bmt_size(i) 1LL") == std::string::npos);
+}
