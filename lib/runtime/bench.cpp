@@ -45,7 +45,7 @@ BenchReport run(const std::filesystem::path& problem, const TempDir& dir, const 
   rep.nnz = nnz;
   Worker w(o.launch);
   const auto dev = w.call({{"job", "device"}, {"bandwidth", true}}, o.timeout_s);
-  if (!dev.ok) throw Error(dev.error);
+  if (!dev.ok) throw Error(dev.error + ": bench needs a GPU");
   rep.device = device_model_from_json(dev.body.at("device"));
 
   nlohmann::json load = {{"job", "load"},  {"path", problem.string()},

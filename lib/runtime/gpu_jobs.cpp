@@ -125,7 +125,7 @@ struct Context {
 
   Context() {
     const std::string why = device_status();
-    if (!why.empty()) throw Error(why + ": bench needs a GPU");
+    if (!why.empty()) throw Error(why);  // callers say what needed the GPU
     SPARSETUNE_CUDA(cudaSetDevice(0));
     SPARSETUNE_CUDA(cudaGetDeviceProperties(&prop, 0));
     SPARSETUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

@@ -144,12 +144,7 @@ RunResult run_emitted(const std::string& dir, const RunOptions& o) {
 
   runtime::Worker w(o.launch);
   const auto dev = w.call({{"job", "device"}, {"bandwidth", true}}, o.timeout_s);
-  if (!dev.ok) {
-    std::string why = dev.error;  // the worker speaks of bench; this is run
-    if (const auto at = why.find(": bench needs a GPU"); at != std::string::npos)
-      why = why.substr(0, at) + ": running kernels needs a GPU";
-    throw Error(why);
-  }
+  if (!dev.ok) throw Error(dev.error + ": running kernels needs a GPU");
   r.device = runtime::device_model_from_json(dev.body.at("device"));
 
   const auto t0 = std::chrono::steady_clock::now();

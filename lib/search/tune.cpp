@@ -124,7 +124,7 @@ TuneOutcome tune(const TuneOptions& o) {
     gpu = std::make_unique<GpuEvaluator>(a, o.dtype, o.launch);
     std::string why;
     if (!gpu->open(&why)) {
-      no_gpu = "no GPU (" + why + "): predicted by the cost model only";
+      no_gpu = why + ": predicted by the cost model only";
       gpu.reset();
     }
   }
