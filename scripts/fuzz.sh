@@ -14,6 +14,7 @@ targets=("$@")
 build=${SPARSETUNE_FUZZ_BUILD:-build-fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 
+bash scripts/install-packages.sh clang-14 libclang-rt-14-dev $(grep -v '^#' scripts/debian-packages.txt)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
   -DCMAKE_CXX_COMPILER=clang++-14 -DSPARSETUNE_BUILD_FUZZERS=ON >"$build.configure.log" 2>&1 ||
   { cat "$build.configure.log" >&2; exit 1; }
