@@ -26,4 +26,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& g);
 void print_table(const std::vector<std::vector<std::string>>& rows);
 void print_json(const nlohmann::json& j);
 
+// Numbers for tables: fixed-point with `digits` decimals, or scientific with `digits` decimals.
+std::string fixed(double v, int digits);
+std::string sci(double v, int digits = 2);
+
 }  // namespace sparsetune::cli

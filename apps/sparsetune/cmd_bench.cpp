@@ -14,16 +14,6 @@
 namespace sparsetune::cli {
 
 namespace {
-std::string fmt(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-std::string sci(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1e", v);
-  return buf;
-}
 
 void print_report(const runtime::BenchReport& r) {
   std::printf("device: %s (%s, %d SMs, L2 %lld KiB), measured bandwidth %.0f GB/s\n",
@@ -47,11 +37,11 @@ void print_report(const runtime::BenchReport& r) {
                       b.status, b.note});
       continue;
     }
-    rows.push_back({b.name, std::to_string(b.n), b.dtype, fmt(b.time_ms.median, 4),
-                    fmt(b.time_ms.min, 4) + ".." + fmt(b.time_ms.max, 4),
-                    b.preprocess_ms >= 0 ? fmt(b.preprocess_ms, 3) : "-", fmt(b.gflops, 1),
-                    fmt(b.gbs, 1), fmt(100.0 * b.bandwidth_fraction, 1) + "%",
-                    b.error >= 0 ? sci(b.error) : "nan", b.verified ? "yes" : "NO", b.note});
+    rows.push_back({b.name, std::to_string(b.n), b.dtype, fixed(b.time_ms.median, 4),
+                    fixed(b.time_ms.min, 4) + ".." + fixed(b.time_ms.max, 4),
+                    b.preprocess_ms >= 0 ? fixed(b.preprocess_ms, 3) : "-", fixed(b.gflops, 1),
+                    fixed(b.gbs, 1), fixed(100.0 * b.bandwidth_fraction, 1) + "%",
+                    b.error >= 0 ? sci(b.error, 1) : "nan", b.verified ? "yes" : "NO", b.note});
   }
   print_table(rows);
 }

@@ -10,19 +10,6 @@
 
 namespace sparsetune::cli {
 
-namespace {
-std::string fixed(double v, int digits) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
-std::string sci(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.2e", v);
-  return b;
-}
-}  // namespace
-
 void add_run_command(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand(
       "run", "Run the generated kernels of an emitted folder on the GPU, timed and verified");

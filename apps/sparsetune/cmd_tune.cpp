@@ -12,14 +12,6 @@
 
 namespace sparsetune::cli {
 
-namespace {
-std::string fixed(double v, int digits) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
-}  // namespace
-
 void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand("tune", "Search the fastest format and kernel for a matrix");
   auto o = std::make_shared<search::TuneOptions>();

@@ -24,4 +24,16 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 
 void print_json(const nlohmann::json& j) { std::printf("%s\n", j.dump(2).c_str()); }
 
+std::string fixed(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+std::string sci(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*e", digits, v);
+  return b;
+}
+
 }  // namespace sparsetune::cli
