@@ -478,30 +478,10 @@ nlohmann::json finish(Context& c, Problem& p, const std::function<void()>& op, c
   SPARSETUNE_CUDA(cudaStreamSynchronize(c.stream));
   cuda_check(cudaGetLastError(), "checking run");
   const std::vector<double> y = result();
-  std::int64_t unwritten = 0;
-  for (double v : y) unwritten += std::isnan(v) ? 1 : 0;
-  const double err = relative_l2_error(y, ref);
   const double tol = tf32 ? error_tolerance_tf32(p.max_len) : error_tolerance(p.dtype, p.max_len);
-  const bool verified = unwritten == 0 && std::isfinite(err) && err <= tol;
+  const OutputCheck check = check_output(y, ref, tol);
   const Stats t = c.time_runs(op, runs);
-  const double s = t.median * 1e-3;
-  nlohmann::json j = {{"status", "ok"},
-                      {"verified", verified},
-                      {"error", std::isfinite(err) ? nlohmann::json(err) : nlohmann::json(nullptr)},
-                      {"tolerance", tol},
-                      {"unwritten", unwritten},
-                      {"time_ms",
-                       {{"median", t.median},
-                        {"min", t.min},
-                        {"max", t.max},
-                        {"q1", t.q1},
-                        {"q3", t.q3},
-                        {"runs", t.count}}},
-                      {"gflops", gflops(cost, s)},
-                      {"gbs", gbytes_per_s(cost, s)},
-                      {"flops", cost.flops},
-                      {"bytes", cost.bytes},
-                      {"note", note}};
+  nlohmann::json j = result_json(check, t, cost, note);
   if (preprocess_ms >= 0) j["preprocess_ms"] = preprocess_ms;
   return j;
 }

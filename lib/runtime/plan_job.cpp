@@ -175,11 +175,8 @@ nlohmann::json plan_job(const nlohmann::json& req) {
   const auto& ref_bytes = plan.buffers.at(plan.y_ref).bytes;
   std::vector<double> ref(plan.output_length);
   if (!ref.empty()) std::memcpy(ref.data(), ref_bytes.data(), ref.size() * 8);
-  std::int64_t unwritten = 0;
-  for (double v : out) unwritten += std::isnan(v) ? 1 : 0;
-  const double err = relative_l2_error(out, ref);
-  const double tol = error_tolerance(parse_dtype(plan.check_dtype), plan.max_len);
-  const bool verified = unwritten == 0 && std::isfinite(err) && err <= tol;
+  const OutputCheck check =
+      check_output(out, ref, error_tolerance(parse_dtype(plan.check_dtype), plan.max_len));
 
   // Warm-up, then timed runs, each after an untimed write of twice the L2 size.
   for (int i = 0; i < 3; ++i) op();
@@ -192,31 +189,14 @@ nlohmann::json plan_job(const nlohmann::json& req) {
   }
   const Stats t = summarize(ms);
   const OpCost cost = spmv_cost(plan.rows, plan.cols, plan.nnz, plan.index_bytes, plan.value_bytes);
-  const double s = t.median * 1e-3;
   std::string note =
       std::to_string(plan.launches.size()) + " launch" + (plan.launches.size() == 1 ? "" : "es");
   if (plan.zero_output) note += ", y zeroed in each run";
-  return {{"result",
-           {{"name", plan.name},
-            {"n", 1},
-            {"dtype", plan.check_dtype},
-            {"status", "ok"},
-            {"verified", verified},
-            {"error", std::isfinite(err) ? nlohmann::json(err) : nlohmann::json(nullptr)},
-            {"tolerance", tol},
-            {"unwritten", unwritten},
-            {"time_ms",
-             {{"median", t.median},
-              {"min", t.min},
-              {"max", t.max},
-              {"q1", t.q1},
-              {"q3", t.q3},
-              {"runs", t.count}}},
-            {"gflops", gflops(cost, s)},
-            {"gbs", gbytes_per_s(cost, s)},
-            {"flops", cost.flops},
-            {"bytes", cost.bytes},
-            {"note", note}}}};
+  nlohmann::json r = result_json(check, t, cost, note);
+  r["name"] = plan.name;
+  r["n"] = 1;
+  r["dtype"] = plan.check_dtype;
+  return {{"result", r}};
 }
 
 }  // namespace sparsetune::runtime

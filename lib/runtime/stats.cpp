@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/reference.hpp"
 
 namespace sparsetune::runtime {
 
@@ -109,6 +110,41 @@ double error_tolerance(DType t, std::int64_t max_len) {
 double error_tolerance_tf32(std::int64_t max_len) {
   const double len = static_cast<double>(std::max<std::int64_t>(max_len, 1));
   return 16.0 * std::sqrt(len) * std::ldexp(1.0, -11);
+}
+
+bool OutputCheck::verified() const {
+  return unwritten == 0 && std::isfinite(error) && error <= tolerance;
+}
+
+OutputCheck check_output(const std::vector<double>& y, const std::vector<double>& ref,
+                         double tolerance) {
+  OutputCheck c;
+  for (double v : y) c.unwritten += std::isnan(v) ? 1 : 0;
+  c.error = relative_l2_error(y, ref);
+  c.tolerance = tolerance;
+  return c;
+}
+
+nlohmann::json result_json(const OutputCheck& check, const Stats& t, const OpCost& cost,
+                           const std::string& note) {
+  const double s = t.median * 1e-3;
+  return {{"status", "ok"},
+          {"verified", check.verified()},
+          {"error", std::isfinite(check.error) ? nlohmann::json(check.error) : nlohmann::json()},
+          {"tolerance", check.tolerance},
+          {"unwritten", check.unwritten},
+          {"time_ms",
+           {{"median", t.median},
+            {"min", t.min},
+            {"max", t.max},
+            {"q1", t.q1},
+            {"q3", t.q3},
+            {"runs", t.count}}},
+          {"gflops", gflops(cost, s)},
+          {"gbs", gbytes_per_s(cost, s)},
+          {"flops", cost.flops},
+          {"bytes", cost.bytes},
+          {"note", note}};
 }
 
 }  // namespace sparsetune::runtime

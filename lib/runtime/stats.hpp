@@ -2,6 +2,7 @@
 // Measurement arithmetic that needs no GPU: summaries of repeated timings, the fewest bytes and
 // the flops an operation must move and do, and the error tolerance of each data type.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -57,5 +58,22 @@ double error_tolerance(DType t, std::int64_t max_len);
 // For f32 data multiplied on tensor cores in TF32 (10-bit mantissa inputs, f32 accumulation), as
 // cuSPARSE's Blocked-ELL SpMM does: 16·sqrt(len)·2^-11.
 double error_tolerance_tf32(std::int64_t max_len);
+
+// A computed output checked against its fp64 reference: NaN entries count as unwritten (outputs
+// are poisoned with NaN before a checking run), and the result is verified only when every entry
+// was written and the relative L2 error is finite and within the tolerance.
+struct OutputCheck {
+  double error = 0;
+  double tolerance = 0;
+  std::int64_t unwritten = 0;
+  bool verified() const;
+};
+OutputCheck check_output(const std::vector<double>& y, const std::vector<double>& ref,
+                         double tolerance);
+
+// The fields every measured result reports: status, verification, time statistics in ms, rates
+// from the fewest bytes of `cost`, and a note.
+nlohmann::json result_json(const OutputCheck& check, const Stats& time_ms, const OpCost& cost,
+                           const std::string& note);
 
 }  // namespace sparsetune::runtime

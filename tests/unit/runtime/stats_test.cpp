@@ -69,3 +69,33 @@ TEST_CASE("error tolerances per data type") {
   CHECK(dtype_name(parse_dtype("f64")) == "f64");
   CHECK_THROWS_AS(parse_dtype("bf16"), sparsetune::Error);
 }
+
+TEST_CASE("output checks count unwritten entries and bound the error", "[runtime][stats]") {
+  const std::vector<double> ref = {3, 4};
+  auto exact = check_output({3, 4}, ref, 1e-6);
+  CHECK(exact.error == 0.0);
+  CHECK(exact.unwritten == 0);
+  CHECK(exact.verified());
+  // ||(0, 0.5)|| / ||(3, 4)|| = 0.1.
+  auto off = check_output({3, 4.5}, ref, 0.05);
+  CHECK(off.error == Approx(0.1));
+  CHECK_FALSE(off.verified());
+  CHECK(check_output({3, 4.5}, ref, 0.2).verified());
+  auto hole = check_output({3, NAN}, ref, 1.0);
+  CHECK(hole.unwritten == 1);
+  CHECK_FALSE(hole.verified());
+}
+
+TEST_CASE("result JSON carries rates from the fewest bytes", "[runtime][stats]") {
+  const auto cost = spmv_cost(10, 10, 20, 4, 4);
+  const Stats t = summarize({2.0, 1.0, 3.0});  // ms
+  const auto j = result_json(check_output({1}, {1}, 1e-6), t, cost, "n");
+  CHECK(j.at("verified") == true);
+  CHECK(j.at("time_ms").at("median") == 2.0);
+  CHECK(j.at("gflops").get<double>() == Approx(cost.flops / 2e-3 / 1e9));
+  CHECK(j.at("gbs").get<double>() == Approx(cost.bytes / 2e-3 / 1e9));
+  CHECK(j.at("note") == "n");
+  const auto nan = result_json(check_output({NAN}, {1}, 1e-6), t, cost, "");
+  CHECK(nan.at("error").is_null());
+  CHECK(nan.at("verified") == false);
+}
