@@ -22,31 +22,14 @@
 #include "runtime/worker.hpp"
 #include "search/engine.hpp"
 #include "search/run_kernels.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace sparsetune;
 
 namespace {
 
-fs::path shared_dir() {
-  if (const char* e = std::getenv("SPARSETUNE_SHARED_DIR"); e && *e) return e;
-  return SPARSETUNE_SHARED_DIR;
-}
-
 runtime::WorkerLaunch self_launch() { return {{"/proc/self/exe", runtime::kWorkerSubcommand}}; }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "sparsetune-gpu-graph-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()));
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 Csr64 triples(std::int64_t rows, std::int64_t cols,
               const std::vector<std::tuple<std::int64_t, std::int64_t, double>>& t) {
@@ -85,8 +68,8 @@ std::vector<std::pair<std::string, Csr64>> test_matrices() {
   m.emplace_back("rectangular 60x700", random_matrix(4, 60, 700, 0.02, 0.1));
   for (const char* name : {"west0067", "impcol_a", "Erdos971", "rajat19", "dwt_2680", "nnc1374"})
     m.emplace_back(
-        name,
-        io::read_matrix((shared_dir() / "matrices" / (std::string(name) + ".mtx.gz")).string()));
+        name, io::read_matrix(
+                  (testing::shared_dir() / "matrices" / (std::string(name) + ".mtx.gz")).string()));
   return m;
 }
 
@@ -128,7 +111,7 @@ void run_cases(const std::vector<Case>& cases) {
   for (const auto& c : cases) jobs.push_back({"case", c.source});
   const runtime::KernelCache cache;
   const auto compiled = runtime::compile_batch(jobs, co, &cache);
-  TempDir t;
+  testing::TempDir t("sparsetune-gpu-graph");
   int verified = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
@@ -181,8 +164,8 @@ TEST_CASE("random graphs give kernels that verify", "[gpu]") {
 }
 
 TEST_CASE("sparsetune run measures an emitted folder", "[gpu]") {
-  TempDir t;
-  const auto a = io::read_matrix((shared_dir() / "matrices" / "dwt_2680.mtx.gz").string());
+  testing::TempDir t("sparsetune-gpu-graph");
+  const auto a = io::read_matrix((testing::shared_dir() / "matrices" / "dwt_2680.mtx.gz").string());
   const auto g = graph::read_graph(search::default_graphs_dir() + "/csr-vector.json");
   codegen::EmitOptions opt;
   opt.design.dtype = "f32";
@@ -199,7 +182,7 @@ TEST_CASE("sparsetune run measures an emitted folder", "[gpu]") {
   CHECK(r.device.bandwidth_gbs > 0);
   CHECK(r.result.bandwidth_fraction > 0);
   // The same against the matrix itself.
-  const auto mpath = shared_dir() / "matrices" / "dwt_2680.mtx.gz";
+  const auto mpath = testing::shared_dir() / "matrices" / "dwt_2680.mtx.gz";
   o.matrix_file = mpath.string();
   const auto m = search::run_emitted((t.path / "out").string(), o);
   CHECK(m.result.verified);
@@ -216,7 +199,7 @@ TEST_CASE("a faulting plan fails alone and the next one runs", "[gpu]") {
   runtime::CompileOptions co;
   co.arch = dev.body.at("device").at("arch").get<std::string>();
   const auto c = runtime::compile({"bad", src}, co, nullptr);
-  TempDir t;
+  testing::TempDir t("sparsetune-gpu-graph");
   runtime::LaunchPlan p;
   p.name = "bad";
   p.cubin = c.cubin;

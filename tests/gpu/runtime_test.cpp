@@ -11,19 +11,13 @@
 #include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc.hpp"
 #include "runtime/worker.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace sparsetune;
 using namespace sparsetune::runtime;
 
 namespace {
-
-// The shared folder; SPARSETUNE_SHARED_DIR in the environment overrides the compiled-in path
-// (on a lent GPU machine the matrices travel in another folder).
-fs::path shared_dir() {
-  if (const char* e = std::getenv("SPARSETUNE_SHARED_DIR"); e && *e) return e;
-  return SPARSETUNE_SHARED_DIR;
-}
 
 WorkerLaunch self_launch() { return {{"/proc/self/exe", kWorkerSubcommand}}; }
 
@@ -142,7 +136,7 @@ TEST_CASE("SpTV baselines agree with the reference", "[gpu]") {
 }
 
 TEST_CASE("baselines agree with the reference on the shared matrices", "[gpu]") {
-  const fs::path dir = shared_dir() / "matrices";
+  const fs::path dir = testing::shared_dir() / "matrices";
   REQUIRE(fs::is_directory(dir));
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))

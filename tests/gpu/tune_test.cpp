@@ -13,41 +13,22 @@
 #include "io/matrix_file.hpp"
 #include "search/engine.hpp"
 #include "search/gpu_evaluator.hpp"
+#include "test_support.hpp"
 
 using namespace sparsetune;
 namespace fs = std::filesystem;
 
 namespace {
 
-// SPARSETUNE_SHARED_DIR in the environment overrides the compiled-in path (on a lent GPU
-// machine the matrices travel in another folder).
-std::string shared_dir() {
-  if (const char* e = std::getenv("SPARSETUNE_SHARED_DIR"); e && *e) return e;
-  return SPARSETUNE_SHARED_DIR;
-}
-
 runtime::WorkerLaunch self_launch() { return {{"/proc/self/exe", runtime::kWorkerSubcommand}}; }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "sparsetune-gpu-tune-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()));
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 }  // namespace
 
 TEST_CASE("tune on shared matrices gives verified kernels and a report", "[gpu]") {
   for (const char* name : {"494_bus", "dwt_2680", "nnc1374"}) {
-    TempDir t;
+    testing::TempDir t("sparsetune-gpu-tune");
     search::TuneOptions o;
-    o.matrix = shared_dir() + "/matrices/" + name + ".mtx.gz";
+    o.matrix = testing::shared_dir().string() + "/matrices/" + name + ".mtx.gz";
     o.out_dir = (t.path / "out").string();
     o.db_path = (t.path / "tuning.db").string();
     o.budget_s = 10;
@@ -78,7 +59,7 @@ TEST_CASE("tune on shared matrices gives verified kernels and a report", "[gpu]"
 }
 
 TEST_CASE("a crashing candidate does not stop the search", "[gpu]") {
-  const auto a = io::read_matrix(shared_dir() + "/matrices/dwt_2680.mtx.gz");
+  const auto a = io::read_matrix((testing::shared_dir() / "matrices" / "dwt_2680.mtx.gz").string());
   search::GpuEvaluator eval(a, "f64", self_launch());
   std::string why;
   REQUIRE(eval.open(&why));

@@ -16,6 +16,7 @@
 #include "core/reference.hpp"
 #include "graph/random_graph.hpp"
 #include "runtime/launch_plan.hpp"
+#include "test_support.hpp"
 
 using namespace sparsetune;
 namespace fs = std::filesystem;
@@ -105,19 +106,6 @@ void check_plan_matches_source(const codegen::Emitted& e, const codegen::SpmvPla
   }
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "sparsetune-lplan-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()));
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("plan arguments follow the generated kernel signatures", "[codegen][plan]") {
@@ -155,7 +143,7 @@ TEST_CASE("plan arguments follow the signatures of random graphs", "[codegen][pl
 }
 
 TEST_CASE("a plan file reads back through the runtime", "[codegen][plan]") {
-  TempDir t;
+  testing::TempDir t("sparsetune-lplan");
   const Csr64 a = test::random_matrix(41, 90, 70, 0.07);
   const auto g = test::known_graphs().front();
   codegen::EmitOptions opt;

@@ -6,27 +6,13 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "test_support.hpp"
 
 using namespace sparsetune;
 using sparsetune::db::Measurement;
 using sparsetune::db::TuningDb;
 
 namespace {
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() /
-           ("sparsetune-db-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-};
-
 Measurement sample(const std::string& candidate, double time_us, bool ok = true) {
   Measurement m;
   m.fingerprint = "csr1-0123456789abcdef";
@@ -48,7 +34,7 @@ Measurement sample(const std::string& candidate, double time_us, bool ok = true)
 }  // namespace
 
 TEST_CASE("a new database answers best() with the fastest successful row", "[db]") {
-  TempDir dir;
+  testing::TempDir dir("sparsetune-db-test");
   TuningDb db(dir.file("nested/folder/tuning.db"));
   CHECK_FALSE(db.best("csr1-0123456789abcdef", "spmv", "f32", 1, "Test GPU"));
   db.add(sample("graph/a", 12.0));
@@ -66,7 +52,7 @@ TEST_CASE("a new database answers best() with the fastest successful row", "[db]
 }
 
 TEST_CASE("rows persist, identical rows are stored once, stats count them", "[db]") {
-  TempDir dir;
+  testing::TempDir dir("sparsetune-db-test");
   const auto path = dir.file("tuning.db");
   {
     TuningDb db(path);
@@ -93,7 +79,7 @@ TEST_CASE("rows persist, identical rows are stored once, stats count them", "[db
 }
 
 TEST_CASE("merge copies new rows once and keeps the best answer", "[db]") {
-  TempDir dir;
+  testing::TempDir dir("sparsetune-db-test");
   TuningDb a(dir.file("a.db"));
   a.add(sample("graph/a", 12.0));
   {
@@ -110,7 +96,7 @@ TEST_CASE("merge copies new rows once and keeps the best answer", "[db]") {
 }
 
 TEST_CASE("bad database files are clear errors", "[db]") {
-  TempDir dir;
+  testing::TempDir dir("sparsetune-db-test");
   const auto junk = dir.file("junk.db");
   std::ofstream(junk) << "this is not a database, just some text that is long enough to look odd";
   CHECK_THROWS_WITH(TuningDb(junk), Catch::Contains("junk.db"));

@@ -55,7 +55,7 @@ TEST_CASE("round trips through every output format give the identical matrix", "
   CHECK(text.rfind("%%MatrixMarket matrix coordinate real general\n", 0) == 0);
   CHECK(text.find("\n4 5 7\n") != std::string::npos);
   CHECK(text.find("\n1 1 0.10000000000000001\n") != std::string::npos);  // %.17g
-  CHECK(iotest::count_entries(dir.path()) == 4);  // no temporary files left behind
+  CHECK(iotest::count_entries(dir.path) == 4);  // no temporary files left behind
 
   // A second generation is byte-identical to the first.
   write_matrix(dir.file("b.mtx"), read_matrix(dir.file("a.mtx")));

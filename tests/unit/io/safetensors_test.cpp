@@ -64,7 +64,7 @@ TEST_CASE("safetensors round trip through a file keeps names, order, dtypes and 
   add_array(f, "scalar", std::vector<double>{3.0}, {});
   const std::string path = dir.file("x.safetensors");
   write_safetensors(path, f);
-  CHECK(iotest::count_entries(dir.path()) == 1);  // no temporary file left
+  CHECK(iotest::count_entries(dir.path) == 1);  // no temporary file left
 
   SafetensorsFile g = read_safetensors(path);
   CHECK(g.metadata == f.metadata);

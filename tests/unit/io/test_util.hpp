@@ -7,27 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
+
 namespace iotest {
 
 // A fresh folder under the system temp dir, removed when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "sparsetune-io-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+// Temporary folders come from the shared test support.
+using TempDir = sparsetune::testing::TempDir;
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;

@@ -103,7 +103,7 @@ TEST_CASE("tns write and read back, with and without header, plain and gzip", "[
   auto n = read_tns(dir.file("n.tns"));
   CHECK(n.dims == std::vector<std::int64_t>{3, 5, 2});  // inferred without the header
   CHECK(n.val == t.val);
-  CHECK(iotest::count_entries(dir.path()) == 3);
+  CHECK(iotest::count_entries(dir.path) == 3);
   CHECK_THROWS_CONTAINING(read_tns(dir.file("none.tns")), "none.tns", "cannot open");
 }
 

@@ -9,25 +9,13 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "test_support.hpp"
 
 using namespace sparsetune;
 using namespace sparsetune::runtime;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "sparsetune-plan-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()));
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 template <class T>
 PlanBuffer buffer(const char* dtype, const std::vector<T>& v) {
@@ -69,7 +57,7 @@ LaunchPlan small_plan() {
 }  // namespace
 
 TEST_CASE("a launch plan survives its file", "[runtime][plan]") {
-  TempDir t;
+  testing::TempDir t("sparsetune-plan");
   const LaunchPlan p = small_plan();
   write_plan(t.path / "plan.safetensors", p);
   const LaunchPlan q = read_plan(t.path / "plan.safetensors");
@@ -86,7 +74,7 @@ TEST_CASE("a launch plan survives its file", "[runtime][plan]") {
 }
 
 TEST_CASE("inputs shared by many plans come from their own file", "[runtime][plan]") {
-  TempDir t;
+  testing::TempDir t("sparsetune-plan");
   LaunchPlan p = small_plan();
   std::map<std::string, PlanBuffer> inputs = {{"x", p.buffers.at("x")},
                                               {"y_ref", p.buffers.at("y_ref")}};
@@ -138,7 +126,7 @@ TEST_CASE("malformed plans are refused", "[runtime][plan]") {
 }
 
 TEST_CASE("a truncated plan file is an error, not a crash", "[runtime][plan]") {
-  TempDir t;
+  testing::TempDir t("sparsetune-plan");
   write_plan(t.path / "plan.safetensors", small_plan());
   const auto size = fs::file_size(t.path / "plan.safetensors");
   for (std::uintmax_t cut : {std::uintmax_t{0}, std::uintmax_t{5}, std::uintmax_t{40}, size - 1}) {

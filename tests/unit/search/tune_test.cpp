@@ -7,26 +7,14 @@
 #include "core/error.hpp"
 #include "db/tuning_db.hpp"
 #include "graph/format.hpp"
+#include "test_support.hpp"
 
 using namespace sparsetune;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "sparsetune-tune-test-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()));
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-search::TuneOptions options(const TempDir& t, const std::string& matrix) {
+search::TuneOptions options(const testing::TempDir& t, const std::string& matrix) {
   search::TuneOptions o;
   o.matrix = matrix;
   o.out_dir = (t.path / "out").string();
@@ -42,7 +30,7 @@ const std::string kMatrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/494_
 }  // namespace
 
 TEST_CASE("tune --budget 0 emits the four files and says nothing was measured", "[search]") {
-  TempDir t;
+  testing::TempDir t("sparsetune-tune-test");
   const auto r = search::tune(options(t, kMatrix));
   for (const char* f : {"format.safetensors", "kernel.cu", "kernel.h", "report.json"})
     CHECK(fs::file_size(t.path / "out" / f) > 0);
@@ -68,7 +56,7 @@ TEST_CASE("tune --budget 0 emits the four files and says nothing was measured", 
 }
 
 TEST_CASE("a second tune answers from the database; --force searches again", "[search]") {
-  TempDir t;
+  testing::TempDir t("sparsetune-tune-test");
   auto o = options(t, kMatrix);
   const auto first = search::tune(o);
   const auto rows = db::TuningDb(o.db_path).measurements().size();
@@ -85,7 +73,7 @@ TEST_CASE("a second tune answers from the database; --force searches again", "[s
 }
 
 TEST_CASE("tune refuses what it cannot do, with the reason", "[search]") {
-  TempDir t;
+  testing::TempDir t("sparsetune-tune-test");
   auto o = options(t, kMatrix);
   o.op = "spmm";
   CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--op spmv only"));
