@@ -1,7 +1,5 @@
 #include "gen/assemble.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -9,6 +7,7 @@
 
 #include "core/convert.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace sparsetune::gen {
 
@@ -102,16 +101,7 @@ void check_entry_budget(double expected_nnz, const char* kind, double rows,
   if (!(expected_nnz <= kLimit))
     throw Error(std::string(kind) + ": about " + short_number(expected_nnz) +
                 " entries expected, more than the limit of 2^33");
-  double memory = 0.0;
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
-  memory =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-#endif
-  const double need = expected_nnz * bytes_per_entry + rows * 16.0;
-  if (memory > 0 && need > memory)
-    throw Error(std::string(kind) + ": needs about " + short_number(need / 1073741824.0) +
-                " GiB of memory, more than the " + short_number(memory / 1073741824.0) +
-                " GiB here");
+  check_memory_need(expected_nnz * bytes_per_entry + rows * 16.0, kind);
 }
 
 }  // namespace sparsetune::gen

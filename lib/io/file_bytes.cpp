@@ -1,6 +1,7 @@
 #include "io/file_bytes.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -34,8 +35,11 @@ std::string read_file(const std::string& path) {
   Fd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text());
+  struct stat st {};
+  if (::fstat(f.fd, &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error(path + ": is a folder, not a file");
   std::string out;
-  off_t size = ::lseek(f.fd, 0, SEEK_END);
+  off_t size = S_ISREG(st.st_mode) ? ::lseek(f.fd, 0, SEEK_END) : 0;
   if (size > 0) out.reserve(static_cast<std::size_t>(size));
   ::lseek(f.fd, 0, SEEK_SET);
   std::size_t used = 0;

@@ -8,6 +8,7 @@
 
 #include "core/convert.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/file_bytes.hpp"
 
 namespace sparsetune::io {
@@ -135,7 +136,11 @@ Csr64 matrix_from_safetensors(const SafetensorsFile& f, const std::string& sourc
     check_range(c.row, rows, source, "row", "rows");
     check_range(c.col, cols, source, "col", "columns");
     try {
+      check_memory_need(16.0 * (static_cast<double>(rows) + 1.0) + 16.0 * static_cast<double>(nnz),
+                        "a " + std::to_string(rows) + "-row CSR");
       return coo_to_csr<std::int64_t, std::int64_t>(c, duplicates);
+    } catch (const Error& e) {
+      bad(source, e.what());
     } catch (const std::bad_alloc&) {
     } catch (const std::length_error&) {
     }

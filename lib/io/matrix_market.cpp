@@ -71,16 +71,18 @@ Result finish(Parts& parts, MtxHeader& h, const std::string& src, int threads) {
     h.info.expanded_entries = a.nnz();
     return a;
   } else {
+    check_csr_memory(h, src);
     return assemble_csr(parts, h);
   }
 }
 
 template <class Result>
-Result from_coo(Coo64&& c, MtxHeader& h) {
+Result from_coo(Coo64&& c, MtxHeader& h, const std::string& src) {
   h.info.expanded_entries = c.nnz();
   if constexpr (std::is_same_v<Result, Coo64>) {
     return std::move(c);
   } else {
+    check_csr_memory(h, src);
     return coo_to_csr<std::int64_t, std::int64_t>(c, &h.info.duplicates);
   }
 }
@@ -290,7 +292,7 @@ Result parse_text(std::string_view text, const std::string& src, MtxInfo* info,
                   const MtxParseOptions& opt) {
   MtxHeader h = parse_mtx_header(text, src);
   Result a = h.info.coordinate ? parse_coordinate<Result>(text, src, h, opt)
-                               : from_coo<Result>(parse_array(text, src, h), h);
+                               : from_coo<Result>(parse_array(text, src, h), h, src);
   if (info) *info = h.info;
   return a;
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/file_bytes.hpp"
 #include "io/text_scan.hpp"
 
@@ -133,6 +134,22 @@ MtxHeader parse_mtx_header(std::string_view text, const std::string& src) {
     info.stored_entries = count;
   }
   return h;
+}
+
+void check_csr_memory(const MtxHeader& h, const std::string& src) {
+  const MtxInfo& i = h.info;
+  const double entries =
+      static_cast<double>(i.stored_entries) * (i.symmetry == Symmetry::general ? 1.0 : 2.0);
+  const double need = 16.0 * (static_cast<double>(i.rows) + 1.0) + 16.0 * entries;
+  try {
+    check_memory_need(need, "the CSR of a " + std::to_string(i.rows) + " x " +
+                                std::to_string(i.cols) + " matrix with " +
+                                std::to_string(i.stored_entries) + " entries");
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError(src, h.size_line, e.what());
+  }
 }
 
 std::size_t SizeLineFinder::feed(std::string_view text) {

@@ -17,6 +17,11 @@ struct MtxHeader {
 // Parses the banner, the comments and the size line; throws InputError naming `src` and the line.
 MtxHeader parse_mtx_header(std::string_view text, const std::string& src);
 
+// Throws InputError at the size line when the CSR of the matrix the header declares (row
+// pointers and a cursor per row, the expanded entries) would not fit in this machine's memory:
+// the process would otherwise be killed half-way instead of failing with a message.
+void check_csr_memory(const MtxHeader& h, const std::string& src);
+
 // Finds the end of the size line in a text that grows by appending, resuming where the previous
 // call stopped so that a long header (or a long line without a newline) is scanned only once.
 struct SizeLineFinder {

@@ -127,6 +127,12 @@ expect_fail "dimension overflow" "big.mtx:2" "$st" features "$f"
 f=$(mtx size.mtx '%%MatrixMarket matrix coordinate real general\n3 x 1\n1 1 1\n')
 expect_fail "bad size line" "size.mtx:2" "$st" features "$f"
 
+f=$(mtx huge.mtx '%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1\n1 1 1\n')
+expect_fail "a matrix too big for this machine" "huge.mtx:2.*needs about .* GiB of memory" "$st" features "$f"
+expect_fail "a folder as input" "is a folder" "$st" features "$tmp"
+: >"$tmp/empty.mtx"
+expect_fail "an empty file" "empty.mtx:1" "$st" features "$tmp/empty.mtx"
+
 # A failed conversion leaves neither the output nor a temporary file behind.
 f=$(mtx partial.mtx '%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 2 2\n3 3 x\n')
 mkdir "$tmp/outdir"

@@ -160,7 +160,7 @@ TEST_CASE("container reader refuses inconsistent structure with named errors", "
   // A COO container may claim any row count; one whose CSR cannot exist is a clear error.
   SafetensorsFile huge = matrix_to_safetensors(Csr64{0, 0, {0}, {}, {}}, Layout::coo);
   huge.metadata["rows"] = std::to_string(std::int64_t{1} << 62);
-  CHECK_THROWS_CONTAINING(load(serialize_safetensors(huge)), src, "does not fit in memory");
+  CHECK_THROWS_CONTAINING(load(serialize_safetensors(huge)), src, "GiB of memory");
 
   // Unsorted or repeated columns in a row are accepted, sorted and summed.
   std::int64_t dups = 0;
