@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -142,6 +144,21 @@ int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits) {
     prefix.push_back(prefix.back() + n);
     parent_row.push_back(t1 > t0 && !row.empty() ? row[t0] : -1);
   }
+  // The trial copies only the addressing arrays; the others (entries, values, rows) move over to
+  // it on success and back to `p` otherwise.
+  std::map<std::string, graph::FormatArray> others;
+  for (auto it = p.arrays.begin(); it != p.arrays.end();) {
+    const auto which = graph::arr_from_name(it->first);
+    if (which == Arr::nz_col || which == Arr::nz_val || which == Arr::nz_row_delta ||
+        which == Arr::origin_row) {
+      others.insert(p.arrays.extract(it++));
+    } else {
+      ++it;
+    }
+  }
+  const auto restore = [&](graph::PartFormat& to) {
+    for (auto& [name, a] : others) to.arrays[name] = std::move(a);
+  };
   graph::PartFormat trial = p;
   trial.implied_threads = mode;
   auto int_array = [&](std::vector<std::int64_t> v) {
@@ -160,6 +177,7 @@ int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits) {
   try {
     graph::derive_implied_threads(trial);
   } catch (const Error&) {
+    restore(p);
     return 0;  // the parents do not hold their threads' entries
   }
   int derived = 0;
@@ -169,10 +187,14 @@ int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits) {
       ++derived;
       continue;
     }
-    if (a != Arr::bmt_row) return 0;                // not the strided pattern: keep the arrays
+    if (a != Arr::bmt_row) {
+      restore(p);
+      return 0;  // not the strided pattern: keep the arrays
+    }
     trial.arrays[graph::arr_name(a)] = p.array(a);  // threads of several rows keep their rows
     if (!had_row) trial.arrays.erase(graph::arr_name(parent_row_arr));
   }
+  restore(trial);
   p = std::move(trial);
   return derived;
 }

@@ -30,7 +30,10 @@ void imply_threads(Part& p) {
   const int pl = defined_parent(p, Level::BMT);
   const std::int64_t t = pl == static_cast<int>(Level::BMW) ? 32 : p.threads;
   const auto spans = parent_spans(p, Level::BMT);
+  std::size_t count = 0;
+  for (const auto& sp : spans) count += static_cast<std::size_t>(std::min(t, sp.end - sp.begin));
   std::vector<Block> out;
+  out.reserve(count);
   for (std::size_t s = 0; s < spans.size(); ++s) {
     const std::int64_t n = spans[s].end - spans[s].begin;
     const std::int64_t k = std::min(t, n);
@@ -120,6 +123,26 @@ PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
     if (out.arrays.count(name)) continue;
     std::vector<std::int64_t> v;
     switch (a) {
+      case Arr::bmt_first_nz:
+      case Arr::bmt_stride:
+      case Arr::bmt_size:
+      case Arr::bmt_row:
+        v.reserve(p.blocks[2].size());
+        break;
+      case Arr::bmw_row:
+        v.reserve(p.blocks[1].size());
+        break;
+      case Arr::bmtb_row:
+      case Arr::bmtb_rows:
+        v.reserve(p.blocks[0].size());
+        break;
+      case Arr::nz_col:
+        v.reserve(p.nz.size());
+        break;
+      default:
+        break;
+    }
+    switch (a) {
       case Arr::bmtb_first_bmw:
       case Arr::bmw_first_bmt: {
         const int child = a == Arr::bmtb_first_bmw ? 1 : 2;
@@ -173,6 +196,7 @@ PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
       FormatArray fa;
       fa.dtype = value_dtype(f.dtype);
       fa.length = out.nnz_stored;
+      fa.reals.reserve(p.nz.size());
       for (const auto& e : p.nz)
         fa.reals.push_back(f.dtype == "f64" ? e.val
                            : f.dtype == "f32"
@@ -200,6 +224,7 @@ MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding) {
   root.row_entries.resize(a.rows);
   for (std::int64_t r = 0; r < a.rows; ++r) {
     root.origin_row[r] = r;
+    root.row_entries[r].reserve(static_cast<std::size_t>(a.row_ptr[r + 1] - a.row_ptr[r]));
     for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
       root.row_entries[r].push_back({a.col_idx[k], a.val[k]});
   }
@@ -231,6 +256,7 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   for (std::size_t i = 0; i < m.parts.size(); ++i) {
     for (const auto& r : m.parts[i].reductions) find_reduction(r)->check(m.parts[i]);
     f.parts.push_back(part_format(m.parts[i], f, i));
+    m.parts[i] = Part{};  // the format holds what the kernel reads; the rest is no longer needed
   }
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     if (f.parts[i].atomic) continue;

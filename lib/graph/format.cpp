@@ -56,6 +56,7 @@ io::NamedArray pack(const std::string& name, const FormatArray& a) {
   n.dtype = a.dtype;
   n.shape = {a.length};
   auto& out = n.bytes;
+  out.reserve(static_cast<std::size_t>(a.length) * io::dtype_size(a.dtype));
   if (a.dtype == "F64")
     for (double v : a.reals) put(out, v);
   else if (a.dtype == "F32")
@@ -180,7 +181,7 @@ void derive_implied_threads(PartFormat& p) {
     auto it = p.arrays.find(arr_name(a));
     if (it != p.arrays.end() && it->second.model.kind == ArrayModel::Kind::Derived) {
       if (a == Arr::bmt_row && !parent_row) throw bad("bmt_row needs the parent's rows");
-      it->second.ints = *v;
+      it->second.ints = std::move(*v);
     }
   }
 }

@@ -14,6 +14,9 @@ class Compress final : public Operator {
   void advance(GraphState& s, const nlohmann::json&) const override { s.compressed = true; }
   std::vector<Part> apply(Part& part, const nlohmann::json&) const override {
     part.nz.clear();
+    std::size_t n = 0;
+    for (const auto& row : part.row_entries) n += row.size();
+    part.nz.reserve(n);
     for (std::int64_t r = 0; r < part.rows(); ++r)
       for (const auto& [c, v] : part.row_entries[r]) part.nz.push_back({r, c, v});
     part.row_entries.clear();

@@ -155,6 +155,9 @@ std::string safetensors_header(const SafetensorsFile& f) {
 
 std::string serialize_safetensors(const SafetensorsFile& f) {
   std::string out = safetensors_header(f);
+  std::size_t total = out.size();
+  for (const auto& a : f.arrays) total += a.bytes.size();
+  out.reserve(total);
   for (const auto& a : f.arrays)
     out.append(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
   return out;
