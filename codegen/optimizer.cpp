@@ -133,7 +133,8 @@ int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits) {
   const auto& first_bmt = p.array(Arr::bmw_first_bmt).ints;
   const auto& first_bmw = p.array(Arr::bmtb_first_bmw).ints;
   const auto& size = p.array(Arr::bmt_size).ints;
-  const auto& row = p.has(Arr::bmt_row) ? p.array(Arr::bmt_row).ints : std::vector<std::int64_t>{};
+  static const std::vector<std::int64_t> kNoRows;
+  const auto& row = p.has(Arr::bmt_row) ? p.array(Arr::bmt_row).ints : kNoRows;
   // Parents back to back: each starts where the previous one ends and holds its threads' sizes.
   std::vector<std::int64_t> prefix{0}, parent_row;
   for (std::int64_t q = 0; q < parents; ++q) {
@@ -144,20 +145,24 @@ int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits) {
     prefix.push_back(prefix.back() + n);
     parent_row.push_back(t1 > t0 && !row.empty() ? row[t0] : -1);
   }
-  // The trial copies only the addressing arrays; the others (entries, values, rows) move over to
-  // it on success and back to `p` otherwise.
-  std::map<std::string, graph::FormatArray> others;
+  // The trial copies only the parents' arrays: the entries, values and rows move over to it on
+  // success and back to `p` otherwise; the thread arrays are recomputed in it and compared with
+  // the originals, kept aside.
+  std::map<std::string, graph::FormatArray> others, originals;
   for (auto it = p.arrays.begin(); it != p.arrays.end();) {
     const auto which = graph::arr_from_name(it->first);
     if (which == Arr::nz_col || which == Arr::nz_val || which == Arr::nz_row_delta ||
         which == Arr::origin_row) {
       others.insert(p.arrays.extract(it++));
+    } else if (which == Arr::bmt_first_nz || which == Arr::bmt_stride || which == Arr::bmt_size ||
+               which == Arr::bmt_row) {
+      originals.insert(p.arrays.extract(it++));
     } else {
       ++it;
     }
   }
-  const auto restore = [&](graph::PartFormat& to) {
-    for (auto& [name, a] : others) to.arrays[name] = std::move(a);
+  const auto restore = [&](graph::PartFormat& to, std::map<std::string, graph::FormatArray>& m) {
+    for (auto& [name, a] : m) to.arrays[name] = std::move(a);
   };
   graph::PartFormat trial = p;
   trial.implied_threads = mode;
@@ -172,29 +177,37 @@ int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits) {
   const Arr parent_row_arr = warp ? Arr::bmw_row : Arr::bmtb_row;
   const bool had_row = trial.has(parent_row_arr);
   if (!had_row) trial.arrays[graph::arr_name(parent_row_arr)] = int_array(parent_row);
-  for (Arr a : thread_arrays)
-    if (trial.has(a)) trial.arrays[graph::arr_name(a)].model = ArrayModel{Kind::Derived};
+  for (const auto& [name, a] : originals) {
+    graph::FormatArray d;
+    d.dtype = a.dtype;
+    d.length = a.length;
+    d.model = ArrayModel{Kind::Derived};
+    trial.arrays[name] = std::move(d);  // values filled by derive_implied_threads
+  }
   try {
     graph::derive_implied_threads(trial);
   } catch (const Error&) {
-    restore(p);
+    restore(p, others);
+    restore(p, originals);
     return 0;  // the parents do not hold their threads' entries
   }
   int derived = 0;
   for (Arr a : thread_arrays) {
     if (!trial.has(a)) continue;
-    if (trial.array(a).ints == p.array(a).ints) {
+    auto& original = originals.at(graph::arr_name(a));
+    if (trial.array(a).ints == original.ints) {
       ++derived;
       continue;
     }
     if (a != Arr::bmt_row) {
-      restore(p);
+      restore(p, others);
+      restore(p, originals);
       return 0;  // not the strided pattern: keep the arrays
     }
-    trial.arrays[graph::arr_name(a)] = p.array(a);  // threads of several rows keep their rows
+    trial.arrays[graph::arr_name(a)] = std::move(original);  // threads of several rows keep theirs
     if (!had_row) trial.arrays.erase(graph::arr_name(parent_row_arr));
   }
-  restore(trial);
+  restore(trial, others);
   p = std::move(trial);
   return derived;
 }

@@ -197,11 +197,14 @@ PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
       fa.dtype = value_dtype(f.dtype);
       fa.length = out.nnz_stored;
       fa.reals.reserve(p.nz.size());
-      for (const auto& e : p.nz)
-        fa.reals.push_back(f.dtype == "f64" ? e.val
-                           : f.dtype == "f32"
-                               ? static_cast<double>(static_cast<float>(e.val))
-                               : half_to_float(float_to_half(static_cast<float>(e.val))));
+      if (f.dtype == "f64") {
+        for (const auto& e : p.nz) fa.reals.push_back(e.val);
+      } else if (f.dtype == "f32") {
+        for (const auto& e : p.nz) fa.reals.push_back(static_cast<float>(e.val));
+      } else {
+        for (const auto& e : p.nz)
+          fa.reals.push_back(half_to_float(float_to_half(static_cast<float>(e.val))));
+      }
       out.arrays[name] = std::move(fa);
     } else {
       out.arrays[name] = int_array(std::move(v), bits);
