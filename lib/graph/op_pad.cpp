@@ -68,7 +68,7 @@ class PadOp final : public Operator {
     check_stored(part, stored, name());
     // Rebuild the stream block by block; blocks of the finest level cover it in order.
     std::vector<Entry> nz;
-    nz.reserve(part.nz.size());
+    nz.reserve(static_cast<std::size_t>(stored));
     for (std::size_t i = 0; i < blocks.size(); ++i) {
       auto& b = blocks[i];
       const std::int64_t start = static_cast<std::int64_t>(nz.size());

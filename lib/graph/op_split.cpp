@@ -44,6 +44,31 @@ void split_rows(Part& part, Part& regular, Part& rest, Wanted wanted) {
   }
 }
 
+// (diagonal, entries on it) for every diagonal col - row that holds an entry, ascending.
+std::vector<std::pair<std::int64_t, std::int64_t>> diagonal_counts(const Part& part) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  std::int64_t entries = 0, top = 0;
+  for (std::int64_t r = 0; r < part.rows(); ++r) {
+    entries += static_cast<std::int64_t>(part.row_entries[r].size());
+    top = std::max(top, part.origin_row[r]);
+  }
+  const std::int64_t span = top + part.cols;  // diagonals -top .. cols - 1
+  if (span <= 2 * entries + (std::int64_t{1} << 20)) {
+    // A counter per diagonal: one pass, no tree.
+    std::vector<std::int64_t> n(static_cast<std::size_t>(span), 0);
+    for (std::int64_t r = 0; r < part.rows(); ++r)
+      for (const auto& e : part.row_entries[r]) ++n[e.first - part.origin_row[r] + top];
+    for (std::int64_t i = 0; i < span; ++i)
+      if (n[i] > 0) out.push_back({i - top, n[i]});
+    return out;
+  }
+  std::map<std::int64_t, std::int64_t> count;
+  for (std::int64_t r = 0; r < part.rows(); ++r)
+    for (const auto& e : part.row_entries[r]) ++count[e.first - part.origin_row[r]];
+  out.assign(count.begin(), count.end());
+  return out;
+}
+
 }  // namespace
 
 class HybSplit final : public Operator {
@@ -101,10 +126,8 @@ class DiagSplit final : public Operator {
   void advance(GraphState&, const nlohmann::json&) const override {}
   int branches(const nlohmann::json&) const override { return 2; }
   std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
-    std::map<std::int64_t, std::int64_t> count;
-    for (std::int64_t r = 0; r < part.rows(); ++r)
-      for (const auto& e : part.row_entries[r]) ++count[e.first - part.origin_row[r]];
-    std::vector<std::pair<std::int64_t, std::int64_t>> by_count(count.begin(), count.end());
+    const auto count = diagonal_counts(part);
+    std::vector<std::pair<std::int64_t, std::int64_t>> by_count = count;
     std::stable_sort(by_count.begin(), by_count.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     if (by_count.size() > static_cast<std::size_t>(iparam(p, "max_diagonals")))
