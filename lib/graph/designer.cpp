@@ -97,7 +97,9 @@ FormatArray int_array(std::vector<std::int64_t> v, int bits) {
   return a;
 }
 
-PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
+// Builds the part's format; frees the part's blocks and entries as soon as no array left to build
+// reads them (the part is not used afterwards).
+PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   PartFormat out;
   out.path = p.path;
   out.kernel = "sparsetune_spmv_p" + std::to_string(index);
@@ -117,10 +119,24 @@ PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
   std::vector<Arr> reads = {Arr::bmtb_first_bmw, Arr::bmw_first_bmt, Arr::origin_row};
   for (const auto& r : p.reductions)
     for (Arr a : find_reduction(r)->reads()) reads.push_back(a);
+  std::vector<Arr> order;  // first reads only
+  for (Arr a : reads)
+    if (std::find(order.begin(), order.end(), a) == order.end()) order.push_back(a);
+  const auto reads_nz = [](Arr a) {
+    return a == Arr::nz_col || a == Arr::nz_val || a == Arr::nz_row_delta;
+  };
+  const auto reads_blocks = [](Arr a) {
+    return a != Arr::nz_col && a != Arr::nz_val && a != Arr::origin_row;
+  };
+  std::size_t last_nz = 0, last_blocks = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (reads_nz(order[k])) last_nz = k;
+    if (reads_blocks(order[k])) last_blocks = k;
+  }
   const int bits = f.index_bits;
-  for (Arr a : reads) {
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const Arr a = order[k];
     const std::string name = arr_name(a);
-    if (out.arrays.count(name)) continue;
     std::vector<std::int64_t> v;
     switch (a) {
       case Arr::bmt_first_nz:
@@ -187,7 +203,7 @@ PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
         }
         break;
       case Arr::origin_row:
-        v = p.origin_row;
+        v = std::move(p.origin_row);
         break;
       case Arr::nz_val:
         break;
@@ -209,6 +225,9 @@ PartFormat part_format(const Part& p, const Format& f, std::size_t index) {
     } else {
       out.arrays[name] = int_array(std::move(v), bits);
     }
+    if (k == last_blocks)
+      for (auto& b : p.blocks) std::vector<Block>().swap(b);
+    if (k == last_nz) std::vector<Entry>().swap(p.nz);
   }
   if (out.has(Arr::bmtb_rows)) {
     for (auto r : out.array(Arr::bmtb_rows).ints) out.shmem_rows = std::max(out.shmem_rows, r);
