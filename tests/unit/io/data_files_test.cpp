@@ -12,34 +12,25 @@ namespace {
 std::string data(const std::string& name) {
   return std::string(SPARSETUNE_TEST_DATA_DIR) + "/" + name;
 }
-
-void check_csr(const Csr64& a, std::int64_t rows, std::int64_t cols,
-               const std::vector<std::int64_t>& row_ptr, const std::vector<std::int64_t>& col_idx,
-               const std::vector<double>& val) {
-  CHECK(a.rows == rows);
-  CHECK(a.cols == cols);
-  CHECK(a.row_ptr == row_ptr);
-  CHECK(a.col_idx == col_idx);
-  CHECK(a.val == val);
-}
 }  // namespace
 
 TEST_CASE("tests/data matrices", "[io][data]") {
-  check_csr(read_matrix(data("general_real.mtx")), 3, 4, {0, 2, 3, 5}, {0, 2, 1, 0, 1},
-            {1.5, 0, -0.002, 425, -0.5});
-  check_csr(read_matrix(data("general_real.safetensors")), 3, 4, {0, 2, 3, 5}, {0, 2, 1, 0, 1},
-            {1.5, 0, -0.002, 425, -0.5});
+  iotest::check_csr(read_matrix(data("general_real.mtx")), 3, 4, {0, 2, 3, 5}, {0, 2, 1, 0, 1},
+                    {1.5, 0, -0.002, 425, -0.5});
+  iotest::check_csr(read_matrix(data("general_real.safetensors")), 3, 4, {0, 2, 3, 5},
+                    {0, 2, 1, 0, 1}, {1.5, 0, -0.002, 425, -0.5});
   const Csr64 sym = read_matrix(data("symmetric_real.mtx"));
-  check_csr(sym, 3, 3, {0, 2, 5, 7}, {0, 1, 0, 1, 2, 1, 2}, {4, 1, 1, 5, 2, 2, 6});
+  iotest::check_csr(sym, 3, 3, {0, 2, 5, 7}, {0, 1, 0, 1, 2, 1, 2}, {4, 1, 1, 5, 2, 2, 6});
   CHECK(same_matrix(sym, read_matrix(data("symmetric_real.mtx.gz"))));
   CHECK(same_matrix(sym, read_matrix(data("symmetric_coo.safetensors"))));
-  check_csr(read_matrix(data("skew_integer.mtx")), 3, 3, {0, 2, 4, 6}, {1, 2, 0, 2, 0, 1},
-            {-3, 1, 3, -4, -1, 4});
-  check_csr(read_matrix(data("pattern_symmetric.mtx")), 4, 4, {0, 1, 3, 5, 7},
-            {1, 0, 2, 1, 3, 2, 3}, {1, 1, 1, 1, 1, 1, 1});
-  check_csr(read_matrix(data("array_general.mtx")), 2, 3, {0, 3, 6}, {0, 1, 2, 0, 1, 2},
-            {1, 3, 5, 2, 4, 6});
-  check_csr(read_matrix(data("hermitian_crlf.mtx")), 2, 2, {0, 2, 3}, {0, 1, 0}, {2, -1, -1});
+  iotest::check_csr(read_matrix(data("skew_integer.mtx")), 3, 3, {0, 2, 4, 6}, {1, 2, 0, 2, 0, 1},
+                    {-3, 1, 3, -4, -1, 4});
+  iotest::check_csr(read_matrix(data("pattern_symmetric.mtx")), 4, 4, {0, 1, 3, 5, 7},
+                    {1, 0, 2, 1, 3, 2, 3}, {1, 1, 1, 1, 1, 1, 1});
+  iotest::check_csr(read_matrix(data("array_general.mtx")), 2, 3, {0, 3, 6}, {0, 1, 2, 0, 1, 2},
+                    {1, 3, 5, 2, 4, 6});
+  iotest::check_csr(read_matrix(data("hermitian_crlf.mtx")), 2, 2, {0, 2, 3}, {0, 1, 0},
+                    {2, -1, -1});
 }
 
 TEST_CASE("tests/data tensors", "[io][data]") {

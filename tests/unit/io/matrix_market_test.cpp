@@ -23,16 +23,6 @@ Csr64 parse_csr(const std::string& text, MtxInfo* info = nullptr, std::int64_t* 
   return coo_to_csr<std::int64_t, std::int64_t>(c, dups);
 }
 
-void check_csr(const Csr64& a, std::int64_t rows, std::int64_t cols,
-               const std::vector<std::int64_t>& row_ptr, const std::vector<std::int64_t>& col_idx,
-               const std::vector<double>& val) {
-  CHECK(a.rows == rows);
-  CHECK(a.cols == cols);
-  CHECK(a.row_ptr == row_ptr);
-  CHECK(a.col_idx == col_idx);
-  CHECK(a.val == val);
-}
-
 // Expects the gzip-compressed text to fail the same way.
 void check_gz_error(const std::string& text, std::int64_t line, const std::string& what,
                     const MtxParseOptions& opt) {
@@ -75,7 +65,7 @@ TEST_CASE("real general: entries sorted into CSR, explicit zeros kept", "[io][mt
       "2 2 7\n"
       "1 3 0\n",
       &info);
-  check_csr(a, 3, 4, {0, 2, 3, 4}, {0, 2, 1, 3}, {1.5, 0.0, 7.0, -0.002});
+  iotest::check_csr(a, 3, 4, {0, 2, 3, 4}, {0, 2, 1, 3}, {1.5, 0.0, 7.0, -0.002});
   CHECK(info.coordinate);
   CHECK(info.field == Field::real);
   CHECK(info.symmetry == Symmetry::general);
@@ -96,7 +86,7 @@ TEST_CASE("real symmetric: mirrored without doubling the diagonal, upper entries
       "3 3 5\n"
       "1 3 6\n",
       &info);
-  check_csr(a, 3, 3, {0, 3, 5, 8}, {0, 1, 2, 0, 2, 0, 1, 2}, {2, 3, 6, 3, 4, 6, 4, 5});
+  iotest::check_csr(a, 3, 3, {0, 3, 5, 8}, {0, 1, 2, 0, 2, 0, 1, 2}, {2, 3, 6, 3, 4, 6, 4, 5});
   CHECK(info.stored_entries == 5);
   CHECK(info.expanded_entries == 8);  // 2 * 5 - 2 diagonal
 }
@@ -111,7 +101,7 @@ TEST_CASE("skew-symmetric: mirror negated, zero diagonal entry kept", "[io][mtx]
       "3 2 4\n"
       "1 1 0\n",
       &info);
-  check_csr(a, 3, 3, {0, 3, 5, 7}, {0, 1, 2, 0, 2, 0, 1}, {0, -3, 1, 3, -4, -1, 4});
+  iotest::check_csr(a, 3, 3, {0, 3, 5, 7}, {0, 1, 2, 0, 2, 0, 1}, {0, -3, 1, 3, -4, -1, 4});
   CHECK(info.symmetry == Symmetry::skew_symmetric);
   CHECK(info.expanded_entries == 7);
 }
@@ -122,7 +112,7 @@ TEST_CASE("hermitian with a real field reads like symmetric", "[io][mtx]") {
       "2 2 2\n"
       "2 1 -1.25\n"
       "2 2 4\n");
-  check_csr(a, 2, 2, {0, 1, 3}, {1, 0, 1}, {-1.25, -1.25, 4});
+  iotest::check_csr(a, 2, 2, {0, 1, 3}, {1, 0, 1}, {-1.25, -1.25, 4});
 }
 
 TEST_CASE("pattern entries are 1, general and symmetric", "[io][mtx]") {
@@ -134,7 +124,7 @@ TEST_CASE("pattern entries are 1, general and symmetric", "[io][mtx]") {
       "2 1\n"
       "1 1\n",
       &info);
-  check_csr(g, 2, 3, {0, 2, 3}, {0, 2, 0}, {1, 1, 1});
+  iotest::check_csr(g, 2, 3, {0, 2, 3}, {0, 2, 0}, {1, 1, 1});
   CHECK(info.field == Field::pattern);
   auto s = parse_csr(
       "%%MatrixMarket matrix coordinate pattern symmetric\n"
@@ -142,7 +132,7 @@ TEST_CASE("pattern entries are 1, general and symmetric", "[io][mtx]") {
       "2 1\n"
       "3 3\n"
       "3 1\n");
-  check_csr(s, 3, 3, {0, 2, 3, 5}, {1, 2, 0, 0, 2}, {1, 1, 1, 1, 1});
+  iotest::check_csr(s, 3, 3, {0, 2, 3, 5}, {1, 2, 0, 0, 2}, {1, 1, 1, 1, 1});
 }
 
 TEST_CASE("integer field, general and symmetric; 'double' is read as real", "[io][mtx]") {
@@ -153,21 +143,21 @@ TEST_CASE("integer field, general and symmetric; 'double' is read as real", "[io
       "1 2 -7\n"
       "2 1 +12\n",
       &info);
-  check_csr(g, 2, 2, {0, 1, 2}, {1, 0}, {-7, 12});
+  iotest::check_csr(g, 2, 2, {0, 1, 2}, {1, 0}, {-7, 12});
   CHECK(info.field == Field::integer);
   auto s = parse_csr(
       "%%MatrixMarket matrix coordinate integer symmetric\n"
       "2 2 2\n"
       "1 1 3\n"
       "2 1 5\n");
-  check_csr(s, 2, 2, {0, 2, 3}, {0, 1, 0}, {3, 5, 5});
+  iotest::check_csr(s, 2, 2, {0, 2, 3}, {0, 1, 0}, {3, 5, 5});
   auto d = parse_csr(
       "%%MatrixMarket matrix coordinate double general\n"
       "1 1 1\n"
       "1 1 0.5\n",
       &info);
   CHECK(info.field == Field::real);
-  check_csr(d, 1, 1, {0, 1}, {0}, {0.5});
+  iotest::check_csr(d, 1, 1, {0, 1}, {0}, {0.5});
 }
 
 TEST_CASE("banner keywords are case-insensitive", "[io][mtx]") {
@@ -177,7 +167,7 @@ TEST_CASE("banner keywords are case-insensitive", "[io][mtx]") {
       "2 2 1\n"
       "2 1 9\n",
       &info);
-  check_csr(a, 2, 2, {0, 1, 2}, {1, 0}, {9, 9});
+  iotest::check_csr(a, 2, 2, {0, 1, 2}, {1, 0}, {9, 9});
   CHECK(info.symmetry == Symmetry::symmetric);
 }
 
@@ -191,7 +181,7 @@ TEST_CASE("array format: column-major, symmetric lower triangle, skew strictly l
       "2 3\n"
       "1\n2\n3\n0\n5\n6\n",
       &info);
-  check_csr(g, 2, 3, {0, 3, 6}, {0, 1, 2, 0, 1, 2}, {1, 3, 5, 2, 0, 6});
+  iotest::check_csr(g, 2, 3, {0, 3, 6}, {0, 1, 2, 0, 1, 2}, {1, 3, 5, 2, 0, 6});
   CHECK_FALSE(info.coordinate);
   CHECK(info.stored_entries == 6);
   // Lower triangle a11 a21 a31 a22 a32 a33 = 1..6.
@@ -200,7 +190,8 @@ TEST_CASE("array format: column-major, symmetric lower triangle, skew strictly l
       "3 3\n"
       "1\n2\n3\n4\n5\n6\n",
       &info);
-  check_csr(s, 3, 3, {0, 3, 6, 9}, {0, 1, 2, 0, 1, 2, 0, 1, 2}, {1, 2, 3, 2, 4, 5, 3, 5, 6});
+  iotest::check_csr(s, 3, 3, {0, 3, 6, 9}, {0, 1, 2, 0, 1, 2, 0, 1, 2},
+                    {1, 2, 3, 2, 4, 5, 3, 5, 6});
   CHECK(info.stored_entries == 6);
   CHECK(info.expanded_entries == 9);
   // Strictly lower a21 a31 a32 = 1 2 3; the diagonal is not stored.
@@ -209,12 +200,12 @@ TEST_CASE("array format: column-major, symmetric lower triangle, skew strictly l
       "3 3\n"
       "1\n2\n3\n",
       &info);
-  check_csr(k, 3, 3, {0, 2, 4, 6}, {1, 2, 0, 2, 0, 1}, {-1, -2, 1, -3, 2, 3});
+  iotest::check_csr(k, 3, 3, {0, 2, 4, 6}, {1, 2, 0, 2, 0, 1}, {-1, -2, 1, -3, 2, 3});
   auto i = parse_csr(
       "%%MatrixMarket matrix array integer general\n"
       "1 2\n"
       "4\n-5\n");
-  check_csr(i, 1, 2, {0, 2}, {0, 1}, {4, -5});
+  iotest::check_csr(i, 1, 2, {0, 2}, {0, 1}, {4, -5});
 }
 
 TEST_CASE("CRLF, blank lines, tabs, surrounding spaces and number spellings", "[io][mtx]") {
@@ -233,10 +224,10 @@ TEST_CASE("CRLF, blank lines, tabs, surrounding spaces and number spellings", "[
       "2 3 -0\r\n"
       "1 3 7.\r\n"
       "\r\n");
-  check_csr(a, 2, 3, {0, 3, 6}, {0, 1, 2, 0, 1, 2}, {1e-3, 1.5e10, 7, -0.5, 2, 0});
+  iotest::check_csr(a, 2, 3, {0, 3, 6}, {0, 1, 2, 0, 1, 2}, {1e-3, 1.5e10, 7, -0.5, 2, 0});
   // No newline after the last entry.
   auto b = parse_csr("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 4.25");
-  check_csr(b, 1, 1, {0, 1}, {0}, {4.25});
+  iotest::check_csr(b, 1, 1, {0, 1}, {0}, {4.25});
 }
 
 TEST_CASE("duplicates are summed and counted; read_matrix reports them", "[io][mtx]") {
@@ -250,12 +241,12 @@ TEST_CASE("duplicates are summed and counted; read_matrix reports them", "[io][m
       "1 1 -0.5\n",
       nullptr, &dups);
   CHECK(dups == 2);
-  check_csr(a, 2, 2, {0, 1, 2}, {0, 1}, {3, 5});
+  iotest::check_csr(a, 2, 2, {0, 1, 2}, {0, 1}, {3, 5});
   MtxInfo direct;
-  check_csr(parse_matrix_market_csr("%%MatrixMarket matrix coordinate real general\n2 2 4\n"
-                                    "1 1 1\n2 2 5\n1 1 2.5\n1 1 -0.5\n",
-                                    kSrc, &direct),
-            2, 2, {0, 1, 2}, {0, 1}, {3, 5});
+  iotest::check_csr(parse_matrix_market_csr("%%MatrixMarket matrix coordinate real general\n2 2 4\n"
+                                            "1 1 1\n2 2 5\n1 1 2.5\n1 1 -0.5\n",
+                                            kSrc, &direct),
+                    2, 2, {0, 1, 2}, {0, 1}, {3, 5});
   CHECK(direct.duplicates == 2);
   CHECK(direct.expanded_entries == 4);
   // In a symmetric file, (2,1) and (1,2) describe the same pair of entries: both are summed.
@@ -268,7 +259,7 @@ TEST_CASE("duplicates are summed and counted; read_matrix reports them", "[io][m
                      "1 2 2\n");
   MtxInfo info;
   auto s = read_matrix(path, &info);
-  check_csr(s, 2, 2, {0, 1, 2}, {1, 0}, {3, 3});
+  iotest::check_csr(s, 2, 2, {0, 1, 2}, {1, 0}, {3, 3});
   CHECK(info.duplicates == 2);
   CHECK(info.expanded_entries == 4);
 }
@@ -288,7 +279,7 @@ TEST_CASE("gzip is detected by content, not by name", "[io][mtx]") {
   iotest::write_text(dir.file("d.mtx.gz"), gz + gz.substr(0, 0) + gzip(""));  // two members
   for (const char* name : {"a.mtx.gz", "b.mtx", "c.mtx.gz", "d.mtx.gz"}) {
     INFO(name);
-    check_csr(read_matrix(dir.file(name)), 2, 2, {0, 1, 2}, {1, 0}, {3, 4});
+    iotest::check_csr(read_matrix(dir.file(name)), 2, 2, {0, 1, 2}, {1, 0}, {3, 4});
   }
   // A header longer than the first decompressed block (many comments, then one long comment
   // without a break for 200 kB) is found across blocks.
@@ -296,9 +287,9 @@ TEST_CASE("gzip is detected by content, not by name", "[io][mtx]") {
   for (int k = 0; k < 5000; ++k) long_header += "% comment line " + std::to_string(k) + "\n";
   long_header += "%" + std::string(200000, 'x') + "\n  \n2 2 1\n2 2 -1.5\n";
   MtxInfo long_info;
-  check_csr(coo_to_csr<std::int64_t, std::int64_t>(
-                parse_matrix_market_bytes(gzip(long_header), kSrc, &long_info)),
-            2, 2, {0, 0, 1}, {1}, {-1.5});
+  iotest::check_csr(coo_to_csr<std::int64_t, std::int64_t>(
+                        parse_matrix_market_bytes(gzip(long_header), kSrc, &long_info)),
+                    2, 2, {0, 0, 1}, {1}, {-1.5});
   CHECK(long_info.stored_entries == 1);
   CHECK_THROWS_CONTAINING(parse_matrix_market_bytes(gzip(long_header + "1 1 1\n"), kSrc),
                           "t.mtx:5006:", "more entries than the 1 declared on line 5004");
@@ -511,8 +502,8 @@ TEST_CASE("every field x symmetry combination of one small file", "[io][mtx]") {
                              c.symmetry + "\n3 3 3\n" +
                              (pattern ? "2 1\n3 2\n1 1\n" : "2 1 2\n3 2 -5\n1 1 0\n");
     MtxInfo info;
-    check_csr(parse_csr(text, &info), 3, 3, c.row_ptr, c.col_idx, c.val);
-    check_csr(parse_matrix_market_csr(text, kSrc), 3, 3, c.row_ptr, c.col_idx, c.val);
+    iotest::check_csr(parse_csr(text, &info), 3, 3, c.row_ptr, c.col_idx, c.val);
+    iotest::check_csr(parse_matrix_market_csr(text, kSrc), 3, 3, c.row_ptr, c.col_idx, c.val);
     CHECK(to_string(info.field) == c.field);
     CHECK(to_string(info.symmetry) == c.symmetry);
     CHECK(info.stored_entries == 3);

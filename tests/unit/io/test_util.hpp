@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/matrix.hpp"
 #include "test_support.hpp"
 
 namespace iotest {
@@ -29,6 +30,17 @@ inline int count_entries(const std::filesystem::path& dir) {
   int n = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
   return n;
+}
+
+// Every field of a CSR against values worked out by hand.
+inline void check_csr(const sparsetune::Csr64& a, std::int64_t rows, std::int64_t cols,
+                      const std::vector<std::int64_t>& row_ptr,
+                      const std::vector<std::int64_t>& col_idx, const std::vector<double>& val) {
+  CHECK(a.rows == rows);
+  CHECK(a.cols == cols);
+  CHECK(a.row_ptr == row_ptr);
+  CHECK(a.col_idx == col_idx);
+  CHECK(a.val == val);
 }
 
 }  // namespace iotest
