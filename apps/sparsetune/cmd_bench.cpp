@@ -28,19 +28,23 @@ void print_report(const runtime::BenchReport& r) {
     std::printf("%s: tensor %s, %lld non-zeros, mode %d\n", r.op.c_str(), dims.c_str(),
                 static_cast<long long>(r.nnz), r.mode);
   }
-  std::vector<std::vector<std::string>> rows = {{"baseline", "n", "dtype", "median ms",
-                                                 "min..max ms", "prep ms", "GFLOP/s", "GB/s",
-                                                 "of bw", "rel. error", "verified", "note"}};
+  // Flushed: each run timed alone after an L2 flush (what rankings use). Warm: back-to-back runs.
+  std::vector<std::vector<std::string>> rows = {
+      {"baseline", "n", "dtype", "flushed us", "min..max us", "warm us", "prep ms", "GFLOP/s",
+       "GB/s", "of bw", "warm of bw", "rel. error", "verified", "note"}};
   for (const auto& b : r.results) {
     if (b.status != "ok") {
-      rows.push_back({b.name, std::to_string(b.n), b.dtype, "-", "-", "-", "-", "-", "-", "-",
-                      b.status, b.note});
+      rows.push_back({b.name, std::to_string(b.n), b.dtype, "-", "-", "-", "-", "-", "-", "-", "-",
+                      "-", b.status, b.note});
       continue;
     }
-    rows.push_back({b.name, std::to_string(b.n), b.dtype, fixed(b.time_ms.median, 4),
-                    fixed(b.time_ms.min, 4) + ".." + fixed(b.time_ms.max, 4),
+    const auto& w = b.warm;
+    rows.push_back({b.name, std::to_string(b.n), b.dtype, fixed(b.time_ms.median * 1e3, 2),
+                    fixed(b.time_ms.min * 1e3, 2) + ".." + fixed(b.time_ms.max * 1e3, 2),
+                    w.measured ? fixed(w.median_us, 2) : "-",
                     b.preprocess_ms >= 0 ? fixed(b.preprocess_ms, 3) : "-", fixed(b.gflops, 1),
                     fixed(b.gbs, 1), fixed(100.0 * b.bandwidth_fraction, 1) + "%",
+                    w.measured ? fixed(100.0 * w.bandwidth_fraction, 1) + "%" : "-",
                     b.error >= 0 ? sci(b.error, 1) : "nan", b.verified ? "yes" : "NO", b.note});
   }
   print_table(rows);

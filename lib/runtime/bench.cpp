@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -159,6 +160,7 @@ BaselineResult baseline_from_json(const nlohmann::json& j, double bandwidth_gbs)
     r.time_ms.q3 = t.value("q3", 0.0);
     r.time_ms.count = t.value("runs", std::int64_t{0});
   }
+  if (j.contains("warm")) r.warm = warm_from_json(j["warm"], bandwidth_gbs);
   r.preprocess_ms = j.value("preprocess_ms", -1.0);
   r.gflops = j.value("gflops", 0.0);
   r.gbs = j.value("gbs", 0.0);
@@ -167,6 +169,44 @@ BaselineResult baseline_from_json(const nlohmann::json& j, double bandwidth_gbs)
   // A result whose output was not fully written, or is wrong, is never reported as verified.
   if (r.status == "ok" && !r.verified && r.note.empty()) r.note = "wrong result";
   return r;
+}
+
+WarmResult warm_from_json(const nlohmann::json& j, double bandwidth_gbs) {
+  WarmResult w;
+  if (!j.is_object()) return w;
+  w.measured = true;
+  w.median_us = j.value("median_us", 0.0);
+  w.min_us = j.value("min_us", 0.0);
+  w.max_us = j.value("max_us", 0.0);
+  w.gflops = j.value("gflops", 0.0);
+  w.gbs = j.value("gbs", 0.0);
+  w.bandwidth_fraction = bandwidth_gbs > 0 ? w.gbs / bandwidth_gbs : 0.0;
+  w.batches = j.value("batches", std::int64_t{0});
+  w.runs_per_batch = j.value("runs_per_batch", std::int64_t{0});
+  return w;
+}
+
+nlohmann::json to_json(const WarmResult& w) {
+  if (!w.measured) return nullptr;
+  return {{"median_us", w.median_us},
+          {"min_us", w.min_us},
+          {"max_us", w.max_us},
+          {"gflops", w.gflops},
+          {"gbs", w.gbs},
+          {"bw_fraction", w.bandwidth_fraction > 0 ? nlohmann::json(w.bandwidth_fraction)
+                                                   : nlohmann::json(nullptr)},
+          {"batches", w.batches},
+          {"runs_per_batch", w.runs_per_batch}};
+}
+
+double best_verified_gflops(const std::vector<BaselineResult>& results, bool warm) {
+  double best = 0;
+  for (const auto& b : results) {
+    if (b.status != "ok" || !b.verified) continue;
+    if (warm && !b.warm.measured) continue;
+    best = std::max(best, warm ? b.warm.gflops : b.gflops);
+  }
+  return best;
 }
 
 nlohmann::json to_json(const BenchReport& r) {
@@ -203,6 +243,7 @@ nlohmann::json to_json(const BenchReport& r) {
       e["gflops"] = b.gflops;
       e["gbs"] = b.gbs;
       e["bandwidth_fraction"] = b.bandwidth_fraction;
+      e["warm"] = to_json(b.warm);
     }
     j["results"].push_back(e);
   }

@@ -33,6 +33,23 @@ struct DeviceModel {
   double bandwidth_gbs = 0.0;  // bytes read + written by a large copy over its median time
 };
 
+// The warm measurement of a result (runtime/timing.hpp): batches of back-to-back runs with no L2
+// flush, a run's time being its batch's over the runs in it; median, min and max over batches.
+struct WarmResult {
+  bool measured = false;  // false when the result carries no "warm" object
+  double median_us = 0, min_us = 0, max_us = 0;
+  double gflops = 0, gbs = 0;     // of the median, from the fewest bytes
+  double bandwidth_fraction = 0;  // gbs / measured device bandwidth; 0 when that is unknown
+  std::int64_t batches = 0, runs_per_batch = 0;
+};
+
+// Reads a result's "warm" object (as result_json writes it); bandwidth_fraction from
+// `bandwidth_gbs`. A missing or null object gives measured == false.
+WarmResult warm_from_json(const nlohmann::json& warm, double bandwidth_gbs);
+// The "warm" object of a report: median_us, min_us, max_us, gflops, gbs, bw_fraction (null when
+// the bandwidth is unknown), batches, runs_per_batch; null when nothing was measured.
+nlohmann::json to_json(const WarmResult& w);
+
 struct BaselineResult {
   std::string name;
   std::int64_t n = 1;
@@ -41,7 +58,8 @@ struct BaselineResult {
   bool verified = false;
   double error = -1.0;  // relative L2 error against the fp64 reference; -1 when none
   double tolerance = 0.0;
-  Stats time_ms;
+  Stats time_ms;    // L2 flushed before each run: the time every ranking and speedup uses
+  WarmResult warm;  // back-to-back runs, no flush
   double preprocess_ms = -1.0;  // one timed preprocess call; -1 when the baseline has none
   double gflops = 0.0, gbs = 0.0;
   double bandwidth_fraction = 0.0;  // gbs / measured device bandwidth
@@ -66,6 +84,9 @@ BenchReport bench_matrix(const Csr64& a, const BenchOptions& opts);
 BenchReport bench_tensor(const SparseTensor& t, const BenchOptions& opts);
 
 nlohmann::json to_json(const BenchReport& r);
+
+// Highest GFLOP/s among verified results, flushed or warm; 0 when none is verified (and measured).
+double best_verified_gflops(const std::vector<BaselineResult>& results, bool warm);
 DeviceModel device_model_from_json(const nlohmann::json& j);
 BaselineResult baseline_from_json(const nlohmann::json& j, double bandwidth_gbs);
 

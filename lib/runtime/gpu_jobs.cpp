@@ -24,6 +24,7 @@
 #include "runtime/problem_file.hpp"
 #include "runtime/sptv_kernel.hpp"
 #include "runtime/stats.hpp"
+#include "runtime/timing.hpp"
 
 namespace sparsetune::runtime {
 
@@ -133,8 +134,7 @@ struct Context {
     SPARSETUNE_SP(cusparseSetStream(handle, stream));
     SPARSETUNE_CUDA(cudaEventCreate(&start));
     SPARSETUNE_CUDA(cudaEventCreate(&stop));
-    flush = DeviceMem(std::max<std::size_t>(2 * static_cast<std::size_t>(prop.l2CacheSize),
-                                            std::size_t{64} << 20));
+    flush = l2_flush_buffer(prop);
   }
   ~Context() {
     if (handle) cusparseDestroy(handle);
@@ -143,33 +143,11 @@ struct Context {
     if (stream) cudaStreamDestroy(stream);
   }
 
-  void flush_l2(int i) {
-    SPARSETUNE_CUDA(cudaMemsetAsync(flush.get(), i & 0xff, flush.bytes(), stream));
-  }
+  TimingSetup timing() const { return {stream, start, stop, &flush}; }
 
   // Milliseconds of one op between two events (the op is queued on `stream`).
-  double time_once(const std::function<void()>& op) {
-    SPARSETUNE_CUDA(cudaEventRecord(start, stream));
-    op();
-    SPARSETUNE_CUDA(cudaEventRecord(stop, stream));
-    SPARSETUNE_CUDA(cudaEventSynchronize(stop));
-    cuda_check(cudaGetLastError(), "timed operation");
-    float ms = 0.f;
-    SPARSETUNE_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    return ms;
-  }
-
-  // Warm-up, then `runs` timed runs, each after an L2 flush (not timed).
-  Stats time_runs(const std::function<void()>& op, int runs, int warmup = 3) {
-    for (int i = 0; i < warmup; ++i) op();
-    SPARSETUNE_CUDA(cudaStreamSynchronize(stream));
-    cuda_check(cudaGetLastError(), "warm-up");
-    std::vector<double> ms;
-    for (int i = 0; i < runs; ++i) {
-      flush_l2(i);
-      ms.push_back(time_once(op));
-    }
-    return summarize(ms);
+  double time_once(const std::function<void()>& op) const {
+    return runtime::time_once(timing(), op);
   }
 };
 
@@ -189,7 +167,8 @@ double measure_bandwidth(Context& c) {
   auto copy = [&] {
     SPARSETUNE_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, c.stream));
   };
-  const Stats s = c.time_runs(copy, 15, 3);
+  // The flushed median only: a 1 GiB copy gains nothing from L2 and warm batches would add time.
+  const Stats s = time_op(c.timing(), copy, 15, kWarmupRuns, 0).flushed_ms;
   return 2.0 * static_cast<double>(bytes) / (s.median * 1e-3) * 1e-9;  // read + written, GB/s
 }
 
@@ -480,8 +459,8 @@ nlohmann::json finish(Context& c, Problem& p, const std::function<void()>& op, c
   const std::vector<double> y = result();
   const double tol = tf32 ? error_tolerance_tf32(p.max_len) : error_tolerance(p.dtype, p.max_len);
   const OutputCheck check = check_output(y, ref, tol);
-  const Stats t = c.time_runs(op, runs);
-  nlohmann::json j = result_json(check, t, cost, note);
+  const Timing t = time_op(c.timing(), op, runs);
+  nlohmann::json j = result_json(check, t.flushed_ms, t.warm_ms, cost, note);
   if (preprocess_ms >= 0) j["preprocess_ms"] = preprocess_ms;
   return j;
 }

@@ -16,6 +16,7 @@
 #include "runtime/launch_plan.hpp"
 #include "runtime/module.hpp"
 #include "runtime/stats.hpp"
+#include "runtime/timing.hpp"
 
 namespace sparsetune::runtime {
 
@@ -27,6 +28,8 @@ struct PlanContext {
   cudaEvent_t start = nullptr, stop = nullptr;
   DeviceMem flush;
 
+  TimingSetup timing() const { return {stream, start, stop, &flush}; }
+
   PlanContext() {
     const std::string why = device_status();
     if (!why.empty()) throw Error(why + ": running kernels needs a GPU");
@@ -36,8 +39,7 @@ struct PlanContext {
     SPARSETUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     SPARSETUNE_CUDA(cudaEventCreate(&start));
     SPARSETUNE_CUDA(cudaEventCreate(&stop));
-    flush = DeviceMem(std::max<std::size_t>(2 * static_cast<std::size_t>(prop.l2CacheSize),
-                                            std::size_t{64} << 20));
+    flush = l2_flush_buffer(prop);
   }
   ~PlanContext() {
     if (start) cudaEventDestroy(start);
@@ -151,17 +153,6 @@ nlohmann::json plan_job(const nlohmann::json& req) {
                     static_cast<std::size_t>(pl.shared_bytes), c.stream, false);
     }
   };
-  auto time_once = [&] {
-    SPARSETUNE_CUDA(cudaEventRecord(c.start, c.stream));
-    op();
-    SPARSETUNE_CUDA(cudaEventRecord(c.stop, c.stream));
-    SPARSETUNE_CUDA(cudaEventSynchronize(c.stop));
-    cuda_check(cudaGetLastError(), "timed run");
-    float ms = 0.f;
-    SPARSETUNE_CUDA(cudaEventElapsedTime(&ms, c.start, c.stop));
-    return static_cast<double>(ms);
-  };
-
   // Checking run: y poisoned (all bytes 0xFF, a NaN in every float type), then every entry must
   // be written and close to the reference. A plan that zeroes y overwrites the poison itself;
   // its rows are then checked by the error alone.
@@ -178,21 +169,13 @@ nlohmann::json plan_job(const nlohmann::json& req) {
   const OutputCheck check =
       check_output(out, ref, error_tolerance(parse_dtype(plan.check_dtype), plan.max_len));
 
-  // Warm-up, then timed runs, each after an untimed write of twice the L2 size.
-  for (int i = 0; i < 3; ++i) op();
-  SPARSETUNE_CUDA(cudaStreamSynchronize(c.stream));
-  cuda_check(cudaGetLastError(), "warm-up");
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
-    SPARSETUNE_CUDA(cudaMemsetAsync(c.flush.get(), i & 0xff, c.flush.bytes(), c.stream));
-    ms.push_back(time_once());
-  }
-  const Stats t = summarize(ms);
+  // The measuring protocol of every result (runtime/timing.hpp): flushed and warm.
+  const Timing t = time_op(c.timing(), op, runs);
   const OpCost cost = spmv_cost(plan.rows, plan.cols, plan.nnz, plan.index_bytes, plan.value_bytes);
   std::string note =
       std::to_string(plan.launches.size()) + " launch" + (plan.launches.size() == 1 ? "" : "es");
   if (plan.zero_output) note += ", y zeroed in each run";
-  nlohmann::json r = result_json(check, t, cost, note);
+  nlohmann::json r = result_json(check, t.flushed_ms, t.warm_ms, cost, note);
   r["name"] = plan.name;
   r["n"] = 1;
   r["dtype"] = plan.check_dtype;

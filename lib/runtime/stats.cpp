@@ -33,6 +33,18 @@ Stats summarize(std::vector<double> samples) {
   return s;
 }
 
+WarmStats summarize_warm(const std::vector<double>& batch_times, std::int64_t runs_per_batch) {
+  if (runs_per_batch < 1) throw Error("a warm batch needs at least one run");
+  if (batch_times.empty()) throw Error("no warm batches to summarize");
+  std::vector<double> per_run;
+  per_run.reserve(batch_times.size());
+  for (double t : batch_times) per_run.push_back(t / static_cast<double>(runs_per_batch));
+  WarmStats w;
+  w.per_run = summarize(std::move(per_run));
+  w.runs_per_batch = runs_per_batch;
+  return w;
+}
+
 DType parse_dtype(const std::string& name) {
   if (name == "f16") return DType::f16;
   if (name == "f32") return DType::f32;
@@ -145,6 +157,21 @@ nlohmann::json result_json(const OutputCheck& check, const Stats& t, const OpCos
           {"flops", cost.flops},
           {"bytes", cost.bytes},
           {"note", note}};
+}
+
+nlohmann::json result_json(const OutputCheck& check, const Stats& time_ms, const WarmStats& warm_ms,
+                           const OpCost& cost, const std::string& note) {
+  nlohmann::json j = result_json(check, time_ms, cost, note);
+  j["warm"] = warm_json(warm_ms, cost);
+  return j;
+}
+
+nlohmann::json warm_json(const WarmStats& w, const OpCost& cost) {
+  const double s = w.per_run.median * 1e-3;
+  return {{"median_us", w.per_run.median * 1e3}, {"min_us", w.per_run.min * 1e3},
+          {"max_us", w.per_run.max * 1e3},       {"gflops", gflops(cost, s)},
+          {"gbs", gbytes_per_s(cost, s)},        {"bw_fraction", nullptr},
+          {"batches", w.per_run.count},          {"runs_per_batch", w.runs_per_batch}};
 }
 
 }  // namespace sparsetune::runtime

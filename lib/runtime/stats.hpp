@@ -22,6 +22,21 @@ struct Stats {
 // Throws Error on an empty sample or a non-finite value.
 Stats summarize(std::vector<double> samples);
 
+// Warm timing: batches of back-to-back runs with no flush, each batch timed as a whole. A run's
+// time is its batch's time over the runs in it; the spread is over batches.
+// Warm batches per measurement (runtime/timing.hpp); each holds as many runs as the flushed
+// measurement times one by one.
+inline constexpr int kWarmBatches = 5;
+
+struct WarmStats {
+  Stats per_run;  // of batch time / runs_per_batch; per_run.count is the number of batches
+  std::int64_t runs_per_batch = 0;
+};
+
+// `batch_times` holds one total per batch of `runs_per_batch` runs (any unit). Throws Error on no
+// batches, a non-finite total or runs_per_batch < 1.
+WarmStats summarize_warm(const std::vector<double>& batch_times, std::int64_t runs_per_batch);
+
 enum class DType { f16, f32, f64 };
 DType parse_dtype(const std::string& name);  // "f16" | "f32" | "f64", else Error
 std::string dtype_name(DType t);
@@ -75,5 +90,14 @@ OutputCheck check_output(const std::vector<double>& y, const std::vector<double>
 // from the fewest bytes of `cost`, and a note.
 nlohmann::json result_json(const OutputCheck& check, const Stats& time_ms, const OpCost& cost,
                            const std::string& note);
+// The same, with the warm measurement as the object "warm" (warm_json); every other field is the
+// L2-flushed measurement, exactly as above.
+nlohmann::json result_json(const OutputCheck& check, const Stats& time_ms, const WarmStats& warm_ms,
+                           const OpCost& cost, const std::string& note);
+
+// The "warm" object from per-run times in ms: median_us, min_us, max_us, gflops and gbs (of the
+// median), batches, runs_per_batch, and bw_fraction, null here: the measuring worker does not
+// know the device's bandwidth, the parent fills it in (runtime/bench.hpp).
+nlohmann::json warm_json(const WarmStats& warm_ms, const OpCost& cost);
 
 }  // namespace sparsetune::runtime

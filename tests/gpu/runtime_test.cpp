@@ -42,6 +42,27 @@ Csr64 random_matrix(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std:
   return from_triplets(rows, cols, t);
 }
 
+// The warm measurement exists, is positive, and is not far above the flushed one. This is a
+// sanity bound on the protocol, not a claim about speed: back-to-back runs with the inputs left
+// in L2 cannot take much longer than a run timed alone after an L2 flush, so a warm median well
+// above the flushed one means the batches are timed or divided wrongly (a batch's total not
+// divided by its runs is `runs` times too long). The few microseconds of slack cover tiny
+// problems, where back-to-back runs wait on the host's launch rate while a lone run timed after
+// the flush was queued before the GPU reached it.
+void check_warm(const BaselineResult& b) {
+  REQUIRE(b.warm.measured);
+  CHECK(b.warm.median_us > 0);
+  CHECK(b.warm.min_us > 0);
+  CHECK(b.warm.min_us <= b.warm.median_us);
+  CHECK(b.warm.median_us <= b.warm.max_us);
+  CHECK(b.warm.gflops > 0);
+  CHECK(b.warm.bandwidth_fraction > 0);
+  CHECK(b.warm.batches == kWarmBatches);
+  CHECK(b.warm.runs_per_batch == b.time_ms.count);
+  const double flushed_us = b.time_ms.median * 1e3;
+  CHECK(b.warm.median_us <= flushed_us * 1.5 + 10.0);
+}
+
 // Every baseline either ran and verified, or was declined (unsupported / left out by its fill
 // criterion) with a reason; the CSR baseline always runs.
 void check_all(const BenchReport& r, const std::string& what) {
@@ -52,6 +73,7 @@ void check_all(const BenchReport& r, const std::string& what) {
     if (b.status == "ok") {
       CHECK(b.verified);
       CHECK(b.time_ms.count >= 1);
+      check_warm(b);
       if (b.name.rfind("csr-alg1", 0) == 0 || b.name == "unfold-csr-alg1") csr_ran = true;
     } else {
       CHECK((b.status == "unsupported" || b.status == "skipped"));
