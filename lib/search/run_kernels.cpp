@@ -201,6 +201,7 @@ nlohmann::json to_json(const RunResult& r) {
                       {"gflops", b.gflops},
                       {"gbs", b.gbs},
                       {"bandwidth_fraction", b.bandwidth_fraction},
+                      {"warm", runtime::to_json(b.warm)},
                       {"note", b.note}};
   return j;
 }
