@@ -5,6 +5,11 @@ import pathlib
 import sys
 
 
+def warm_us(r):
+    w = r.get("warm")
+    return f"{w['median_us']:.2f}" if w else "–"
+
+
 def main(folder):
     files = sorted(pathlib.Path(folder).glob("*.json"))
     bandwidth = None
@@ -21,17 +26,19 @@ def main(folder):
         for r in rep["results"]:
             if r["status"] != "ok":
                 rows.append(f"| {name} | {rep['nnz']} | {rep['op']} | {r['name']} | {r['n'] if rep['op'] == 'spmm' else ''} "
-                            f"| – | – | – | – | – | {r['status']}: {r['note'][:60]} |")
+                            f"| – | – | – | – | – | – | {r['status']}: {r['note'][:60]} |")
                 continue
             t = r["time_ms"]
             rows.append(
                 f"| {name} | {rep['nnz']} | {rep['op']} | {r['name']} | {r['n'] if rep['op'] == 'spmm' else ''} "
-                f"| {t['median']:.4f} ({t['min']:.4f}–{t['max']:.4f}) | {r['gflops']:.1f} | {r['gbs']:.0f} "
+                f"| {1e3 * t['median']:.2f} ({1e3 * t['min']:.2f}–{1e3 * t['max']:.2f}) | {warm_us(r)} | {r['gflops']:.1f} | {r['gbs']:.0f} "
                 f"| {100 * r['bandwidth_fraction']:.1f}% | {r['error']:.1e} | {'yes' if r['verified'] else 'NO'} {r['note']} |")
     if bandwidth is not None:
         print(f"Device: {device}; measured device-to-device bandwidth {bandwidth:.0f} GB/s\n")
-    print("| matrix | nnz | op | baseline | N | median ms (min–max) | GFLOP/s | GB/s | of bw | rel. error | verified, note |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("Flushed: each run timed alone after an L2 flush (GFLOP/s, GB/s and of bw are of its median). "
+          "Warm: batches of back-to-back runs, no flush, median per run.\n")
+    print("| matrix | nnz | op | baseline | N | flushed median us (min–max) | warm us | GFLOP/s | GB/s | of bw | rel. error | verified, note |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(r)
 

@@ -20,6 +20,12 @@ def load(path):
         return None
 
 
+def warm_ms(r):
+    """The warm median of a result in ms (its "warm" object is in us), or None."""
+    w = r.get("warm")
+    return w["median_us"] * 1e-3 if w else None
+
+
 def cell_us(t_ms):
     us = t_ms * 1e3
     return f"{us:,.1f}" if us < 1000 else f"{us:,.0f}"
@@ -30,7 +36,7 @@ def formats(d):
     for cus_path in sorted(glob.glob(os.path.join(d, "*-cusparse.json"))):
         m = os.path.basename(cus_path)[: -len("-cusparse.json")]
         cus = load(cus_path)
-        best_name, best_t, csr1 = None, None, None
+        best_name, best_t, csr1, best_w = None, None, None, None
         if cus:
             for r in cus["results"]:
                 if r.get("status") == "ok" and r.get("verified"):
@@ -39,15 +45,19 @@ def formats(d):
                         best_name, best_t = r["name"], t
                     if r["name"] == "csr-alg1":
                         csr1 = t
+                    w = warm_ms(r)
+                    if w and (best_w is None or w < best_w):
+                        best_w = w
         out.append(f"\n{m}: {cus['rows']:,} x {cus['cols']:,}, {cus['nnz']:,} non-zeros"
                    if cus else f"\n{m}: (no cuSPARSE result)")
         if csr1:
             out.append(f"cuSPARSE CSR ALG1 {cell_us(csr1)} us; best cuSPARSE {best_name} "
-                       f"{cell_us(best_t)} us")
+                       f"{cell_us(best_t)} us (L2 flushed)"
+                       + (f"; best warm {cell_us(best_w)} us" if best_w else ""))
         out.append("")
-        out.append("| graph | median us | GFLOP/s | GB/s | of bw | vs CSR ALG1 | vs best cuSPARSE | "
-                   "rel. error | verified |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        out.append("| graph | flushed us | warm us | GFLOP/s | GB/s | of bw | vs CSR ALG1 | "
+                   "vs best cuSPARSE | warm vs best cuSPARSE | rel. error | verified |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         rows = []
         for p in sorted(glob.glob(os.path.join(d, m + "-*.json"))):
             g = os.path.basename(p)[len(m) + 1: -len(".json")]
@@ -61,30 +71,41 @@ def formats(d):
                     with open(ep) as f:
                         lines = [l.strip() for l in f if l.strip()]
                     err = lines[-1][:90] if lines else ""
-                rows.append((math.inf, f"| {g} | — | | | | | | | failed: {err} |"))
+                rows.append((math.inf, f"| {g} | — | | | | | | | | | failed: {err} |"))
                 continue
             t = r["time_ms"]["median"]
-            rows.append((t, f"| {g} | {cell_us(t)} | {r['gflops']:,.1f} | {r['gbs']:,.0f} | "
+            w = warm_ms(r)
+            wcell = cell_us(w) if w else "–"
+            wvs = f"{best_w / w:.2f}x" if w and best_w else "–"
+            rows.append((t, f"| {g} | {cell_us(t)} | {wcell} | {r['gflops']:,.1f} | {r['gbs']:,.0f} | "
                          f"{100 * r['bandwidth_fraction']:.0f}% | "
-                         f"{csr1 / t:.2f}x | {best_t / t:.2f}x | "
+                         f"{csr1 / t:.2f}x | {best_t / t:.2f}x | {wvs} | "
                          f"{r['error']:.1e} | {'yes' if r['verified'] else 'NO'} |"
                          if csr1 and best_t and r.get("error") is not None else
-                         f"| {g} | {cell_us(t)} | {r['gflops']:,.1f} | {r['gbs']:,.0f} | | | | | "
+                         f"| {g} | {cell_us(t)} | {wcell} | {r['gflops']:,.1f} | {r['gbs']:,.0f} | | | | | | "
                          f"{'yes' if r['verified'] else 'NO'} |"))
         out += [line for _, line in sorted(rows, key=lambda x: x[0])]
     print("\n".join(out))
 
 
+def failures(s):
+    """The search's failure count: a number, or an object with a total."""
+    f = s.get("failures", 0)
+    return f.get("total", 0) if isinstance(f, dict) else f
+
+
 def tune(d):
-    print("| matrix | nnz | tuned us | GB/s | of bw | best cuSPARSE | its us | speedup | "
-          "candidates | failed | search s | total s | graph |")
-    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|")
-    speedups, big = [], []
+    print("Flushed times (each run alone after an L2 flush) rank the search; warm times are "
+          "batches of back-to-back runs.\n")
+    print("| matrix | nnz | tuned us | warm us | GB/s | of bw | best cuSPARSE | its us | speedup | "
+          "warm speedup | candidates | failed | search s | total s | graph |")
+    print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    speedups, big, warm_speedups = [], [], []
     for p in sorted(glob.glob(os.path.join(d, "*.json"))):
         m = os.path.basename(p)[:-5]
         j = load(p)
         if not j or "matrix" not in j:
-            print(f"| {m} | | | | | | | | | | | | failed (see the log) |")
+            print(f"| {m} | | | | | | | | | | | | | | failed (see the log) |")
             continue
         best, best_t = "-", None
         for r in j.get("cusparse") or []:
@@ -94,6 +115,11 @@ def tune(d):
                     best, best_t = r["name"], t
         s = j["search"]
         sp = j.get("speedup_vs_best_cusparse")
+        wsp = j.get("speedup_vs_best_cusparse_warm")
+        if wsp:
+            warm_speedups.append(wsp)
+        wcell = f"{j['warm']['median_us']:,.1f}" if j.get("warm") else "–"
+        wspcell = f"{wsp:.2f}x" if wsp else "–"
         if sp:
             speedups.append(sp)
             if j["matrix"]["nnz"] >= 1_000_000:
@@ -103,17 +129,21 @@ def tune(d):
             with open(p[:-5] + ".wall") as f:
                 wall = f.read().strip()
         bw = j.get("bandwidth_fraction")
-        print(f"| {m} | {j['matrix']['nnz']:,} | {j['time_us']:,.1f} | {j['gbs']:,.0f} | "
+        print(f"| {m} | {j['matrix']['nnz']:,} | {j['time_us']:,.1f} | {wcell} | {j['gbs']:,.0f} | "
               f"{100 * bw:.0f}% | {best} | {best_t * 1e3 if best_t else 0:,.1f} | "
-              f"{sp:.2f}x | {s.get('candidates', 0)} | {s.get('failures', 0)} | "
+              f"{sp:.2f}x | {wspcell} | {s.get('candidates', 0)} | {failures(s)} | "
               f"{s.get('seconds', 0):.1f} | {wall if wall else ''} | {j['graph_line'][:70]} |"
               if sp and bw is not None else
-              f"| {m} | {j['matrix']['nnz']:,} | {j['time_us']:,.1f} | | | {best} | | | "
+              f"| {m} | {j['matrix']['nnz']:,} | {j['time_us']:,.1f} | {wcell} | | | {best} | | | | "
               f"{s.get('candidates', 0)} | | | | measured={j['measured']} |")
     if speedups:
         gm = math.exp(sum(math.log(x) for x in speedups) / len(speedups))
         print(f"\ngeometric-mean speedup over the best cuSPARSE algorithm: {gm:.2f}x "
               f"({len(speedups)} matrices), min {min(speedups):.2f}x")
+    if warm_speedups:
+        gw = math.exp(sum(math.log(x) for x in warm_speedups) / len(warm_speedups))
+        print(f"from warm times: {gw:.2f}x ({len(warm_speedups)} matrices), "
+              f"min {min(warm_speedups):.2f}x")
     if big:
         gb = math.exp(sum(math.log(x) for x in big) / len(big))
         print(f"on matrices with >= 1M entries: {gb:.2f}x ({len(big)} matrices)")
