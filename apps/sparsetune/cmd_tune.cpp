@@ -63,9 +63,14 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
     } else {
       rows.push_back({"search", std::to_string(s["candidates"].get<int>()) + " candidates, " +
                                     std::to_string(s["structures"].get<int>()) + " structures, " +
-                                    std::to_string(s["failures"].get<int>()) + " failed, " +
-                                    fixed(s["seconds"].get<double>(), 1) + " s, stopped by " +
-                                    s["stopped_by"].get<std::string>()});
+                                    std::to_string(s["failures"]["total"].get<int>()) +
+                                    " failed, " + std::to_string(s["pruned"]["total"].get<int>()) +
+                                    " pruned, " + fixed(s["seconds"].get<double>(), 1) +
+                                    " s, stopped by " + s["stopped_by"].get<std::string>()});
+      std::string by;
+      for (const auto& [k, v] : s["failures"]["by_category"].items())
+        by += (by.empty() ? "" : ", ") + std::to_string(v.get<int>()) + " " + k;
+      if (!by.empty()) rows.push_back({"failed", by});
       const auto& b = s["baseline_csr_vector"];
       if (b.value("gflops", 0.0) > 0)
         rows.push_back({"vs csr-vector",

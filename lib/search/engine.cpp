@@ -2,14 +2,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 
 #include "core/error.hpp"
 #include "models/xgb_regressor.hpp"
+#include "runtime/thread_pool.hpp"
 #include "search/annealing.hpp"
+#include "search/precheck.hpp"
 #include "search/space.hpp"
 
 namespace sparsetune::search {
@@ -17,6 +22,7 @@ namespace sparsetune::search {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr double kPruned = std::numeric_limits<double>::quiet_NaN();
 
 class Driver {
  public:
@@ -28,21 +34,55 @@ class Driver {
         eval_(eval),
         opt_(opt),
         rng_(opt.seed),
-        start_(Clock::now()) {}
+        start_(Clock::now()),
+        shape_(MatrixShape::of(a)) {
+    if (opt_.batch <= 0) opt_.batch = std::max(1, eval_.preferred_batch());
+  }
 
-  // Scores a batch unless a limit is reached; returns the scores of those scored.
+  // Scores a batch unless a limit is reached; returns the scores of those scored, in order. A
+  // candidate bound to fail (precheck) is not designed: its score is NaN and it is not counted.
   std::vector<double> score(std::vector<Candidate> batch) {
     std::vector<double> out;
     if (should_stop()) return out;
-    if (opt_.max_candidates > 0)
-      batch.resize(std::min<std::size_t>(batch.size(), opt_.max_candidates - r_.stats.candidates));
-    if (batch.empty()) return out;
-    const auto evals = eval_.evaluate(batch);
-    for (std::size_t i = 0; i < batch.size() && i < evals.size(); ++i) {
-      Scored s{std::move(batch[i]), evals[i]};
+    std::vector<Candidate> run;
+    std::vector<std::size_t> at;  // index in `batch` of each candidate run
+    std::size_t handled = batch.size();
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (const auto why = bound_to_fail(batch[i].graph, shape_); !why.empty()) {
+        note_pruned(batch[i], why);
+        continue;
+      }
+      if (opt_.max_candidates > 0 &&
+          r_.stats.candidates + static_cast<int>(run.size()) >= opt_.max_candidates) {
+        handled = i;
+        break;
+      }
+      at.push_back(i);
+      run.push_back(std::move(batch[i]));
+    }
+    const auto evals = run.empty() ? std::vector<Evaluation>{}
+                                   : eval_.evaluate_until(run, [this] { return !should_stop(); });
+    return record(run, at, evals, handled);
+  }
+
+  // Records evaluations of `run` (taken from positions `at` of a batch whose first `n` were run
+  // or pruned); pruned positions score NaN; the result ends at the last position handled.
+  std::vector<double> record(std::vector<Candidate>& run, const std::vector<std::size_t>& at,
+                             const std::vector<Evaluation>& evals, std::size_t n) {
+    std::vector<double> out;
+    std::size_t next = 0;
+    for (std::size_t k = 0; k < run.size() && k < evals.size(); ++k) {
+      for (; next < at[k]; ++next) out.push_back(kPruned);
+      ++next;
+      Scored s{std::move(run[k]), evals[k]};
       ++r_.stats.candidates;
       (s.candidate.level == 3 ? r_.stats.fine : r_.stats.coarse)++;
-      if (!s.evaluation.ok) ++r_.stats.failures;
+      if (!s.evaluation.ok) {
+        ++r_.stats.failures;
+        auto& e = s.evaluation;
+        if (e.category.empty()) e.category = classify_failure(e.failure);
+        r_.stats.failure_log.add(e.category, e.failure, graph::describe(s.candidate.graph));
+      }
       const double g = s.evaluation.ok ? s.evaluation.gflops : 0.0;
       if (s.evaluation.ok && (!have_best_ || g > r_.best.evaluation.gflops)) {
         r_.best = s;
@@ -51,8 +91,18 @@ class Driver {
       out.push_back(g);
       r_.history.push_back(std::move(s));
     }
+    // Pruned ones after the last scored are handled too when everything run was scored.
+    if (evals.size() == run.size())
+      for (; next < n; ++next) out.push_back(kPruned);
     report();
     return out;
+  }
+
+  void note_pruned(const Candidate& c, const std::string& why) {
+    ++r_.stats.pruned;
+    if (r_.stats.pruned_first.size() < 5)
+      r_.stats.pruned_first.push_back(
+          {{"graph", graph::describe(c.graph)}, {"origin", c.origin}, {"reason", why}});
   }
 
   bool should_stop() {
@@ -79,7 +129,9 @@ class Driver {
   }
 
   // Levels 2 and 3 for one structure; returns its best score (0 when nothing worked).
-  double search_structure(const graph::Graph& structure, const std::string& origin) {
+  // `own`: the score of the structure's own parameters when already scored (a seed), else NaN.
+  double search_structure(const graph::Graph& structure, const std::string& origin,
+                          double own_score = kPruned) {
     const auto slots = tunable_slots(structure, space_);
     const std::string id = graph_hash(structure);
     ++r_.stats.structures;
@@ -92,8 +144,16 @@ class Driver {
     // parameters go first (a seed's are the known format's).
     auto points = grid_points(slots, false, space_.max_coarse_points, rng_);
     const std::vector<std::int64_t> own(slots.size(), -1);
-    points.insert(points.begin(), own);
     Annealer ann(space_.parameters, rng_());
+    if (std::isnan(own_score)) {
+      points.insert(points.begin(), own);
+    } else {
+      const auto v = current_values(structure, slots);
+      done.insert(v);
+      best = own_score;
+      if (!slots.empty()) xs.push_back(to_doubles(v)), ys.push_back(own_score);
+      ann.offer(own_score);
+    }
     for (std::size_t i = 0; i < points.size() && !ann.frozen();) {
       std::vector<Candidate> batch;
       std::vector<std::vector<std::int64_t>> pts;
@@ -112,6 +172,7 @@ class Driver {
       const auto scores = score(std::move(batch));
       for (std::size_t k = 0; k < scores.size(); ++k) {
         done.insert(pts[k]);
+        if (std::isnan(scores[k])) continue;  // pruned: never designed
         best = std::max(best, scores[k]);
         if (!slots.empty()) xs.push_back(to_doubles(pts[k])), ys.push_back(scores[k]);
         ann.offer(scores[k]);
@@ -150,37 +211,20 @@ class Driver {
     }
     const double coarse_best = best;
     for (double s : score(std::move(batch))) {
+      if (std::isnan(s)) continue;
       if (s > coarse_best) ++r_.stats.fine_improved;
       best = std::max(best, s);
     }
     return best;
   }
 
-  SearchResult run(const std::vector<graph::Graph>& seeds, const graph::Graph& baseline) {
-    r_.stats.banned = prune_.banned;
-    r_.stats.rules_applied = prune_.applied;
-    std::set<std::string> seen;
-    // The reference point: CSR-vector exactly as the known format has it.
-    {
-      Candidate c;
-      c.graph = baseline;
-      c.structure = graph_hash(baseline);
-      c.origin = "baseline";
-      c.level = 2;
-      seen.insert(graph_key(baseline));
-      score({c});
-      if (!r_.history.empty()) r_.baseline = r_.history.front();
-    }
-    Annealer ann(space_.structures, rng_());
-    graph::Graph current;
-    bool have_current = false;
-    auto visit = [&](const graph::Graph& g, const std::string& origin) {
-      const double s = search_structure(g, origin);
-      if (ann.offer(s) || !have_current) current = g, have_current = true;
-    };
-    // Level 1: the known formats the rules allow, then grown structures.
+  // The seeds the pruning rules allow and that are not bound to fail, as level-2 candidates of
+  // their own parameters, ordered by predicted time (predicted failures last; ties: fewer
+  // operators, then fewer bytes, i.e. cheaper to design, then file order).
+  std::vector<Candidate> ordered_seeds(const std::vector<graph::Graph>& seeds,
+                                       std::set<std::string>& seen) {
+    std::vector<Candidate> cands;
     for (const auto& g : seeds) {
-      if (should_stop()) break;
       bool allowed = true;
       std::vector<std::string> before;
       for (const auto& op : operator_names(g)) {
@@ -188,8 +232,98 @@ class Driver {
         before.push_back(op);
       }
       if (!allowed || !seen.insert(graph_key(g)).second) continue;
-      visit(g, "seed:" + g.name);
+      Candidate c;
+      c.graph = g;
+      c.structure = graph_hash(g);
+      c.origin = "seed:" + g.name;
+      c.level = 2;
+      if (const auto why = bound_to_fail(g, shape_); !why.empty()) {
+        note_pruned(c, why);
+        continue;
+      }
+      cands.push_back(std::move(c));
     }
+    if (cands.empty()) return cands;
+    Evaluator* pred = opt_.predictor;
+    if (!pred && !eval_.measures()) pred = &eval_;
+    if (!pred) {
+      model_ = std::make_unique<CostModelEvaluator>(a_, opt_.dtype);
+      pred = model_.get();
+    }
+    reuse_predictions_ = pred == &eval_;
+    const auto p = pred->evaluate(cands);
+    std::vector<std::size_t> order(cands.size());
+    std::vector<double> bytes(cands.size(), 0.0);
+    std::vector<std::size_t> ops(cands.size(), 0);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      order[k] = k;
+      ops[k] = operator_names(cands[k].graph).size();
+      if (k < p.size()) bytes[k] = p[k].detail.value("model_bytes", 0.0);
+    }
+    auto ok = [&](std::size_t k) { return k < p.size() && p[k].ok; };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      if (ok(x) != ok(y)) return ok(x);
+      if (ok(x) && p[x].time_us != p[y].time_us) return p[x].time_us < p[y].time_us;
+      if (ops[x] != ops[y]) return ops[x] < ops[y];
+      return bytes[x] < bytes[y];
+    });
+    std::vector<Candidate> out;
+    seed_predictions_.clear();
+    for (std::size_t k : order) {
+      r_.stats.seed_order.push_back(
+          {{"seed", cands[k].graph.name},
+           {"predicted_us", ok(k) ? nlohmann::json(p[k].time_us) : nlohmann::json(nullptr)}});
+      if (k < p.size()) seed_predictions_.push_back(p[k]);
+      out.push_back(std::move(cands[k]));
+    }
+    return out;
+  }
+
+  SearchResult run(const std::vector<graph::Graph>& seeds, const graph::Graph& baseline) {
+    r_.stats.banned = prune_.banned;
+    r_.stats.rules_applied = prune_.applied;
+    std::set<std::string> seen;
+    // The reference point: CSR-vector exactly as the known format has it, scored whatever the
+    // limits (without it there may be no answer at all).
+    {
+      std::vector<Candidate> c(1);
+      c[0].graph = baseline;
+      c[0].structure = graph_hash(baseline);
+      c[0].origin = "baseline";
+      c[0].level = 2;
+      seen.insert(graph_key(baseline));
+      record(c, {0}, eval_.evaluate(c), 1);
+      if (!r_.history.empty()) r_.baseline = r_.history.front();
+    }
+    Annealer ann(space_.structures, rng_());
+    graph::Graph current;
+    bool have_current = false;
+    auto visit = [&](const graph::Graph& g, const std::string& origin, double own = kPruned) {
+      const double s = search_structure(g, origin, own);
+      if (ann.offer(s) || !have_current) current = g, have_current = true;
+    };
+    // Level 1 starts with the known formats the rules allow, each at its own parameters, then
+    // explores their grids in the same order, then grown structures.
+    std::vector<Candidate> ordered = ordered_seeds(seeds, seen);
+    std::vector<double> own;
+    if (!ordered.empty() && !should_stop()) {
+      if (reuse_predictions_) {
+        std::vector<std::size_t> at(ordered.size());
+        std::size_t n = ordered.size();
+        if (opt_.max_candidates > 0)
+          n = std::min<std::size_t>(n, std::max(0, opt_.max_candidates - r_.stats.candidates));
+        for (std::size_t k = 0; k < at.size(); ++k) at[k] = k;
+        auto run = ordered;
+        run.resize(n);
+        at.resize(n);
+        std::vector<Evaluation> ev(seed_predictions_.begin(), seed_predictions_.begin() + n);
+        own = record(run, at, ev, n);
+      } else {
+        own = score(ordered);
+      }
+    }
+    for (std::size_t k = 0; k < own.size() && !should_stop(); ++k)
+      visit(ordered[k].graph, ordered[k].origin, own[k]);
     int misses = 0;
     while (!should_stop() && r_.stats.structures < space_.max_structures) {
       if (ann.frozen()) {
@@ -242,6 +376,10 @@ class Driver {
   SearchOptions opt_;
   std::mt19937_64 rng_;
   Clock::time_point start_;
+  MatrixShape shape_;
+  std::unique_ptr<CostModelEvaluator> model_;  // orders the seeds when the evaluator measures
+  bool reuse_predictions_ = false;
+  std::vector<Evaluation> seed_predictions_;  // in the seeds' order
   SearchResult r_;
   bool have_best_ = false;
 };
@@ -251,7 +389,9 @@ class Driver {
 nlohmann::json SearchStats::to_json() const {
   return {{"structures", structures},
           {"candidates", candidates},
-          {"failures", failures},
+          {"failures", failure_log.to_json()},
+          {"pruned", {{"total", pruned}, {"first", pruned_first}}},
+          {"seed_order", seed_order},
           {"coarse_candidates", coarse},
           {"fine_candidates", fine},
           {"fine_improved", fine_improved},

@@ -4,7 +4,10 @@
 // scratch) under the dependency and pruning rules; level 2 scores each structure's coarse
 // parameter grid; level 3 trains an XGBoost model on the scores so far and scores only the
 // predicted best of the fine grid. Simulated annealing ends levels 1 and 2 early. The CSR-vector
-// graph is always scored first, so the answer is never worse than it.
+// graph is always scored first, so the answer is never worse than it; then every known format the
+// rules allow is scored at its own parameters, ordered by the cost model's prediction, before any
+// exploring, so the answer is never worse than the best known format scored within the budget.
+// Candidates bound to fail on this matrix (search/precheck.hpp) are pruned before any design.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -14,6 +17,7 @@
 #include "core/matrix.hpp"
 #include "search/config.hpp"
 #include "search/evaluator.hpp"
+#include "search/failure.hpp"
 
 namespace sparsetune::search {
 
@@ -28,7 +32,11 @@ struct SearchOptions {
   double budget_s = 60;    // wall-clock limit; 0: no deadline (predict-only runs)
   int max_candidates = 0;  // 0: no limit besides the budget and the annealing
   std::uint64_t seed = 1;
-  int batch = 4;                                  // candidates handed to the evaluator at once
+  int batch = 0;  // candidates handed to the evaluator at once; 0: the evaluator's preference
+  std::string dtype = "f64";  // of the cost model that orders the seeds
+  // Orders the seeds. Null: the evaluator itself when it only predicts (its predictions are then
+  // the seeds' scores), else a cost model built here.
+  Evaluator* predictor = nullptr;
   const std::atomic<bool>* stop = nullptr;        // polled: set by Ctrl-C
   std::function<void(const Progress&)> progress;  // after each batch
 };
@@ -39,12 +47,16 @@ struct Scored {
 };
 
 struct SearchStats {
-  int structures = 0;        // structures whose parameters were searched
-  int candidates = 0;        // candidates scored (the baseline included)
-  int failures = 0;          // candidates that could not be designed, ran wrong, or crashed
-  int coarse = 0, fine = 0;  // level-2 and level-3 candidates
-  int fine_improved = 0;     // level-3 candidates that beat their structure's coarse best
-  int model_fits = 0;        // XGBoost models trained
+  int structures = 0;      // structures whose parameters were searched
+  int candidates = 0;      // candidates scored (the baseline included)
+  int failures = 0;        // candidates that could not be designed, ran wrong, or crashed
+  FailureLog failure_log;  // the failures by category, with the first messages
+  int pruned = 0;          // candidates never designed: bound to fail (precheck.hpp)
+  nlohmann::json pruned_first = nlohmann::json::array();  // the first few, with the reason
+  nlohmann::json seed_order = nlohmann::json::array();    // seeds as scored: name, prediction
+  int coarse = 0, fine = 0;                               // level-2 and level-3 candidates
+  int fine_improved = 0;  // level-3 candidates that beat their structure's coarse best
+  int model_fits = 0;     // XGBoost models trained
   double seconds = 0;
   std::string stopped_by;           // annealing | budget | max-candidates | interrupted | space
   std::vector<std::string> banned;  // operators the pruning rules ruled out

@@ -5,8 +5,15 @@
 #include "graph/designer.hpp"
 #include "graph/format.hpp"
 #include "runtime/stats.hpp"
+#include "runtime/thread_pool.hpp"
 
 namespace sparsetune::search {
+
+void fail_with(Evaluation& e, const std::exception& ex, const std::string& prefix) {
+  e.ok = false;
+  e.failure = prefix + ex.what();
+  e.category = failure_category(ex);
+}
 
 int value_bytes(const std::string& dtype) { return dtype == "f64" ? 8 : dtype == "f16" ? 2 : 4; }
 
@@ -47,16 +54,17 @@ Evaluation CostModelEvaluator::evaluate_one(const graph::Graph& g0) const {
                 {"sample_rows", s.rows},
                 {"sample_scale", sample_.scale}};
     fill_rates(e, a_, dtype_);
-  } catch (const Error& ex) {
-    e.ok = false;
-    e.failure = std::string("design: ") + ex.what();
+  } catch (const std::exception& ex) {
+    fail_with(e, ex, "design: ");
   }
   return e;
 }
 
 std::vector<Evaluation> CostModelEvaluator::evaluate(const std::vector<Candidate>& batch) {
-  std::vector<Evaluation> out;
-  for (const auto& c : batch) out.push_back(evaluate_one(c.graph));
+  // Candidates are independent and the sample is shared read-only: one per host thread.
+  std::vector<Evaluation> out(batch.size());
+  runtime::parallel_for(static_cast<std::int64_t>(batch.size()),
+                        [&](std::int64_t i) { out[i] = evaluate_one(batch[i].graph); });
   return out;
 }
 

@@ -3,6 +3,8 @@
 // measuring evaluator can compile the next candidates while the current one runs. The cost-model
 // evaluator needs no GPU: it designs the format and predicts its time (models/cost_model.hpp).
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "core/matrix.hpp"
 #include "graph/graph.hpp"
 #include "models/cost_model.hpp"
+#include "search/failure.hpp"
 #include "search/row_sample.hpp"
 
 namespace sparsetune::search {
@@ -29,7 +32,11 @@ struct Evaluation {
   double error = -1;    // relative L2 error against the fp64 reference (-1: not run)
   std::string failure;  // why not ok
   nlohmann::json detail = nlohmann::json::object();
+  std::string category;  // of the failure (search/failure.hpp); "": classified from `failure`
 };
+
+// Marks `e` failed by an exception thrown while designing or compiling it (category from its type).
+void fail_with(Evaluation& e, const std::exception& ex, const std::string& prefix = "");
 
 class Evaluator {
  public:
@@ -38,6 +45,15 @@ class Evaluator {
   virtual std::string device() const = 0;  // the database's device key
   virtual std::string arch() const = 0;
   virtual std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) = 0;
+  // As evaluate, but stops starting candidates once `go` returns false and returns the
+  // evaluations of those finished (a prefix of the batch). The default scores the whole batch.
+  virtual std::vector<Evaluation> evaluate_until(const std::vector<Candidate>& batch,
+                                                 const std::function<bool()>& go) {
+    (void)go;
+    return evaluate(batch);
+  }
+  // Candidates it likes to be handed at once (enough to keep its preparing threads busy).
+  virtual int preferred_batch() const { return 4; }
 };
 
 // GFLOP/s and the fewest-bytes GB/s of one SpMV of `a` taking `time_us`.

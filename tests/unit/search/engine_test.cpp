@@ -141,7 +141,23 @@ TEST_CASE("failed candidates do not stop the search and are never returned", "[s
   CHECK(r.stats.failures >= 2);
   CHECK(r.best.evaluation.ok);
   CHECK(r.best.evaluation.gflops < 1e6);  // the fast wrong one is not the answer
-  CHECK(r.history[2].evaluation.failure.find("SIGSEGV") != std::string::npos);
+  // Each failure keeps its message and gets a category from its wording.
+  int crashes = 0, wrong = 0;
+  for (const auto& h : r.history) {
+    if (h.evaluation.failure.find("SIGSEGV") != std::string::npos) {
+      ++crashes;
+      CHECK(h.evaluation.category == failure::kWorkerCrash);
+    }
+    if (h.evaluation.failure == "wrong result") {
+      ++wrong;
+      CHECK(h.evaluation.category == failure::kVerification);
+    }
+  }
+  CHECK(crashes == 1);
+  CHECK(wrong == 1);
+  CHECK(r.stats.failure_log.counts().at(failure::kWorkerCrash) == 1);
+  CHECK(r.stats.failure_log.counts().at(failure::kVerification) == 1);
+  CHECK(r.stats.failure_log.total() == r.stats.failures);
 }
 
 TEST_CASE("Ctrl-C stops a search and keeps the best so far", "[search]") {
