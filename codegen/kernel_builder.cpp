@@ -67,7 +67,10 @@ std::string formula(const ArrayModel& m) {
     case ArrayModel::Kind::Periodic:
       return sum({m.a ? term(m.a, "(i % " + lit(m.p) + ")") : "",
                   m.b ? term(m.b, "(i / " + lit(m.p) + ")") : "", opt(m.c)});
+    case ArrayModel::Kind::Table:  // the rising part; the caller adds the offset and clamps
+      return m.a ? term(m.a, "(i % " + lit(m.p) + ")") : "0LL";
     case ArrayModel::Kind::Stored:
+    case ArrayModel::Kind::Derived:
       break;
   }
   return "0LL";
@@ -128,11 +131,27 @@ class PartBuilder {
       out += "static __device__ __forceinline__ long long " + fn + "(long long i) {\n";
       if (!a.model.exceptions.empty()) {
         out += "  switch (i) {\n";
+      if (a.model.kind == ArrayModel::Kind::Table) {
+        // The offsets live in constant memory: a warp reads one period's offset at a time.
+        out += "static __constant__ long long " + fn + "_t[" +
+               std::to_string(a.model.table.size()) + "] = {";
+        for (std::size_t k = 0; k < a.model.table.size(); ++k)
+          out += (k % 8 ? " " : "\n    ") + lit(a.model.table[k]) +
+                 (k + 1 < a.model.table.size() ? "," : "");
+        out += "};\n";
+      }
         for (const auto& [i, v] : a.model.exceptions)
           out += "    case " + lit(i) + ": return " + lit(v) + ";\n";
         out += "    default: break;\n  }\n";
       }
-      out += "  return " + formula(a.model) + ";\n}\n";
+      if (a.model.kind == ArrayModel::Kind::Table) {
+        out += "  const long long v = " + formula(a.model) + " + " + fn + "_t[i / " +
+               lit(a.model.p) + "];\n";
+        out += "  return v < " + lit(a.model.b) + " ? " + lit(a.model.b) + " : v > " +
+               lit(a.model.c) + " ? " + lit(a.model.c) + " : v;\n}\n";
+      } else {
+        out += "  return " + formula(a.model) + ";\n}\n";
+      }
       out += "#define " + macro + "(i) " + fn + "((long long)(i))\n";
     }
     std::string kernel = section(template_sections("skeleton.cu"), "kernel");

@@ -41,7 +41,13 @@ bool eval_safe(const ArrayModel& m, std::int64_t i, std::int64_t& out) {
     case Kind::Periodic:
       v = W{m.a} * (i % m.p) + W{m.b} * (i / m.p) + m.c;
       break;
+    case Kind::Table:
+      v = W{m.a} * (i % m.p) + m.table[static_cast<std::size_t>(i / m.p)];
+      if (v >= lim || v <= -lim) return false;
+      v = std::min<W>(std::max<W>(v, m.b), m.c);
+      break;
     case Kind::Stored:
+    case Kind::Derived:
       return false;
   }
   if (v >= lim || v <= -lim) return false;
@@ -62,9 +68,46 @@ bool try_model(ArrayModel& m, const std::vector<std::int64_t>& v, int budget) {
   return true;
 }
 
+// Table model of period p: within a period the values rise by a (taken where nothing is
+// clamped), each period has its own offset, and everything is clamped to the array's range.
+bool table_candidate(const std::vector<std::int64_t>& v, std::int64_t p, ArrayModel& m) {
+  const auto n = static_cast<std::int64_t>(v.size());
+  if (p < 2 || n % p != 0 || static_cast<std::size_t>(n / p) > graph::kMaxModelTable) return false;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  m = ArrayModel{};
+  m.kind = Kind::Table;
+  m.p = p;
+  m.b = *lo;
+  m.c = *hi;
+  const auto inside = [&](std::int64_t i) { return v[i] > m.b && v[i] < m.c; };
+  bool have_slope = false;
+  for (std::int64_t i = p / 2; i + 1 < n && !have_slope; i += p)
+    if (inside(i) && inside(i + 1) && (i + 1) % p != 0)
+      m.a = wsub(v[i + 1], v[i]), have_slope = true;
+  if (!have_slope || m.a <= 0) return false;
+  for (std::int64_t k = 0; k < n / p; ++k) {
+    // An unclamped value of the period fixes its offset; the middle one first.
+    std::int64_t at = -1;
+    for (std::int64_t step = 0; step < p && at < 0; ++step) {
+      const std::int64_t j = (p / 2 + (step % 2 ? (step + 1) / 2 : -(step / 2)) + p) % p;
+      if (inside(k * p + j)) at = j;
+    }
+    if (at >= 0)
+      m.table.push_back(wsub(v[k * p + at], wmul(m.a, at)));
+    else  // the whole period is clamped to one end
+      m.table.push_back(v[k * p] <= m.b ? wsub(m.b, wmul(m.a, p)) : m.c);
+  }
+  return true;
+}
+
 }  // namespace
 
 ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions) {
+  return fit_model(v, max_exceptions, {});
+}
+
+ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions,
+                     const std::vector<std::int64_t>& periods) {
   const auto n = static_cast<std::int64_t>(v.size());
   std::vector<ArrayModel> candidates;
   if (n == 0) {
@@ -112,6 +155,11 @@ ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions) {
       m.c = v[0];
       candidates.push_back(m);
     }
+  }
+  // Table models, tried only for the periods the caller names (the part's thread count).
+  for (std::int64_t p : periods) {
+    ArrayModel m;
+    if (table_candidate(v, p, m)) candidates.push_back(std::move(m));
   }
   const int budget = static_cast<int>(std::min<std::int64_t>(max_exceptions, n / 4));
   ArrayModel best;
@@ -181,7 +229,8 @@ int derive_strided_threads(graph::PartFormat& p, int mode, int index_bits) {
     graph::FormatArray d;
     d.dtype = a.dtype;
     d.length = a.length;
-    d.model = ArrayModel{Kind::Derived};
+    d.model = ArrayModel{};
+    d.model.kind = Kind::Derived;
     trial.arrays[name] = std::move(d);  // values filled by derive_implied_threads
   }
   try {
@@ -223,7 +272,7 @@ OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt) {
     for (auto& [name, a] : p.arrays) {
       if (a.dtype[0] == 'F' || a.model.kind == Kind::Derived) continue;
       if (opt.compress) {
-        a.model = fit_model(a.ints, opt.max_exceptions);
+        a.model = fit_model(a.ints, opt.max_exceptions, {p.n_bmt, p.rows});
         if (!a.stored()) {
           ++r.modeled;
           continue;

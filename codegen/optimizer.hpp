@@ -28,9 +28,13 @@ struct OptimizerReport {
   std::int64_t bytes_before = 0, bytes_after = 0;
 };
 
-// The simplest formula (fewest exceptions, then constant < linear < step < periodic) that
+// The simplest formula (fewest exceptions, then constant < linear < step < periodic < table) that
 // reproduces `v` with at most `max_exceptions` misses; kind Stored when none does.
 graph::ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions);
+// The same, also trying a table model (graph/format.hpp) for each of `periods`; a table
+// model is preferred only when no simpler kind fits as well.
+graph::ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions,
+                            const std::vector<std::int64_t>& periods);
 
 // Derives the part's thread arrays from their parents (`mode` 1: warp blocks, 2: thread
 // blocks) when every value the kernel would compute equals the stored one; returns the number

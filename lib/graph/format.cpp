@@ -11,7 +11,7 @@ namespace sparsetune::graph {
 
 namespace {
 
-const char* kKinds[] = {"stored", "constant", "linear", "step", "periodic", "derived"};
+const char* kKinds[] = {"stored", "constant", "linear", "step", "periodic", "derived", "table"};
 
 std::int64_t expected_length(const PartFormat& p, Arr a) {
   switch (a) {
@@ -114,6 +114,7 @@ nlohmann::json model_json(const ArrayModel& m) {
   j["exceptions"] = nlohmann::json::array();
   for (const auto& [i, v] : m.exceptions) j["exceptions"].push_back({i, v});
   return j;
+  if (m.kind == ArrayModel::Kind::Table) j["table"] = m.table;
 }
 
 }  // namespace
@@ -134,6 +135,12 @@ std::int64_t ArrayModel::formula(std::int64_t i) const {
     case Kind::Periodic:
       return a * (i % p) + b * (i / p) + c;
   }
+    case Kind::Table: {
+      const std::int64_t k = i / p;
+      const std::int64_t v =
+          a * (i % p) + (k >= 0 && k < static_cast<std::int64_t>(table.size()) ? table[k] : 0);
+      return std::min(std::max(v, b), c);
+    }
   return 0;
 }
 
@@ -332,7 +339,7 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         const auto& m = it.value().at("model");
         const std::string kind = m.at("kind").get<std::string>();
         bool found = false;
-        for (int k = 0; k < 6; ++k)
+        for (int k = 0; k < 7; ++k)
           if (kind == kKinds[k]) a.model.kind = static_cast<ArrayModel::Kind>(k), found = true;
         if (!found || (real && !a.stored())) throw bad(where + "array " + it.key() + ": bad model");
         if (a.model.kind == ArrayModel::Kind::Derived) {
@@ -347,6 +354,15 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
           if (a.model.p < 1) throw bad(where + "array " + it.key() + ": model period < 1");
           for (const auto& e : m.at("exceptions"))
             a.model.exceptions.push_back(
+          if (a.model.kind == ArrayModel::Kind::Table) {
+            a.model.table = m.at("table").get<std::vector<std::int64_t>>();
+            // Every period the array spans has its offset, and the clamp is a range.
+            if (a.model.b > a.model.c ||
+                static_cast<std::int64_t>(a.model.table.size()) <
+                    (a.length + a.model.p - 1) / a.model.p ||
+                a.model.table.size() > kMaxModelTable)
+              throw bad(where + "array " + it.key() + ": bad table model");
+          }
                 {e.at(0).get<std::int64_t>(), e.at(1).get<std::int64_t>()});
           if (!std::is_sorted(a.model.exceptions.begin(), a.model.exceptions.end()))
             throw bad(where + "array " + it.key() + ": exceptions out of order");

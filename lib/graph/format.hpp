@@ -17,13 +17,19 @@ namespace sparsetune::graph {
 // An index array as a function of its position (AlphaSparse's model-driven compression):
 //   constant  v = a                 linear    v = a*i + b
 //   step      v = a*(i/p) + b       periodic  v = a*(i%p) + b*(i/p) + c
+//   table     v = min(max(a*(i%p) + table[i/p], b), c)   (one offset per period, clamped:
+//             the column array of diagonals stored slot by slot, column-major)
 // with a short list of exceptions that the formula misses. `derived` arrays (the addressing of
 // implied threads) follow from their parent's arrays; see derive_implied_threads().
+// Most offsets a table model keeps (they become a constant array in the kernel).
+inline constexpr std::size_t kMaxModelTable = 1024;
+
 struct ArrayModel {
-  enum class Kind { Stored, Constant, Linear, Step, Periodic, Derived };
+  enum class Kind { Stored, Constant, Linear, Step, Periodic, Derived, Table };
   Kind kind = Kind::Stored;
   std::int64_t a = 0, b = 0, c = 0, p = 1;
   std::vector<std::pair<std::int64_t, std::int64_t>> exceptions;  // (index, value), ascending
+  std::vector<std::int64_t> table;  // Table: the offset of each period
 
   std::int64_t formula(std::int64_t i) const;
   std::int64_t eval(std::int64_t i) const;  // the formula, or the exception at i

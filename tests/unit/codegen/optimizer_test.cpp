@@ -5,10 +5,15 @@
 #include <catch2/catch.hpp>
 
 #include "../graph/graph_test_util.hpp"
+#include "codegen/kernel_builder.hpp"
 #include "codegen_test_util.hpp"
+#include "core/convert.hpp"
 #include "core/reference.hpp"
 #include "graph/designer.hpp"
+#include "graph/format.hpp"
 #include "graph/interpreter.hpp"
+#include "runtime/nvrtc.hpp"
+#include "test_support.hpp"
 
 using namespace sparsetune;
 using namespace sparsetune::codegen;
@@ -116,4 +121,70 @@ TEST_CASE("CSR-scalar keeps only what a formula cannot give", "[codegen]") {
   REQUIRE(p.array(graph::Arr::nz_col).dtype == "I16");
   REQUIRE(p.single_thread_round);
   REQUIRE(p.single_warp_round);
+}
+
+TEST_CASE("fit_model finds a clamped table model for a named period", "[codegen]") {
+  // Diagonals -2, 0 and 3 of a 5 x 5 matrix, slot by slot, columns clamped into [0, 4].
+  const std::vector<std::int64_t> v = {0, 0, 0, 1, 2, 0, 1, 2, 3, 4, 3, 4, 4, 4, 4};
+  REQUIRE(fit_model(v, 0).kind == Kind::Stored);  // no period named, no simpler formula
+  const auto m = fit_model(v, 0, {5});
+  REQUIRE(m.kind == Kind::Table);
+  REQUIRE((m.a == 1 && m.p == 5 && m.b == 0 && m.c == 4));
+  REQUIRE(m.table == std::vector<std::int64_t>{-2, 0, 3});
+  require_reproduces(m, v);
+  // A period that does not divide the length, or an array a simpler kind fits, is not a table.
+  REQUIRE(fit_model(v, 0, {4}).kind == Kind::Stored);
+  std::vector<std::int64_t> periodic(100);
+  for (std::int64_t i = 0; i < 100; ++i) periodic[i] = (i % 10) + 1000 * (i / 10);
+  REQUIRE(fit_model(periodic, 0, {10}).kind == Kind::Periodic);
+}
+
+TEST_CASE("dia-hybrid stores no column indices for a stencil's diagonals", "[codegen]") {
+  // 5-point Laplacian on a 12 x 12 grid: every row gets one slot per diagonal.
+  const std::int64_t n = 12, rows = n * n;
+  Coo64 c;
+  c.rows = c.cols = rows;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t r = i * n + j;
+      auto add = [&](std::int64_t col, double v) {
+        c.row.push_back(r), c.col.push_back(col), c.val.push_back(v);
+      };
+      add(r, 4.0);
+      if (j > 0) add(r - 1, -1.0 - 0.01 * r);
+      if (j + 1 < n) add(r + 1, -1.0);
+      if (i > 0) add(r - n, -1.0 + 0.02 * j);
+      if (i + 1 < n) add(r + n, -1.0);
+    }
+  const Csr64 a = coo_to_csr<std::int64_t, std::int64_t>(c);
+  graph::Graph g;
+  for (const auto& k : test::known_graphs())
+    if (k.name == "dia-hybrid") g = k;
+  REQUIRE(g.name == "dia-hybrid");
+  graph::Format f = graph::design(g, a);
+  optimize(f);
+  const auto& col = f.parts[0].array(graph::Arr::nz_col);
+  REQUIRE(col.model.kind == Kind::Table);
+  REQUIRE(col.model.table == std::vector<std::int64_t>{-n, -1, 0, 1, n});
+  REQUIRE((col.model.b == 0 && col.model.c == rows - 1 && col.model.p == rows));
+  REQUIRE(f.parts[0].nnz_stored == 5 * rows);  // boundary slots hold explicit zeros
+  REQUIRE(f.parts[1].nnz_stored == 0);         // nothing is left off the diagonals
+
+  const auto x = test::test_x(a.cols);
+  const auto ref = spmv_reference(a, x);
+  REQUIRE(relative_l2_error(graph::interpret(f, x), ref) < 1e-14);
+  // The model survives the format binary.
+  testing::TempDir dir("sparsetune-table");
+  const auto path = (dir.path / "format.safetensors").string();
+  graph::write_format(path, f, "test");
+  const graph::Format back = graph::read_format(path);
+  REQUIRE(back.parts[0].array(graph::Arr::nz_col).model.table == col.model.table);
+  REQUIRE(graph::interpret(back, x) == graph::interpret(f, x));
+  // The kernel keeps the offsets in a constant array and compiles for sm_90.
+  const auto k = build_kernels(f, g.name, "test");
+  REQUIRE(k.source.find("st_p0_nz_col_t[5]") != std::string::npos);
+  const auto built =
+      runtime::compile_batch({{"dia", k.source}}, runtime::CompileOptions{}, nullptr, 1);
+  INFO(built[0].error);
+  REQUIRE(built[0].ok);
 }
