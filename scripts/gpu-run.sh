@@ -16,13 +16,16 @@
 #                                 JSON per matrix (bench.tar.gz) and a summary table
 #   scripts/gpu-run.sh all        bench, the G3_circuit check, then every [gpu] test
 #   scripts/gpu-run.sh formats    every known-format graph (configs/graphs) emitted (fp32) for
-#                                 G3_circuit and a Kronecker scale-20 matrix (formats-emit, 8
-#                                 at a time), run with `sparsetune run --runs 30`, next to
+#                                 G3_circuit, a Kronecker scale-20 matrix and a 27-point 100^3
+#                                 stencil (formats-emit, 8 at a time), run with `sparsetune run --runs 30`, next to
 #                                 `sparsetune bench --op spmv`; formats.tar.gz, formats-table.md
 #   scripts/gpu-run.sh tunes      `sparsetune tune --dtype f32` on G3_circuit, the larger shared
 #                                 matrices, kron20 and a 27-point 100^3 stencil (budget
 #                                 $TUNE_BUDGET s each, default 60; $TUNE_MATRICES names a
-#                                 subset); tune.tar.gz, tune-table.md
+#                                 subset, and the generated kron18, geometric_1m (2^20 points),
+#                                 banded_1m (17 diagonals) and powerlaw_1m (mean degree 16) are
+#                                 made and tuned only when named there or TUNE_ALL=1);
+#                                 tune.tar.gz, tune-table.md
 #   scripts/gpu-run.sh exec       the [gpu] tests (while formats-emit works on the CPU),
 #                                 formats, then tunes, inside one deadline
 #                                 ($DEADLINE s, default 570): each step gets what is left
@@ -117,6 +120,9 @@ case "${1:-}" in
       run sparsetune convert "$g3" "$work/gen/G3_circuit.safetensors" >/dev/null
     [ -f "$work/gen/kron20.safetensors" ] ||
       run sparsetune gen kron --scale 20 -o "$work/gen/kron20.safetensors" >/dev/null
+    [ -f "$work/gen/stencil27_100.safetensors" ] ||
+      run sparsetune gen stencil3d --n 100 --points 27 -o "$work/gen/stencil27_100.safetensors" \
+        >/dev/null
     for m in "$work"/gen/*.safetensors; do
       for gfile in configs/graphs/*.json; do echo "$m $gfile"; done
     done | xargs -P 8 -L 1 "$0" emit-one
@@ -156,11 +162,23 @@ case "${1:-}" in
       run sparsetune gen kron --scale 20 -o "$work/gen/kron20.safetensors"
     [ -f "$work/gen/stencil27_100.safetensors" ] ||
       run sparsetune gen stencil3d --n 100 --points 27 -o "$work/gen/stencil27_100.safetensors"
+    # The rest of the generated set, made only when named in $TUNE_MATRICES (or TUNE_ALL=1).
+    want() { [ -n "${TUNE_ALL:-}" ] || [[ " ${TUNE_MATRICES:-} " == *" $1 "* ]]; }
+    want kron18 && [ ! -f "$work/gen/kron18.safetensors" ] &&
+      run sparsetune gen kron --scale 18 -o "$work/gen/kron18.safetensors"
+    want geometric_1m && [ ! -f "$work/gen/geometric_1m.safetensors" ] &&
+      run sparsetune gen geometric --n 1048576 --degree 8 -o "$work/gen/geometric_1m.safetensors"
+    want banded_1m && [ ! -f "$work/gen/banded_1m.safetensors" ] &&
+      run sparsetune gen banded --n 1000000 --bandwidth 8 -o "$work/gen/banded_1m.safetensors"
+    want powerlaw_1m && [ ! -f "$work/gen/powerlaw_1m.safetensors" ] &&
+      run sparsetune gen powerlaw --n 1000000 --degree 16 -o "$work/gen/powerlaw_1m.safetensors"
     inputs=()
     for m in G3_circuit luxembourg_osm delaunay_n16 wiki-Vote bcsstk16 Maragal_6 landmark ca-CondMat; do
       [ -f "$dev/shared/matrices/$m.mtx.gz" ] && inputs+=("$dev/shared/matrices/$m.mtx.gz")
     done
-    inputs+=("$work/gen/kron20.safetensors" "$work/gen/stencil27_100.safetensors")
+    for g in kron20 stencil27_100 kron18 geometric_1m banded_1m powerlaw_1m; do
+      [ -f "$work/gen/$g.safetensors" ] && inputs+=("$work/gen/$g.safetensors")
+    done
     for m in "${inputs[@]}"; do
       [ -f "$m" ] || continue
       name=$(basename "$m"); name=${name%%.*}
