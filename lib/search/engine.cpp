@@ -60,8 +60,10 @@ class Driver {
       at.push_back(i);
       run.push_back(std::move(batch[i]));
     }
-    const auto evals = run.empty() ? std::vector<Evaluation>{}
-                                   : eval_.evaluate_until(run, [this] { return !should_stop(); });
+    const auto evals =
+        run.empty() ? std::vector<Evaluation>{} : eval_.evaluate_until(run, [this](double need) {
+          return !should_stop() && (opt_.budget_s <= 0 || elapsed() + need < opt_.budget_s);
+        });
     return record(run, at, evals, handled);
   }
 
@@ -304,7 +306,8 @@ class Driver {
     };
     // Level 1 starts with the known formats the rules allow, each at its own parameters, then
     // explores their grids in the same order, then grown structures.
-    std::vector<Candidate> ordered = ordered_seeds(seeds, seen);
+    std::vector<Candidate> ordered;
+    if (!should_stop()) ordered = ordered_seeds(seeds, seen);
     std::vector<double> own;
     if (!ordered.empty() && !should_stop()) {
       if (reuse_predictions_) {

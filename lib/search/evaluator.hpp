@@ -45,10 +45,11 @@ class Evaluator {
   virtual std::string device() const = 0;  // the database's device key
   virtual std::string arch() const = 0;
   virtual std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) = 0;
-  // As evaluate, but stops starting candidates once `go` returns false and returns the
-  // evaluations of those finished (a prefix of the batch). The default scores the whole batch.
+  // As evaluate, but starts a candidate only while `go(seconds)` says there is time left for
+  // work of that many seconds (the longest preparation seen so far), and returns the evaluations
+  // of those finished (a prefix of the batch). The default scores the whole batch.
   virtual std::vector<Evaluation> evaluate_until(const std::vector<Candidate>& batch,
-                                                 const std::function<bool()>& go) {
+                                                 const std::function<bool(double)>& go) {
     (void)go;
     return evaluate(batch);
   }

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <future>
 
 #include "codegen/emit.hpp"
 #include "codegen/launch_plan.hpp"
@@ -12,38 +11,9 @@
 #include "runtime/bench.hpp"
 #include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc.hpp"
+#include "search/pipeline.hpp"
 
 namespace sparsetune::search {
-
-namespace {
-
-struct Prepared {
-  bool ok = false;
-  std::string failure;
-  std::string plan_bytes;  // the launch plan with its cubin; x and y_ref are in the inputs file
-};
-
-Prepared prepare(const graph::Graph& g, const Csr64& a, const std::string& dtype,
-                 const std::string& arch, std::int64_t max_len) {
-  Prepared p;
-  try {
-    codegen::EmitOptions opt;
-    opt.design.dtype = dtype;
-    const auto e = codegen::generate(g, a, opt);
-    runtime::CompileOptions co;
-    co.arch = arch;
-    const runtime::KernelCache cache;
-    const auto c = runtime::compile({"candidate", e.kernels.source}, co, &cache);
-    const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name);
-    p.plan_bytes = io::serialize_safetensors(codegen::plan_file(plan, c.cubin, max_len));
-    p.ok = true;
-  } catch (const Error& ex) {
-    p.failure = ex.what();
-  }
-  return p;
-}
-
-}  // namespace
 
 GpuEvaluator::GpuEvaluator(const Csr64& a, std::string dtype, runtime::WorkerLaunch launch,
                            double timeout_s, int runs)
@@ -96,67 +66,81 @@ bool GpuEvaluator::load() {
 }
 
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& batch) {
+  return evaluate_until(batch, [](double) { return true; });
+}
+
+int GpuEvaluator::preferred_batch() const {
+  return static_cast<int>(std::max(4u, design_slots(a_.rows, a_.nnz())));
+}
+
+std::vector<Evaluation> GpuEvaluator::evaluate_until(const std::vector<Candidate>& batch,
+                                                     const std::function<bool(double)>& go) {
   if (fallback_) return model_.evaluate(batch);
-  // Design and compile every candidate of the batch on host threads; measure in order, each as
-  // soon as it is ready, while the later ones still compile.
-  std::vector<std::future<Prepared>> ready;
-  for (const auto& c : batch)
-    ready.push_back(std::async(std::launch::async, prepare, std::cref(c.graph), std::cref(a_),
-                               dtype_, arch_, max_len_));
+  // Design and compile candidates on host threads (as many as cores and memory allow); measure
+  // them in order, each as soon as it is ready, while the later ones are still being prepared.
   std::vector<Evaluation> out;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    Prepared p = ready[i].get();
-    if (fallback_) {
-      out.push_back(model_.evaluate_one(batch[i].graph));
-      continue;
-    }
-    Evaluation e;
-    e.measured = true;
-    if (!p.ok) {
-      e.failure = p.failure;
-      out.push_back(e);
-      continue;
-    }
-    const bool crash = serial_ == crash_at_;
-    const auto stem = std::filesystem::path(dir_) / ("c" + std::to_string(serial_++));
-    const auto fpath = stem.string() + ".plan.safetensors";
-    runtime::write_file_atomic(fpath, p.plan_bytes.data(), p.plan_bytes.size());
-    if (!loaded_ && !load()) {
-      e.failure = note_;
-      out.push_back(e);
-      continue;
-    }
-    const auto r = worker_.call(crash ? nlohmann::json{{"job", "crash"}}
-                                      : nlohmann::json{{"job", "plan"},
-                                                       {"plan", fpath},
-                                                       {"inputs", {inputs_}},
-                                                       {"runs", runs_}},
-                                timeout_s_);
-    std::error_code ec;
-    std::filesystem::remove(fpath, ec);
-    if (!r.ok && r.error.find("unknown worker job") != std::string::npos) {
-      fallback_ = true;
-      note_ =
-          "this build's worker cannot run generated kernels (no \"plan\" job): candidates "
-          "were scored by the cost model";
-      out.push_back(model_.evaluate_one(batch[i].graph));
-      continue;
-    }
-    if (!r.ok) {
-      e.failure = (r.worker_lost ? "worker lost: " : "") + r.error;
-      out.push_back(e);
-      continue;
-    }
-    const auto res = runtime::baseline_from_json(r.body.at("result"), 0.0);
-    e.error = res.error;
-    e.time_us = res.time_ms.median * 1e3;
-    e.ok = res.status == "ok" && res.verified && e.time_us > 0;
-    if (!e.ok) e.failure = res.note.empty() ? "wrong result or not run" : res.note;
-    e.detail = r.body.at("result");
-    fill_rates(e, a_, dtype_);
-    out.push_back(e);
-  }
+  run_pipeline(
+      batch.size(), design_slots(a_.rows, a_.nnz()), go,
+      [&](std::size_t i) {
+        return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_);
+      },
+      [&](std::size_t i, Prepared& p) { out.push_back(measure(batch[i], p)); });
   return out;
+}
+
+Evaluation GpuEvaluator::measure(const Candidate& c, Prepared& p) {
+  if (fallback_) return model_.evaluate_one(c.graph);
+  Evaluation e;
+  e.measured = true;
+  if (!p.ok) {
+    e.failure = p.failure;
+    e.category = p.category;
+    return e;
+  }
+  const bool crash = serial_ == crash_at_;
+  const auto stem = std::filesystem::path(dir_) / ("c" + std::to_string(serial_++));
+  const auto fpath = stem.string() + ".plan.safetensors";
+  runtime::write_file_atomic(fpath, p.plan_bytes.data(), p.plan_bytes.size());
+  std::string().swap(p.plan_bytes);
+  if (!loaded_ && !load()) {
+    e.failure = note_;
+    return e;
+  }
+  const auto r = worker_.call(crash ? nlohmann::json{{"job", "crash"}}
+                                    : nlohmann::json{{"job", "plan"},
+                                                     {"plan", fpath},
+                                                     {"inputs", {inputs_}},
+                                                     {"runs", runs_}},
+                              timeout_s_);
+  std::error_code ec;
+  std::filesystem::remove(fpath, ec);
+  if (!r.ok && r.error.find("unknown worker job") != std::string::npos) {
+    fallback_ = true;
+    note_ =
+        "this build's worker cannot run generated kernels (no \"plan\" job): candidates "
+        "were scored by the cost model";
+    return model_.evaluate_one(c.graph);
+  }
+  if (!r.ok) {
+    e.failure = (r.worker_lost ? "worker lost: " : "") + r.error;
+    e.category = r.worker_lost
+                     ? (r.error.find("timed out") != std::string::npos ? failure::kTimeout
+                                                                       : failure::kWorkerCrash)
+                     : classify_failure(r.error);
+    return e;
+  }
+  const auto res = runtime::baseline_from_json(r.body.at("result"), 0.0);
+  e.error = res.error;
+  e.time_us = res.time_ms.median * 1e3;
+  e.ok = res.status == "ok" && res.verified && e.time_us > 0;
+  if (!e.ok) {
+    e.failure = res.note.empty() ? "wrong result or not run" : res.note;
+    // Ran but gave a wrong answer: verification; did not run: by the note's wording.
+    e.category = res.status == "ok" ? failure::kVerification : classify_failure(e.failure);
+  }
+  e.detail = r.body.at("result");
+  fill_rates(e, a_, dtype_);
+  return e;
 }
 
 }  // namespace sparsetune::search

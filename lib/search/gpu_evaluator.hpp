@@ -1,9 +1,10 @@
 #pragma once
 // Scores candidates on the GPU through the runtime's worker process: each candidate is designed
-// and its kernels compiled by NVRTC on host threads (the next ones compile while the current one
-// runs), then the worker times and verifies it. A crash, hang or wrong answer fails that candidate
-// only. Each candidate becomes a launch plan (codegen/launch_plan.hpp) with its cubin; x and the
-// fp64 reference are written once for all. The worker job it speaks (runtime/plan_job.hpp):
+// and its kernels compiled by NVRTC on a pool of host threads, as many as cores and memory allow
+// (search/pipeline.hpp), while the ready ones are measured in order, then the worker times and
+// verifies it. A crash, hang or wrong answer fails that candidate only. Each candidate becomes a
+// launch plan (codegen/launch_plan.hpp) with its cubin; x and the fp64 reference are written once
+// for all. The worker job it speaks (runtime/plan_job.hpp):
 //   request {"job": "plan", "plan": PATH, "inputs": [PATH], "runs": N}
 //   reply   {"result": {...}}: the fields of a cuSPARSE baseline result (runtime/bench.hpp:
 //     status, verified, error, tolerance, time_ms, gflops, gbs, note)
@@ -14,6 +15,7 @@
 
 #include "runtime/worker.hpp"
 #include "search/evaluator.hpp"
+#include "search/pipeline.hpp"
 
 namespace sparsetune::search {
 
@@ -30,14 +32,20 @@ class GpuEvaluator : public Evaluator {
   std::string device() const override { return device_; }
   std::string arch() const override { return arch_; }
   std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override;
+  std::vector<Evaluation> evaluate_until(const std::vector<Candidate>& batch,
+                                         const std::function<bool(double)>& go) override;
+  int preferred_batch() const override;
 
   const std::string& note() const { return note_; }  // why candidates were modeled instead
 
   // For tests: the nth candidate measured (0-based) crashes the worker instead of running.
   void plant_crash(int nth) { crash_at_ = nth; }
+  // For tests: edits each candidate's kernel source before NVRTC.
+  void edit_sources(SourceEdit edit) { edit_ = std::move(edit); }
 
  private:
   bool load();
+  Evaluation measure(const Candidate& c, Prepared& p);  // on the calling thread
   const Csr64& a_;
   std::string dtype_;
   runtime::Worker worker_;
@@ -50,6 +58,7 @@ class GpuEvaluator : public Evaluator {
   bool loaded_ = false, fallback_ = false;
   int serial_ = 0;
   int crash_at_ = -1;
+  SourceEdit edit_;
   CostModelEvaluator model_;
 };
 

@@ -20,6 +20,7 @@
 #include "runtime/stats.hpp"
 #include "search/gpu_evaluator.hpp"
 #include "search/space.hpp"
+#include "search/wall_budget.hpp"
 
 namespace sparsetune::search {
 
@@ -96,6 +97,8 @@ TuneOutcome tune(const TuneOptions& o) {
     throw Error("tune: --dtype must be f64 or f32 (got '" + o.dtype + "')");
   if (o.budget_s < 0) throw Error("tune: --budget must be 0 or more seconds");
   if (o.max_candidates < 0) throw Error("tune: --max-candidates must be 0 or more");
+  // The budget covers the whole command as its user sees it: the clock starts now.
+  WallBudget wall(o.budget_s);
 
   const Csr64 a = io::read_matrix(o.matrix);
   if (a.nnz() == 0) throw Error(o.matrix + ": the matrix has no non-zeros; nothing to tune");
@@ -161,7 +164,7 @@ TuneOutcome tune(const TuneOptions& o) {
     search_json = {{"from_database", true}, {"database", db.path()}};
   } else {
     SearchOptions so;
-    so.budget_s = o.budget_s;
+    so.budget_s = wall.plan_search(final_steps_estimate(a.rows, a.nnz(), gpu != nullptr));
     so.max_candidates = o.max_candidates > 0 ? o.max_candidates : (o.budget_s == 0 ? 64 : 0);
     so.seed = o.seed;
     so.dtype = o.dtype;
@@ -200,6 +203,11 @@ TuneOutcome tune(const TuneOptions& o) {
     });
     search_json = r.stats.to_json();
     search_json["from_database"] = false;
+    if (r.stats.stopped_by == "budget")
+      search_json["note"] =
+          "stopped early to finish within --budget: the time left was reserved for the final "
+          "check, compile and files" +
+          std::string(gpu ? " and the cuSPARSE baselines" : "");
     search_json["baseline_csr_vector"] = candidate_json(r.baseline);
     json top = json::array();
     for (std::size_t i = 0; i < ranked.size() && i < 5; ++i)
@@ -299,6 +307,7 @@ TuneOutcome tune(const TuneOptions& o) {
                                             ? json(warm.gflops / cusparse_best_warm)
                                             : json(nullptr)},
       {"search", search_json},
+      {"wall_budget", wall.to_json()},
       {"skipped", skipped},
       {"files", out.files}};
   const std::string text = report.dump(2) + "\n";

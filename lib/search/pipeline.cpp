@@ -1,0 +1,117 @@
+#include "search/pipeline.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
+#include "core/memory.hpp"
+#include "io/safetensors.hpp"
+#include "runtime/kernel_cache.hpp"
+#include "runtime/nvrtc.hpp"
+#include "runtime/thread_pool.hpp"
+#include "search/failure.hpp"
+
+namespace sparsetune::search {
+
+Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::string& dtype,
+                           const std::string& arch, std::int64_t max_len, const SourceEdit& edit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Prepared p;
+  try {
+    codegen::EmitOptions opt;
+    opt.design.dtype = dtype;
+    auto e = codegen::generate(g, a, opt);
+    if (edit) edit(g, e.kernels.source);
+    runtime::CompileOptions co;
+    co.arch = arch;
+    const runtime::KernelCache cache;
+    const auto c = runtime::compile({"candidate", e.kernels.source}, co, &cache);
+    const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name);
+    p.plan_bytes = io::serialize_safetensors(codegen::plan_file(plan, c.cubin, max_len));
+    p.ok = true;
+  } catch (const std::exception& ex) {
+    p.failure = ex.what();
+    p.category = failure_category(ex);
+  }
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+unsigned design_slots(std::int64_t rows, std::int64_t nnz) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const double entries = static_cast<double>(nnz) + static_cast<double>(rows);
+  const double per_design = 64.0 * entries + (64 << 20);
+  // The matrix itself (CSR, 16 bytes per entry) and the measuring side stay resident.
+  const double free = physical_memory_bytes() * 0.75 - 16.0 * entries;
+  if (!(free > 0)) return 1;
+  const double fit = std::floor(free / per_design);
+  return static_cast<unsigned>(std::clamp(fit, 1.0, static_cast<double>(cores)));
+}
+
+std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bool(double)>& start,
+                         const std::function<Prepared(std::size_t)>& prepare,
+                         const std::function<void(std::size_t, Prepared&)>& consume) {
+  if (n == 0) return 0;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::optional<Prepared>> ready(n);
+  std::vector<bool> skipped(n, false);
+  bool stopped = false;
+  double longest = 0;
+  std::thread producer([&] {
+    runtime::parallel_for(
+        static_cast<std::int64_t>(n),
+        [&](std::int64_t i) {
+          {
+            std::lock_guard lock(mu);
+            if (stopped || !start(longest)) {
+              stopped = true;
+              skipped[i] = true;
+              cv.notify_all();
+              return;
+            }
+          }
+          Prepared p = prepare(static_cast<std::size_t>(i));
+          std::lock_guard lock(mu);
+          longest = std::max(longest, p.seconds);
+          ready[i] = std::move(p);
+          cv.notify_all();
+        },
+        threads);
+  });
+  auto finish = [&] {
+    {
+      std::lock_guard lock(mu);
+      stopped = true;  // nothing more starts once the consumer has stopped
+    }
+    producer.join();
+  };
+  std::size_t consumed = 0;
+  try {
+    for (std::size_t i = 0; i < n; ++i) {
+      Prepared p;
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return ready[i].has_value() || skipped[i]; });
+        if (skipped[i]) break;
+        p = std::move(*ready[i]);
+        ready[i].reset();  // a plan is freed as soon as it is measured
+      }
+      consume(i, p);
+      ++consumed;
+    }
+  } catch (...) {
+    finish();
+    throw;
+  }
+  finish();
+  return consumed;
+}
+
+}  // namespace sparsetune::search

@@ -1,0 +1,45 @@
+#pragma once
+// The CPU side of scoring candidates on a GPU, and the pipeline that overlaps it with the
+// measurements: candidates are designed and compiled by NVRTC on a pool of host threads
+// (runtime/thread_pool.hpp) while the calling thread measures the ready ones in order.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/matrix.hpp"
+#include "graph/graph.hpp"
+
+namespace sparsetune::search {
+
+// A candidate designed and compiled, ready to run: its launch plan with the cubin.
+struct Prepared {
+  bool ok = false;
+  std::string failure, category;  // when !ok (search/failure.hpp)
+  std::string plan_bytes;         // safetensors of the launch plan; x and y_ref come apart
+  double seconds = 0;             // spent preparing it
+};
+
+// For tests: edits a candidate's kernel source before NVRTC (plants a compile error).
+using SourceEdit = std::function<void(const graph::Graph&, std::string& source)>;
+
+// Designs `g` on `a`, compiles its kernels for `arch` and builds its launch plan (tolerance from
+// `max_len`, the longest row). Never throws: failures are returned with their category.
+Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::string& dtype,
+                           const std::string& arch, std::int64_t max_len,
+                           const SourceEdit& edit = {});
+
+// Host threads that may design candidates of this matrix at once: every core, fewer when
+// memory cannot hold that many designs (about 64 bytes per entry and row each, beside the
+// matrix itself), at least one.
+unsigned design_slots(std::int64_t rows, std::int64_t nnz);
+
+// Prepares items 0..n-1 on up to `threads` threads, in order, and hands each to `consume` on the
+// calling thread, in order, as soon as it is ready (later ones are prepared meanwhile). `start`
+// is asked (one call at a time) before an item is prepared, with the longest preparation seen so
+// far in seconds; once it says no, nothing more starts, the items started finish, and those after
+// the first one not started are not consumed. Returns how many were consumed.
+std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bool(double)>& start,
+                         const std::function<Prepared(std::size_t)>& prepare,
+                         const std::function<void(std::size_t, Prepared&)>& consume);
+
+}  // namespace sparsetune::search
