@@ -36,6 +36,9 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--config-dir", o->config_dir, "Folder of space.json and pruning.json");
   cmd->add_option("--graphs-dir", o->graphs_dir,
                   "Folder of the known-format graphs seeding the search");
+  cmd->add_flag("--compile-only", o->compile_only,
+                "No GPU: design and compile every candidate on the full matrix, score it by the "
+                "cost model (the search's CPU side, as a GPU run does it)");
   cmd->add_option("--arch", o->arch, "NVRTC target when no GPU is present (default sm_90)");
   cmd->callback([o, &g] {
     search::InterruptGuard guard;

@@ -86,7 +86,9 @@ std::string check(const std::vector<graph::OpNode>& list, Chain chain, const Mat
              " of this graph holds several rows";
   }
   // A thread owning a whole huge row (no dividing operator before it to set such rows apart).
-  if (!chain.divided && m.max_row > kThreadRowLimit && chain.rows_at(2) == Rows::One) {
+  const graph::OpNode* threads = chain.block(2);  // implied threads share their parent's row
+  if (!chain.divided && m.max_row > kThreadRowLimit && threads && threads->op == "BMT_ROW_BLOCK" &&
+      chain.rows_at(2) == Rows::One) {
     bool cut = false;  // an entry or column split of rows above the threads
     for (const auto* n : chain.ops)
       cut = cut || n->op.ends_with("_NNZ_BLOCK") || n->op.ends_with("_COL_BLOCK");

@@ -18,6 +18,7 @@
 #include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc.hpp"
 #include "runtime/stats.hpp"
+#include "search/compile_only_evaluator.hpp"
 #include "search/gpu_evaluator.hpp"
 #include "search/space.hpp"
 #include "search/wall_budget.hpp"
@@ -119,7 +120,9 @@ TuneOutcome tune(const TuneOptions& o) {
   // Who scores candidates: the GPU through a worker, else the cost model.
   std::string no_gpu;
   std::unique_ptr<GpuEvaluator> gpu;
-  if (o.budget_s == 0)
+  if (o.compile_only)
+    no_gpu = "--compile-only: designed and compiled on the full matrix, predicted by the cost model";
+  else if (o.budget_s == 0)
     no_gpu = "--budget 0: predicted by the cost model only";
   else if (!o.use_gpu)
     no_gpu = "GPU use disabled: predicted by the cost model only";
@@ -132,9 +135,15 @@ TuneOutcome tune(const TuneOptions& o) {
     }
   }
   CostModelEvaluator model(a, o.dtype);
-  Evaluator& eval = gpu ? static_cast<Evaluator&>(*gpu) : model;
   const std::string arch = gpu ? gpu->arch() : (o.arch.empty() ? "sm_90" : o.arch);
   runtime::check_arch(arch);
+  if (gpu && o.edit_source) gpu->edit_sources(o.edit_source);
+  std::unique_ptr<CompileOnlyEvaluator> compile_only;
+  if (o.compile_only)
+    compile_only = std::make_unique<CompileOnlyEvaluator>(a, o.dtype, arch, o.edit_source);
+  Evaluator& eval = gpu            ? static_cast<Evaluator&>(*gpu)
+                    : compile_only ? static_cast<Evaluator&>(*compile_only)
+                                   : model;
 
   db::TuningDb db(o.db_path.empty() ? db::TuningDb::default_path() : o.db_path);
   db.put_matrix({fp, name_of(o.matrix), a.rows, a.cols, a.nnz(), [&] {

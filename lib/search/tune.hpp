@@ -14,6 +14,7 @@
 
 #include "runtime/worker.hpp"
 #include "search/engine.hpp"
+#include "search/pipeline.hpp"
 
 namespace sparsetune::search {
 
@@ -30,6 +31,10 @@ struct TuneOptions {
   std::string config_dir;  // "": default_search_config_dir()
   std::string graphs_dir;  // "": default_graphs_dir()
   bool use_gpu = true;     // false: never start a worker
+  // Design and compile every candidate on the full matrix as a GPU run does, but score it by the
+  // cost model (no GPU; measures the search's CPU side). The budget still applies.
+  bool compile_only = false;
+  SourceEdit edit_source;  // for tests: edits each candidate's kernel source before NVRTC
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
   std::string arch;  // NVRTC target without a GPU ("": sm_90)
   const std::atomic<bool>* stop = nullptr;

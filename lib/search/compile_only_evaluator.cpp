@@ -1,0 +1,50 @@
+#include "search/compile_only_evaluator.hpp"
+
+#include <algorithm>
+
+namespace sparsetune::search {
+
+CompileOnlyEvaluator::CompileOnlyEvaluator(const Csr64& a, std::string dtype, std::string arch,
+                                           SourceEdit edit)
+    : a_(a),
+      dtype_(std::move(dtype)),
+      arch_(std::move(arch)),
+      edit_(std::move(edit)),
+      model_(a, dtype_) {
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    max_len_ = std::max<std::int64_t>(max_len_, a.row_ptr[r + 1] - a.row_ptr[r]);
+}
+
+std::vector<Evaluation> CompileOnlyEvaluator::evaluate(const std::vector<Candidate>& batch) {
+  return evaluate_until(batch, [](double) { return true; });
+}
+
+int CompileOnlyEvaluator::preferred_batch() const {
+  return static_cast<int>(std::max(4u, design_slots(a_.rows, a_.nnz())));
+}
+
+std::vector<Evaluation> CompileOnlyEvaluator::evaluate_until(
+    const std::vector<Candidate>& batch, const std::function<bool(double)>& go) {
+  std::vector<Evaluation> out;
+  run_pipeline(
+      batch.size(), design_slots(a_.rows, a_.nnz()), go,
+      [&](std::size_t i) {
+        return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_);
+      },
+      [&](std::size_t i, Prepared& p) {
+        if (!p.ok) {
+          Evaluation e;
+          e.failure = p.failure;
+          e.category = p.category;
+          out.push_back(e);
+          return;
+        }
+        Evaluation e = model_.evaluate_one(batch[i].graph);
+        e.detail["plan_bytes"] = p.plan_bytes.size();
+        e.detail["prepare_s"] = p.seconds;
+        out.push_back(std::move(e));
+      });
+  return out;
+}
+
+}  // namespace sparsetune::search

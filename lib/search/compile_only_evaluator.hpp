@@ -1,0 +1,30 @@
+#pragma once
+// Does a GPU run's CPU work without a GPU: every candidate is designed on the full matrix,
+// compiled by NVRTC and turned into its launch plan on the same pool of host threads as
+// GpuEvaluator, then scored by the cost model instead of being run. It finds the candidates that
+// fail before reaching a GPU and measures how many candidates per second the CPU side sustains.
+#include "search/evaluator.hpp"
+#include "search/pipeline.hpp"
+
+namespace sparsetune::search {
+
+class CompileOnlyEvaluator : public Evaluator {
+ public:
+  CompileOnlyEvaluator(const Csr64& a, std::string dtype, std::string arch, SourceEdit edit = {});
+  bool measures() const override { return false; }
+  std::string device() const override { return "cost-model"; }
+  std::string arch() const override { return arch_; }
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override;
+  std::vector<Evaluation> evaluate_until(const std::vector<Candidate>& batch,
+                                         const std::function<bool(double)>& go) override;
+  int preferred_batch() const override;
+
+ private:
+  const Csr64& a_;
+  std::string dtype_, arch_;
+  SourceEdit edit_;
+  std::int64_t max_len_ = 1;
+  CostModelEvaluator model_;
+};
+
+}  // namespace sparsetune::search
