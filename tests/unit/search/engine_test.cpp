@@ -8,6 +8,7 @@
 #include "features/matrix_features.hpp"
 #include "graph/graph.hpp"
 #include "search/interrupt.hpp"
+#include "search/precheck.hpp"
 #include "search/space.hpp"
 #include "search_test_util.hpp"
 
@@ -186,4 +187,42 @@ TEST_CASE("Ctrl-C stops a search and keeps the best so far", "[search]") {
   CHECK(r.stats.seconds < 60);
   CHECK(r.best.evaluation.ok);
   CHECK(r.stats.candidates >= 1);
+}
+
+TEST_CASE("known formats are scored first, fastest predicted first", "[search]") {
+  const Setup s;
+  const auto a = search_test::irregular(3000);
+  const auto r = predict(a, s, 4, 60);
+  const auto prune = prune_for(s.pruning, features::alphasparse_features(a));
+  // The seeds the rules allow (CSR-vector is the baseline), each predicted independently.
+  CostModelEvaluator model(a, "f64");
+  std::vector<std::pair<double, std::string>> expected;  // (predicted µs, name); failures last
+  for (const auto& g : s.seeds) {
+    bool allowed = g.name != "csr-vector";
+    std::vector<std::string> before;
+    for (const auto& op : operator_names(g)) {
+      allowed = allowed && prune.allows(op, before);
+      before.push_back(op);
+    }
+    if (!allowed || !bound_to_fail(g, MatrixShape::of(a)).empty()) continue;
+    const auto e = model.evaluate_one(g);
+    expected.push_back({e.ok ? e.time_us : 1e300, g.name});
+  }
+  REQUIRE(expected.size() >= 4);
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  REQUIRE(r.history.size() > expected.size() + 1);
+  CHECK(r.history[0].candidate.origin == "baseline");
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    const auto& h = r.history[k + 1];
+    CHECK(h.candidate.origin == "seed:" + expected[k].second);
+    if (h.evaluation.ok) CHECK(h.evaluation.time_us == Approx(expected[k].first));
+    CHECK(r.stats.seed_order[k]["seed"] == expected[k].second);
+  }
+  // Exploring (other parameter points, grown structures) comes only after every seed.
+  for (std::size_t k = expected.size() + 1; k < r.history.size(); ++k)
+    CHECK(r.history[k].candidate.origin != "baseline");
+  // The answer is at least as fast as every seed scored.
+  for (std::size_t k = 1; k <= expected.size(); ++k)
+    CHECK(r.best.evaluation.gflops >= r.history[k].evaluation.gflops);
 }

@@ -7,6 +7,8 @@
 #include "core/error.hpp"
 #include "db/tuning_db.hpp"
 #include "graph/format.hpp"
+#include "io/matrix_file.hpp"
+#include "search_test_util.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
@@ -86,4 +88,33 @@ TEST_CASE("tune refuses what it cannot do, with the reason", "[search]") {
   o.config_dir = t.path.string();  // no space.json there
   CHECK_THROWS_WITH(search::tune(o), Catch::Contains("space.json"));
   CHECK_FALSE(fs::exists(t.path / "out"));  // nothing written on failure
+}
+
+TEST_CASE("--budget bounds the whole command: the search stops early and says so", "[search]") {
+  testing::TempDir t("sparsetune-tune-test");
+  const auto matrix = t.file("irregular.mtx");
+  io::write_matrix(matrix, search_test::irregular(20000));
+  auto o = options(t, matrix);
+  o.max_candidates = 0;
+  o.budget_s = 1;  // less than the final steps are estimated to take: only the baseline is scored
+  const auto r = search::tune(o);
+  const auto& s = r.report["search"];
+  CHECK(s["stopped_by"] == "budget");
+  CHECK(s["candidates"] == 1);
+  CHECK(s["note"].get<std::string>().find("--budget") != std::string::npos);
+  const auto& w = r.report["wall_budget"];
+  CHECK(w["budget_s"] == 1.0);
+  CHECK(w["reserved_for_final_s"].get<double>() > 1.0);
+  CHECK(w["search_budget_s"].get<double>() < 0.01);
+  CHECK(w["wall_s"].get<double>() < 120);                  // generous: only that it ended
+  CHECK(fs::file_size(t.path / "out" / "kernel.cu") > 0);  // the baseline was emitted
+
+  // A budget with room to spare: the candidate limit ends the search, not the clock.
+  o.budget_s = 600;
+  o.max_candidates = 6;
+  o.force = true;
+  const auto r2 = search::tune(o);
+  CHECK(r2.report["search"]["stopped_by"] == "max-candidates");
+  CHECK(r2.report["search"]["candidates"] == 6);
+  CHECK(r2.report["wall_budget"]["search_budget_s"].get<double>() > 500);
 }
