@@ -95,8 +95,11 @@ class PartBuilder {
     }
     if (stages_.empty() || stages_[0].level != RedLevel::Thread)
       throw Error("part " + std::to_string(index) + " has no thread-level reduction");
-    stages_.push_back({template_sections(p.atomic ? "gmem_atom_red.cu" : "gmem_store.cu"),
-                       RedLevel::Global, "to_global"});
+    // How results reach y: atomics, a plain store (store-only formats) or a plain add.
+    const char* sink = p.atomic       ? "gmem_atom_red.cu"
+                       : f.store_only ? "gmem_store.cu"
+                                      : "gmem_add.cu";
+    stages_.push_back({template_sections(sink), RedLevel::Global, "to_global"});
     side_ = 1;
     while (stages_[side_].level == RedLevel::Warp) ++side_;
   }
@@ -128,9 +131,6 @@ class PartBuilder {
                   ? ""
                   : " with " + std::to_string(a.model.exceptions.size()) + " exceptions") +
              " (not stored)\n";
-      out += "static __device__ __forceinline__ long long " + fn + "(long long i) {\n";
-      if (!a.model.exceptions.empty()) {
-        out += "  switch (i) {\n";
       if (a.model.kind == ArrayModel::Kind::Table) {
         // The offsets live in constant memory: a warp reads one period's offset at a time.
         out += "static __constant__ long long " + fn + "_t[" +
@@ -140,6 +140,9 @@ class PartBuilder {
                  (k + 1 < a.model.table.size() ? "," : "");
         out += "};\n";
       }
+      out += "static __device__ __forceinline__ long long " + fn + "(long long i) {\n";
+      if (!a.model.exceptions.empty()) {
+        out += "  switch (i) {\n";
         for (const auto& [i, v] : a.model.exceptions)
           out += "    case " + lit(i) + ": return " + lit(v) + ";\n";
         out += "    default: break;\n  }\n";
@@ -225,7 +228,7 @@ class PartBuilder {
   std::string chain() const {
     std::string s;
     for (const auto& r : p_.reductions) s += (s.empty() ? "" : " > ") + r;
-    return s + (p_.atomic ? "" : " > store");
+    return s + (p_.atomic ? "" : f_.store_only ? " > store" : " > add");
   }
 
  private:
@@ -353,9 +356,21 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
     at = next;
   }
   if (!line.empty()) s += "//   " + line + "\n";
-  s += "// One kernel per part, launched in order on one stream after y is zeroed; each takes x, "
-       "y\n";
-  s += "// and the part's stored arrays in name order (see kernel.h).\n\n";
+  if (f.store_only) {
+    s += "// Store-only: every row of y is written exactly once by one thread over all parts, so "
+         "the\n";
+    s += "// kernels store their results and y is not zeroed first. One kernel per part, launched "
+         "in\n";
+    s +=
+        "// order on one stream; each takes x, y and the part's stored arrays in name order (see\n";
+    s += "// kernel.h).\n\n";
+  } else {
+    s += "// Adding: results are added into y (atomically where rows are shared), so y is zeroed "
+         "first.\n";
+    s += "// One kernel per part, launched in order on one stream after y is zeroed; each takes x, "
+         "y\n";
+    s += "// and the part's stored arrays in name order (see kernel.h).\n\n";
+  }
   s += section(prelude, "common");
   s += section(prelude, f.dtype);
   for (std::size_t i = 0; i < f.parts.size(); ++i) {

@@ -63,6 +63,7 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
   p.x_dtype = graph::value_dtype(f.dtype);
   p.y_dtype = f.dtype == "f64" ? "F64" : "F32";
   p.value_bytes = static_cast<int>(io::dtype_size(p.x_dtype));
+  p.zero_output = !f.store_only;  // store-only kernels write every row of y themselves
   // The stored arrays exactly as the format binary holds them ("p<part>.<array>").
   p.arrays = graph::to_safetensors(f, kVersion);
   p.arrays.metadata.clear();
@@ -117,6 +118,7 @@ PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x) {
   in.y_ref = graph::interpret(f, in.x);
   // Row lengths: the same walk with every non-zero stored value 1 and x all ones.
   graph::Format ones = f;
+  ones.store_only = false;  // counts add up whatever the format claims
   for (auto& part : ones.parts)
     if (auto it = part.arrays.find("nz_val"); it != part.arrays.end())
       for (auto& v : it->second.reals) v = v != 0.0 ? 1.0 : 0.0;

@@ -2,7 +2,8 @@
 // From a generated format and its kernels to the runtime's launch plan (runtime/launch_plan.hpp
 // describes the file): the format's stored arrays as device buffers, one launch per part with
 // work, arguments exactly as kernel.cu declares them (x, y, then the part's stored arrays in name
-// order), y zeroed before each run as kernel.h does, and an fp64 reference to check against.
+// order), y zeroed before each run as kernel.h does (unless the format is store-only), and an
+// fp64 reference to check against.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,7 +31,9 @@ struct SpmvPlan {
   std::string check_dtype;       // the format's dtype: its tolerance applies
   std::int64_t rows = 0, cols = 0, nnz = 0;
   int value_bytes = 8;
-  bool zero_output = true;  // the kernels add into y (kernel.h zeroes it before each run)
+  // The kernels add into y (kernel.h zeroes it before each run); false for store-only formats,
+  // whose kernels write every row exactly once.
+  bool zero_output = true;
 };
 
 // Throws Error when the kernels do not match the format's parts or a grid is too large.

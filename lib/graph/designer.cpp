@@ -280,17 +280,28 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
     f.parts.push_back(part_format(m.parts[i], f, i));
     m.parts[i] = Part{};  // the format holds what the kernel reads; the rest is no longer needed
   }
+  // Each non-atomic part writes a row at most once; over all parts, a format whose every row is
+  // written exactly once stores into y (no zeroing, no read-modify-write).
+  std::vector<std::int64_t> total(f.rows, 0);
+  bool any_atomic = false;
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
-    if (f.parts[i].atomic) continue;
+    if (f.parts[i].atomic) {
+      any_atomic = true;
+      continue;
+    }
     const auto writes = count_writes(f, i);
-    for (std::int64_t r = 0; r < f.rows; ++r)
+    for (std::int64_t r = 0; r < f.rows; ++r) {
+      total[r] += writes[r];
       if (writes[r] > 1)
         throw DesignError("part " + std::to_string(i) +
                           (f.parts[i].path.empty() ? "" : " (branch " + f.parts[i].path + ")") +
                           ": rule: without GMEM_ATOM_RED every row is written once, but row " +
                           std::to_string(r) + " is written " + std::to_string(writes[r]) +
                           " times");
+    }
   }
+  f.store_only =
+      !any_atomic && std::all_of(total.begin(), total.end(), [](std::int64_t k) { return k == 1; });
   return f;
 }
 

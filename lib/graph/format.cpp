@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "graph/half.hpp"
+#include "graph/interpreter.hpp"
 
 namespace sparsetune::graph {
 
@@ -113,8 +114,8 @@ nlohmann::json model_json(const ArrayModel& m) {
   j["a"] = m.a, j["b"] = m.b, j["c"] = m.c, j["p"] = m.p;
   j["exceptions"] = nlohmann::json::array();
   for (const auto& [i, v] : m.exceptions) j["exceptions"].push_back({i, v});
-  return j;
   if (m.kind == ArrayModel::Kind::Table) j["table"] = m.table;
+  return j;
 }
 
 }  // namespace
@@ -134,13 +135,13 @@ std::int64_t ArrayModel::formula(std::int64_t i) const {
       return a * (i / p) + b;
     case Kind::Periodic:
       return a * (i % p) + b * (i / p) + c;
-  }
     case Kind::Table: {
       const std::int64_t k = i / p;
       const std::int64_t v =
           a * (i % p) + (k >= 0 && k < static_cast<std::int64_t>(table.size()) ? table[k] : 0);
       return std::min(std::max(v, b), c);
     }
+  }
   return 0;
 }
 
@@ -264,7 +265,8 @@ io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_vers
                 {"graph", f.graph.dump()},
                 {"kernels", kernels.dump()},
                 {"launch", launch.dump()},
-                {"parts", format_description(f).dump()}};
+                {"parts", format_description(f).dump()},
+                {"store_only", f.store_only ? "true" : "false"}};
   return s;
 }
 
@@ -352,8 +354,6 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
           a.model.c = m.at("c").get<std::int64_t>();
           a.model.p = m.at("p").get<std::int64_t>();
           if (a.model.p < 1) throw bad(where + "array " + it.key() + ": model period < 1");
-          for (const auto& e : m.at("exceptions"))
-            a.model.exceptions.push_back(
           if (a.model.kind == ArrayModel::Kind::Table) {
             a.model.table = m.at("table").get<std::vector<std::int64_t>>();
             // Every period the array spans has its offset, and the clamp is a range.
@@ -363,6 +363,8 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
                 a.model.table.size() > kMaxModelTable)
               throw bad(where + "array " + it.key() + ": bad table model");
           }
+          for (const auto& e : m.at("exceptions"))
+            a.model.exceptions.push_back(
                 {e.at(0).get<std::int64_t>(), e.at(1).get<std::int64_t>()});
           if (!std::is_sorted(a.model.exceptions.begin(), a.model.exceptions.end()))
             throw bad(where + "array " + it.key() + ": exceptions out of order");
@@ -378,12 +380,30 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
       derive_implied_threads(p);
       f.parts.push_back(std::move(p));
     }
+    // Absent in binaries written before kernels could store: those kernels add into y.
+    if (auto it = s.metadata.find("store_only"); it != s.metadata.end()) {
+      if (it->second != "true" && it->second != "false")
+        throw bad("store_only must be 'true' or 'false', not '" + it->second + "'");
+      f.store_only = it->second == "true";
+    }
   } catch (const nlohmann::json::exception& e) {
     throw bad(std::string("malformed metadata: ") + e.what());
   } catch (const std::invalid_argument&) {
     throw bad("malformed number in metadata");
   } catch (const std::out_of_range&) {
     throw bad("number out of range in metadata");
+  }
+  // A kernel that stores into y leaves a row it misses unwritten and keeps one of two writes:
+  // the claim is checked by walking the format as the kernels do.
+  if (f.store_only) {
+    bool holds = false;
+    try {
+      holds = writes_each_row_once(f);
+    } catch (const Error& e) {
+      throw bad(e.what());
+    }
+    if (!holds)
+      throw bad("store_only is set, but some row of y is not written exactly once without atomics");
   }
   return f;
 }

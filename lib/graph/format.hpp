@@ -75,6 +75,10 @@ struct Format {
   std::string fingerprint;
   nlohmann::json graph;
   std::vector<PartFormat> parts;
+  // Every row of y is written exactly once by exactly one unit over all parts (no atomics, no
+  // row shared, none left out): the kernels store into y instead of adding, and y needs no
+  // zeroing. Decided by the Designer; writes_each_row_once() (interpreter.hpp) checks it.
+  bool store_only = false;
 };
 
 // Fills the values of the part's derived arrays from the parent's arrays, exactly as the kernel

@@ -1,6 +1,8 @@
 #include "graph/interpreter.hpp"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -143,6 +145,11 @@ std::vector<double> interpret(const Format& f, const std::vector<double>& x) {
   if (static_cast<std::int64_t>(x.size()) != f.cols)
     throw Error("x has " + std::to_string(x.size()) + " entries, the matrix " +
                 std::to_string(f.cols) + " columns");
+  if (f.store_only) {
+    std::vector<double> y(f.rows, std::numeric_limits<double>::quiet_NaN());
+    for (const auto& p : f.parts) walk(f, p, x, [&](std::int64_t r, double v) { y[r] = v; });
+    return y;
+  }
   std::vector<double> y(f.rows, 0.0);
   for (const auto& p : f.parts) walk(f, p, x, [&](std::int64_t r, double v) { y[r] += v; });
   return y;
@@ -153,6 +160,16 @@ std::vector<std::int64_t> count_writes(const Format& f, std::size_t part) {
   const std::vector<double> x(f.cols, 1.0);
   walk(f, f.parts.at(part), x, [&](std::int64_t r, double) { ++n[r]; });
   return n;
+}
+
+bool writes_each_row_once(const Format& f) {
+  std::vector<std::int64_t> n(f.rows, 0);
+  const std::vector<double> x(f.cols, 1.0);
+  for (const auto& p : f.parts) {
+    if (p.atomic) return false;
+    walk(f, p, x, [&](std::int64_t r, double) { ++n[r]; });
+  }
+  return std::all_of(n.begin(), n.end(), [](std::int64_t k) { return k == 1; });
 }
 
 }  // namespace sparsetune::graph

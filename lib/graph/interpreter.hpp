@@ -10,10 +10,16 @@
 namespace sparsetune::graph {
 
 // y = A·x computed by walking every part. Throws Error when the format is inconsistent (an index
-// out of range), never reads outside an array.
+// out of range), never reads outside an array. Like the kernels, a store-only format starts from
+// a y of NaNs and assigns each result (a row it misses stays NaN, a row written twice keeps only
+// the last value); otherwise y starts at zero and results add up.
 std::vector<double> interpret(const Format& f, const std::vector<double>& x);
 
 // How many times part `part` writes each row of y (the length is the matrix's rows).
 std::vector<std::int64_t> count_writes(const Format& f, std::size_t part);
+
+// Whether no part uses atomics and every row of y is written exactly once over all parts: the
+// condition for Format::store_only.
+bool writes_each_row_once(const Format& f);
 
 }  // namespace sparsetune::graph

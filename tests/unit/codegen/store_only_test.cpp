@@ -1,0 +1,183 @@
+// Store-only formats in the generated code: their kernels store each row of y (`=`), say so in
+// the header, and neither kernel.h nor the launch plan zeroes y; adding formats keep `+=` or
+// atomicAdd and the zeroing. Both kinds compile under NVRTC for sm_90 and, as a user's
+// kernel.cu, with nvcc.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "../graph/graph_test_util.hpp"
+#include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
+#include "codegen_test_util.hpp"
+#include "core/reference.hpp"
+#include "runtime/nvrtc.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetune;
+
+namespace {
+
+using Triples = std::vector<std::tuple<std::int64_t, std::int64_t, double>>;
+
+graph::Graph known(const std::string& name) {
+  for (const auto& g : test::known_graphs())
+    if (g.name == name) return g;
+  FAIL("no known graph " << name);
+  return {};
+}
+
+graph::Graph parse(const char* ops) {
+  return graph::graph_from_json(nlohmann::json::parse(std::string(R"({"ops":)") + ops + "}"));
+}
+
+// 60 x 40 with 1 to 4 entries in every row but `empty`.
+Csr64 matrix(std::int64_t empty = -1) {
+  Triples t;
+  for (std::int64_t r = 0; r < 60; ++r)
+    for (std::int64_t k = 0; r != empty && k < 1 + r % 4; ++k)
+      t.emplace_back(r, (r * 5 + k * 13) % 40, 0.5 * static_cast<double>((r + k) % 7) - 1.75);
+  return test::from_triples(60, 40, t);
+}
+
+// How each kernel's results reach y, read off the generated text: "=", "+=" or "atomicAdd".
+std::vector<std::string> sinks(const std::string& src) {
+  std::vector<std::string> out;
+  const std::string store = "y[A_origin_row(";
+  for (auto at = src.find(store); at != std::string::npos; at = src.find(store, at + 1)) {
+    if (at > 0 && src[at - 1] == '&') continue;  // inside atomicAdd(&y[...], v), counted below
+    const auto close = src.find(")]", at);
+    REQUIRE(close != std::string::npos);
+    const auto op = src.substr(close + 2, 4);
+    out.push_back(op == " = v" ? "=" : op == " += " ? "+=" : "?");
+  }
+  for (auto at = src.find("atomicAdd(&y["); at != std::string::npos;
+       at = src.find("atomicAdd(&y[", at + 1))
+    out.push_back("atomicAdd");
+  return out;
+}
+
+void require_store_only(const codegen::Emitted& e, const Csr64& a) {
+  REQUIRE(e.format.store_only);
+  const auto s = sinks(e.kernels.source);
+  REQUIRE_FALSE(s.empty());
+  for (const auto& k : s) REQUIRE(k == "=");
+  REQUIRE(e.kernels.source.find("// Store-only: every row of y is written exactly once") !=
+          std::string::npos);
+  REQUIRE(e.kernels.source.find("after y is zeroed") == std::string::npos);
+  REQUIRE(e.host_header.find("cudaMemsetAsync") == std::string::npos);
+  const auto plan = codegen::make_launch_plan(e.format, e.kernels);
+  REQUIRE_FALSE(plan.zero_output);
+  const auto in = codegen::spmv_plan_inputs(e.format, codegen::plan_x(a.cols, "f64"));
+  REQUIRE(relative_l2_error(in.y_ref, spmv_reference(a, in.x)) <= 1e-12);
+  const auto meta = nlohmann::json::parse(
+      codegen::plan_file(plan, {}, in.max_len).metadata.at("sparsetune-plan"));
+  REQUIRE(meta.at("output").at("zero") == false);
+}
+
+void require_adding(const codegen::Emitted& e) {
+  REQUIRE_FALSE(e.format.store_only);
+  const auto s = sinks(e.kernels.source);
+  REQUIRE_FALSE(s.empty());
+  for (const auto& k : s) REQUIRE((k == "+=" || k == "atomicAdd"));
+  REQUIRE(e.kernels.source.find("// Adding: results are added into y") != std::string::npos);
+  REQUIRE(e.host_header.find("cudaMemsetAsync(y, 0, sizeof(result_t) * kRows, stream)") !=
+          std::string::npos);
+  const auto plan = codegen::make_launch_plan(e.format, e.kernels);
+  REQUIRE(plan.zero_output);
+  const auto meta =
+      nlohmann::json::parse(codegen::plan_file(plan, {}, 1).metadata.at("sparsetune-plan"));
+  REQUIRE(meta.at("output").at("zero") == true);
+}
+
+constexpr const char* kFourRowsPerThread =
+    R"([{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK","rows":4},{"op":"THREAD_BITMAP_RED"}])";
+constexpr const char* kRowBands = R"([{"op":"ROW_DIV","bounds":[25],"branches":[
+    [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}],
+    [{"op":"COMPRESS"},{"op":"BMW_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"},{"op":"WARP_TOTAL_RED"}]]}])";
+
+}  // namespace
+
+TEST_CASE("store-only formats store into y and are not zeroed", "[codegen][store]") {
+  const Csr64 a = matrix();
+  for (const char* name :
+       {"csr-scalar", "ell", "csr-vector", "sell-c-sigma", "row-grouped-csr", "csr-adaptive"}) {
+    INFO(name);
+    require_store_only(codegen::generate(known(name), a), a);
+  }
+  const auto bands = codegen::generate(parse(kRowBands), a);
+  REQUIRE(bands.kernels.kernels.size() == 2);
+  require_store_only(bands, a);
+  require_store_only(codegen::generate(parse(kFourRowsPerThread), a), a);
+}
+
+TEST_CASE("adding formats keep += or atomics and zero y", "[codegen][store]") {
+  // A row no unit writes (the row steps of four-row threads skip the empty row 10).
+  require_adding(codegen::generate(parse(kFourRowsPerThread), matrix(10)));
+  // Atomics.
+  for (const char* name : {"segmented-coo", "merge-path-like", "hyb"}) {
+    INFO(name);
+    require_adding(codegen::generate(known(name), matrix()));
+  }
+  // Parts sharing rows.
+  require_adding(codegen::generate(parse(R"([{"op":"COL_DIV","count":2,"branches":[
+      [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}],
+      [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}]]}])"),
+                                   matrix()));
+}
+
+TEST_CASE("store-only and adding kernels compile under NVRTC for sm_90", "[codegen][store]") {
+  std::vector<runtime::CompileJob> jobs;
+  const Csr64 full = matrix(), gaps = matrix(10);
+  for (const char* dtype : {"f64", "f32", "f16"}) {
+    codegen::EmitOptions o;
+    o.design.dtype = dtype;
+    for (const char* name : {"csr-scalar", "csr-vector", "sell-c-sigma", "csr-adaptive"})
+      jobs.push_back({std::string(name) + "-" + dtype,
+                      codegen::generate(known(name), full, o).kernels.source});
+    jobs.push_back({std::string("bands-") + dtype,
+                    codegen::generate(parse(kRowBands), full, o).kernels.source});
+    jobs.push_back({std::string("gaps-") + dtype,
+                    codegen::generate(parse(kFourRowsPerThread), gaps, o).kernels.source});
+  }
+  const auto results = runtime::compile_batch(jobs, runtime::CompileOptions{}, nullptr, 2);
+  REQUIRE(results.size() == jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    INFO(jobs[i].name << "\n" << results[i].error << "\n" << jobs[i].source);
+    REQUIRE(results[i].ok);
+    REQUIRE_FALSE(results[i].cubin.empty());
+  }
+}
+
+TEST_CASE("the store-only CSR-scalar kernel.cu compiles with nvcc", "[codegen][store]") {
+  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!std::filesystem::exists(nvcc)) {
+    WARN("nvcc not found at " << nvcc << "; the NVRTC test covers the same source");
+    return;
+  }
+  testing::TempDir dir("sparsetune-store-nvcc");
+  const auto g = known("csr-scalar");
+  const auto e = codegen::generate(g, matrix());
+  REQUIRE(e.format.store_only);
+  codegen::write_emitted(e, g, dir.path.string());
+  {
+    std::ofstream user(dir.path / "user.cu");
+    user << "#include \"kernel.h\"\nint main() {\n  sparsetune_kernel::Format f;\n"
+            "  if (sparsetune_kernel::load(\"format.safetensors\", &f) != cudaSuccess) return 1;\n"
+            "  double *x = nullptr, *y = nullptr;\n"
+            "  sparsetune_kernel::run(f, x, y);\n  sparsetune_kernel::release(&f);\n  return "
+            "0;\n}\n";
+  }
+  const std::string cmd = "cd '" + dir.path.string() + "' && " + nvcc +
+                          " -c -arch=sm_90 kernel.cu -o kernel.o > nvcc.log 2>&1 && " + nvcc +
+                          " -c -arch=sm_90 user.cu -o user.o >> nvcc.log 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream log(dir.path / "nvcc.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  INFO(text);
+  REQUIRE(rc == 0);
+  REQUIRE(std::filesystem::file_size(dir.path / "kernel.o") > 0);
+  REQUIRE(std::filesystem::file_size(dir.path / "user.o") > 0);
+}
