@@ -396,9 +396,13 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
   // A kernel that stores into y leaves a row it misses unwritten and keeps one of two writes:
   // the claim is checked by walking the format as the kernels do.
   if (f.store_only) {
-    bool holds = false;
+    // Every row needs a local row of some part (checked first: the walk counts per row of y).
+    std::int64_t local_rows = 0;
+    for (const auto& p : f.parts)
+      if (local_rows < f.rows) local_rows += std::min(p.rows, f.rows - local_rows);
+    bool holds = local_rows >= f.rows;
     try {
-      holds = writes_each_row_once(f);
+      holds = holds && writes_each_row_once(f);
     } catch (const Error& e) {
       throw bad(e.what());
     }

@@ -186,6 +186,11 @@ TEST_CASE("the format binary keeps the store-only flag and checks it", "[graph][
   REQUIRE_THROWS_WITH(from_safetensors(g, "g.safetensors"),
                       Catch::Contains("g.safetensors") && Catch::Contains("exactly once"));
 
+  // ... nor one claiming more rows than its parts hold (refused before any row is counted).
+  auto big = to_safetensors(f, "test");
+  big.metadata["shape"] = "[1000000000000000, 50]";
+  REQUIRE_THROWS_WITH(from_safetensors(big, "b.safetensors"), Catch::Contains("exactly once"));
+
   // ... nor one with atomics.
   auto c = to_safetensors(design(known("segmented-coo"), a), "test");
   c.metadata["store_only"] = "true";
