@@ -33,6 +33,14 @@ Stats summarize(std::vector<double> samples) {
   return s;
 }
 
+std::int64_t warm_runs_per_batch(std::int64_t runs, double flushed_median_ms, int batches) {
+  if (runs < 1) return 1;
+  const double per_batch = kWarmBudgetMs / std::max(batches, 1);
+  if (!(flushed_median_ms * static_cast<double>(runs) > per_batch)) return runs;  // NaN: runs
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(per_batch / flushed_median_ms), 1,
+                                  runs);
+}
+
 WarmStats summarize_warm(const std::vector<double>& batch_times, std::int64_t runs_per_batch) {
   if (runs_per_batch < 1) throw Error("a warm batch needs at least one run");
   if (batch_times.empty()) throw Error("no warm batches to summarize");

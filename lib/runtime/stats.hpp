@@ -33,6 +33,13 @@ struct WarmStats {
   std::int64_t runs_per_batch = 0;
 };
 
+// Runs per warm batch: as many as the flushed measurement timed (`runs`), fewer for slow
+// operations so that all batches together stay near kWarmBudgetMs (at least one run each). A run
+// that takes milliseconds has no launch gap worth amortising, and a slow candidate must not run
+// into the worker's watchdog because of the warm batches.
+inline constexpr double kWarmBudgetMs = 1000.0;
+std::int64_t warm_runs_per_batch(std::int64_t runs, double flushed_median_ms, int batches);
+
 // `batch_times` holds one total per batch of `runs_per_batch` runs (any unit). Throws Error on no
 // batches, a non-finite total or runs_per_batch < 1.
 WarmStats summarize_warm(const std::vector<double>& batch_times, std::int64_t runs_per_batch);

@@ -41,13 +41,14 @@ Timing time_op(const TimingSetup& t, const std::function<void()>& op, int runs, 
   if (warm_batches < 1) return out;
 
   // No flush from here on: the last flushed run has just read the inputs into L2.
+  const std::int64_t per_batch = warm_runs_per_batch(runs, out.flushed_ms.median, warm_batches);
   std::vector<double> batch_ms;
   batch_ms.reserve(warm_batches);
   for (int b = 0; b < warm_batches; ++b)
     batch_ms.push_back(time_once(t, [&] {
-      for (int i = 0; i < runs; ++i) op();
+      for (std::int64_t i = 0; i < per_batch; ++i) op();
     }));
-  out.warm_ms = summarize_warm(batch_ms, runs);
+  out.warm_ms = summarize_warm(batch_ms, per_batch);
   return out;
 }
 

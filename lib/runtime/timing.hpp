@@ -34,8 +34,9 @@ DeviceMem l2_flush_buffer(const cudaDeviceProp& prop);
 // Milliseconds between two events around what `op` queues on the stream.
 double time_once(const TimingSetup& t, const std::function<void()>& op);
 
-// `warmup` untimed runs, `runs` flushed runs, then `warm_batches` batches of `runs` back-to-back
-// runs (none: warm_ms stays empty). Throws CudaError for a fault.
+// `warmup` untimed runs, `runs` flushed runs, then `warm_batches` batches of back-to-back runs,
+// `runs` each unless the operation is slow (warm_runs_per_batch); none: warm_ms stays empty.
+// Throws CudaError for a fault.
 Timing time_op(const TimingSetup& t, const std::function<void()>& op, int runs,
                int warmup = kWarmupRuns, int warm_batches = kWarmBatches);
 

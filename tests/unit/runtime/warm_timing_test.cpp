@@ -136,3 +136,14 @@ TEST_CASE("the best cuSPARSE rate, flushed and warm", "[runtime][timing]") {
   CHECK(best_verified_gflops({}, false) == 0);
   CHECK(best_verified_gflops({result("ok", true, 3, 0)}, true) == 0);
 }
+
+TEST_CASE("slow operations get shorter warm batches", "[runtime][timing]") {
+  // 5 batches share 1000 ms: 200 ms a batch.
+  CHECK(warm_runs_per_batch(20, 0.05, 5) == 20);  // 1 ms a batch
+  CHECK(warm_runs_per_batch(20, 10.0, 5) == 20);  // exactly 200 ms a batch
+  CHECK(warm_runs_per_batch(20, 40.0, 5) == 5);   // 200 / 40
+  CHECK(warm_runs_per_batch(20, 30.0, 5) == 6);   // 200 / 30 rounded down
+  CHECK(warm_runs_per_batch(20, 500.0, 5) == 1);  // never none
+  CHECK(warm_runs_per_batch(3, 0.0, 5) == 3);
+  CHECK(warm_runs_per_batch(0, 1.0, 5) == 1);
+}
