@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "core/error.hpp"
 #include "io/matrix_file.hpp"
 #include "io/matrix_market.hpp"
 
@@ -18,14 +19,18 @@ void add_convert_command(CLI::App& app, const GlobalOptions& g) {
   auto o = std::make_shared<Options>();
   cmd->add_option("IN", o->in, "Input matrix: .mtx, .mtx.gz or .safetensors (detected by content)")
       ->required();
-  cmd->add_option("OUT", o->out,
-                  "Output file; its extension (.mtx, .mtx.gz, .safetensors) picks "
-                  "the format")
-      ->required();
+  // OUT as a second positional, or as -o like every other command that writes a file.
+  auto* out_pos = cmd->add_option("OUT", o->out,
+                                  "Output file; its extension (.mtx, .mtx.gz, .safetensors) picks "
+                                  "the format");
+  auto* out_opt = cmd->add_option("-o,--output", o->out, "Output file (instead of OUT)");
+  out_pos->excludes(out_opt);
+  out_opt->excludes(out_pos);
   cmd->add_option("--layout", o->layout, "Layout inside a .safetensors output")
       ->check(CLI::IsMember({"csr", "coo"}))
       ->capture_default_str();
   cmd->callback([o, &g] {
+    if (o->out.empty()) throw Error("convert: no output file (give OUT or -o FILE)");
     using clock = std::chrono::steady_clock;
     io::check_matrix_output_name(o->out);
     const auto t0 = clock::now();

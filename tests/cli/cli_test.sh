@@ -73,6 +73,10 @@ expect_fail "gen with a bad parameter" "scale" "$st" gen kron --scale -3 -o "$tm
 expect_ok "convert mtx -> safetensors" "$st" convert "$example" "$tmp/e.safetensors"
 expect_ok "convert safetensors -> mtx.gz" "$st" convert "$tmp/e.safetensors" "$tmp/e.mtx.gz"
 expect_ok "convert mtx.gz -> mtx" "$st" convert "$tmp/e.mtx.gz" "$tmp/e2.mtx"
+expect_ok "convert -o" "$st" convert "$tmp/e.mtx.gz" -o "$tmp/e3.mtx"
+cmp -s "$tmp/e2.mtx" "$tmp/e3.mtx" && ok || bad "convert -o wrote something else than convert OUT"
+expect_fail "convert without an output" "no output file" "$st" convert "$example"
+expect_fail "convert with OUT and -o" "excludes" "$st" convert "$example" "$tmp/x.mtx" -o "$tmp/y.mtx"
 "$st" --json features "$example" >"$tmp/f1" 2>/dev/null
 "$st" --json features "$tmp/e2.mtx" >"$tmp/f2" 2>/dev/null
 if diff <(grep -v '_seconds' "$tmp/f1" | grep -v '"file"') <(grep -v '_seconds' "$tmp/f2" | grep -v '"file"') >/dev/null; then ok; else bad "round trip changed the features"; fi
