@@ -49,13 +49,16 @@ Csr64 random_matrix(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std:
 // divided by its runs is `runs` times too long). The few microseconds of slack cover tiny
 // problems, where back-to-back runs wait on the host's launch rate while a lone run timed after
 // the flush was queued before the GPU reached it.
-void check_warm(const BaselineResult& b) {
+void check_warm(const BaselineResult& b, std::int64_t nnz) {
   REQUIRE(b.warm.measured);
   CHECK(b.warm.median_us > 0);
   CHECK(b.warm.min_us > 0);
   CHECK(b.warm.min_us <= b.warm.median_us);
   CHECK(b.warm.median_us <= b.warm.max_us);
-  CHECK(b.warm.gflops > 0);
+  if (nnz > 0)
+    CHECK(b.warm.gflops > 0);
+  else
+    CHECK(b.warm.gflops == 0);  // no entries, no flops
   CHECK(b.warm.bandwidth_fraction > 0);
   CHECK(b.warm.batches == kWarmBatches);
   CHECK(b.warm.runs_per_batch ==
@@ -74,7 +77,7 @@ void check_all(const BenchReport& r, const std::string& what) {
     if (b.status == "ok") {
       CHECK(b.verified);
       CHECK(b.time_ms.count >= 1);
-      check_warm(b);
+      check_warm(b, r.nnz);
       if (b.name.rfind("csr-alg1", 0) == 0 || b.name == "unfold-csr-alg1") csr_ran = true;
     } else {
       CHECK((b.status == "unsupported" || b.status == "skipped"));
