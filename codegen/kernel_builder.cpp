@@ -47,8 +47,21 @@ std::string lit(std::int64_t v) {
   return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL";
 }
 
-// The formula of a model as C, in terms of `i`.
-std::string formula(const ArrayModel& m) {
+// Whether a model's divisions can run on 32-bit `j = (int)i`: the array is short enough that
+// every index the kernel passes fits, with room to spare. A 64-bit division by a constant costs
+// several times the 32-bit one, and a DIA part evaluates its column formula once per entry.
+bool narrow_division(const graph::FormatArray& a) {
+  using Kind = ArrayModel::Kind;
+  const auto& m = a.model;
+  return (m.kind == Kind::Step || m.kind == Kind::Periodic || m.kind == Kind::Table) &&
+         a.length < (std::int64_t{1} << 30) && m.p < (std::int64_t{1} << 30);
+}
+
+// The formula of a model as C, in terms of `i` (its divisions on `j`, the 32-bit copy of `i`,
+// when `narrow`).
+std::string formula(const ArrayModel& m, bool narrow = false) {
+  const std::string idx = narrow ? "j" : "i";
+  const std::string per = narrow ? std::to_string(m.p) : lit(m.p);
   auto term = [](std::int64_t a, const std::string& x) { return a == 1 ? x : lit(a) + " * " + x; };
   auto sum = [](std::vector<std::string> parts) {
     std::string s;
@@ -63,12 +76,12 @@ std::string formula(const ArrayModel& m) {
     case ArrayModel::Kind::Linear:
       return sum({m.a ? term(m.a, "i") : "", opt(m.b)});
     case ArrayModel::Kind::Step:
-      return sum({m.a ? term(m.a, "(i / " + lit(m.p) + ")") : "", opt(m.b)});
+      return sum({m.a ? term(m.a, "(" + idx + " / " + per + ")") : "", opt(m.b)});
     case ArrayModel::Kind::Periodic:
-      return sum({m.a ? term(m.a, "(i % " + lit(m.p) + ")") : "",
-                  m.b ? term(m.b, "(i / " + lit(m.p) + ")") : "", opt(m.c)});
+      return sum({m.a ? term(m.a, "(" + idx + " % " + per + ")") : "",
+                  m.b ? term(m.b, "(" + idx + " / " + per + ")") : "", opt(m.c)});
     case ArrayModel::Kind::Table:  // the rising part; the caller adds the offset and clamps
-      return m.a ? term(m.a, "(i % " + lit(m.p) + ")") : "0LL";
+      return m.a ? term(m.a, "(" + idx + " % " + per + ")") : "0LL";
     case ArrayModel::Kind::Stored:
     case ArrayModel::Kind::Derived:
       break;
@@ -147,13 +160,15 @@ class PartBuilder {
           out += "    case " + lit(i) + ": return " + lit(v) + ";\n";
         out += "    default: break;\n  }\n";
       }
+      const bool narrow = narrow_division(a);
+      if (narrow) out += "  const int j = (int)i;\n";
       if (a.model.kind == ArrayModel::Kind::Table) {
-        out += "  const long long v = " + formula(a.model) + " + " + fn + "_t[i / " +
-               lit(a.model.p) + "];\n";
+        out += "  const long long v = " + formula(a.model, narrow) + " + " + fn + "_t[" +
+               (narrow ? "j / " + std::to_string(a.model.p) : "i / " + lit(a.model.p)) + "];\n";
         out += "  return v < " + lit(a.model.b) + " ? " + lit(a.model.b) + " : v > " +
                lit(a.model.c) + " ? " + lit(a.model.c) + " : v;\n}\n";
       } else {
-        out += "  return " + formula(a.model) + ";\n}\n";
+        out += "  return " + formula(a.model, narrow) + ";\n}\n";
       }
       out += "#define " + macro + "(i) " + fn + "((long long)(i))\n";
     }
