@@ -124,7 +124,7 @@ class DiagSplit final : public Operator {
   std::vector<ParamSpec> params() const override {
     return {
         {"min_fill", ParamType::Number, 0.6, 0.01, 1.0, "fraction of a diagonal that is stored"},
-        {"max_diagonals", ParamType::Int, 16, 1, 1024, "most diagonals extracted"}};
+        {"max_diagonals", ParamType::Int, 32, 1, 1024, "most diagonals extracted"}};
   }
   std::string precondition(const GraphState& s, const nlohmann::json&) const override {
     return converting_rule(s);
