@@ -1,11 +1,15 @@
 #pragma once
 // Graphs for the codegen tests: the shipped known formats and seeded random compositions.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "codegen/emit.hpp"
 #include "graph/graph.hpp"
 #include "graph/random_graph.hpp"
 
@@ -23,6 +27,36 @@ inline std::vector<graph::Graph> known_graphs() {
   std::vector<graph::Graph> v;
   for (const auto& f : files) v.push_back(graph::read_graph(f));
   return v;
+}
+
+// nvcc as a user runs it, or "" when this machine has none (the NVRTC tests cover the source).
+inline std::string nvcc_path() {
+  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
+  return std::filesystem::exists(nvcc) ? nvcc : std::string();
+}
+
+// Writes the emitted folder into `dir` beside a user's program that includes kernel.h, loads the
+// format and runs it, and compiles both with `nvcc -c -arch=sm_90`; returns nvcc's exit status
+// and its output in `log`.
+inline int nvcc_compile_as_user(const codegen::Emitted& e, const graph::Graph& g,
+                                const std::filesystem::path& dir, std::string& log) {
+  codegen::write_emitted(e, g, dir.string());
+  {
+    std::ofstream user(dir / "user.cu");
+    user << "#include \"kernel.h\"\nint main() {\n  sparsetune_kernel::Format f;\n"
+            "  if (sparsetune_kernel::load(\"format.safetensors\", &f) != cudaSuccess) return 1;\n"
+            "  double *x = nullptr, *y = nullptr;\n"
+            "  sparsetune_kernel::run(f, x, y);\n  sparsetune_kernel::release(&f);\n  return "
+            "0;\n}\n";
+  }
+  const std::string nvcc = nvcc_path();
+  const std::string cmd = "cd '" + dir.string() + "' && " + nvcc +
+                          " -c -arch=sm_90 kernel.cu -o kernel.o > nvcc.log 2>&1 && " + nvcc +
+                          " -c -arch=sm_90 user.cu -o user.o >> nvcc.log 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(dir / "nvcc.log");
+  log.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return rc;
 }
 
 }  // namespace sparsetune::test

@@ -10,6 +10,7 @@
 #include "codegen/emit.hpp"
 #include "codegen_test_util.hpp"
 #include "runtime/nvrtc.hpp"
+#include "test_support.hpp"
 
 using namespace sparsetune;
 
@@ -90,36 +91,21 @@ TEST_CASE("generated kernels compile under NVRTC for sm_90", "[codegen]") {
 }
 
 TEST_CASE("the CSR-vector kernel.cu compiles with nvcc as a user compiles it", "[codegen]") {
-  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
-  if (!std::filesystem::exists(nvcc)) {
-    WARN("nvcc not found at " << nvcc << "; the NVRTC test covers the same source");
+  if (test::nvcc_path().empty()) {
+    WARN("nvcc not found; the NVRTC test covers the same source");
     return;
   }
-  const auto dir = std::filesystem::temp_directory_path() / "sparsetune_nvcc_test";
-  std::filesystem::remove_all(dir);
+  testing::TempDir dir("sparsetune-nvcc");
   graph::Graph g;
   for (const auto& k : test::known_graphs())
     if (k.name == "csr-vector") g = k;
   const auto e = codegen::generate(g, test::shared_matrices()[1].second);
-  codegen::write_emitted(e, g, dir.string());
-  {
-    std::ofstream user(dir / "user.cu");
-    user << "#include \"kernel.h\"\nint main() {\n  sparsetune_kernel::Format f;\n"
-            "  if (sparsetune_kernel::load(\"format.safetensors\", &f) != cudaSuccess) return 1;\n"
-            "  double *x = nullptr, *y = nullptr;\n"
-            "  sparsetune_kernel::run(f, x, y);\n  sparsetune_kernel::release(&f);\n  return "
-            "0;\n}\n";
-  }
-  const std::string cmd = "cd '" + dir.string() + "' && " + nvcc +
-                          " -c -arch=sm_90 kernel.cu -o kernel.o > nvcc.log 2>&1 && " + nvcc +
-                          " -c -arch=sm_90 user.cu -o user.o >> nvcc.log 2>&1";
-  const int rc = std::system(cmd.c_str());
-  std::ifstream log(dir / "nvcc.log");
-  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  INFO(text);
+  std::string log;
+  const int rc = test::nvcc_compile_as_user(e, g, dir.path, log);
+  INFO(log);
   REQUIRE(rc == 0);
-  REQUIRE(std::filesystem::file_size(dir / "kernel.o") > 0);
-  std::filesystem::remove_all(dir);
+  REQUIRE(std::filesystem::file_size(dir.path / "kernel.o") > 0);
+  REQUIRE(std::filesystem::file_size(dir.path / "user.o") > 0);
 }
 
 TEST_CASE("implied threads are computed in the kernel, not stored", "[codegen]") {

@@ -152,31 +152,17 @@ TEST_CASE("store-only and adding kernels compile under NVRTC for sm_90", "[codeg
 }
 
 TEST_CASE("the store-only CSR-scalar kernel.cu compiles with nvcc", "[codegen][store]") {
-  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
-  if (!std::filesystem::exists(nvcc)) {
-    WARN("nvcc not found at " << nvcc << "; the NVRTC test covers the same source");
+  if (test::nvcc_path().empty()) {
+    WARN("nvcc not found; the NVRTC test covers the same source");
     return;
   }
   testing::TempDir dir("sparsetune-store-nvcc");
   const auto g = known("csr-scalar");
   const auto e = codegen::generate(g, matrix());
   REQUIRE(e.format.store_only);
-  codegen::write_emitted(e, g, dir.path.string());
-  {
-    std::ofstream user(dir.path / "user.cu");
-    user << "#include \"kernel.h\"\nint main() {\n  sparsetune_kernel::Format f;\n"
-            "  if (sparsetune_kernel::load(\"format.safetensors\", &f) != cudaSuccess) return 1;\n"
-            "  double *x = nullptr, *y = nullptr;\n"
-            "  sparsetune_kernel::run(f, x, y);\n  sparsetune_kernel::release(&f);\n  return "
-            "0;\n}\n";
-  }
-  const std::string cmd = "cd '" + dir.path.string() + "' && " + nvcc +
-                          " -c -arch=sm_90 kernel.cu -o kernel.o > nvcc.log 2>&1 && " + nvcc +
-                          " -c -arch=sm_90 user.cu -o user.o >> nvcc.log 2>&1";
-  const int rc = std::system(cmd.c_str());
-  std::ifstream log(dir.path / "nvcc.log");
-  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  INFO(text);
+  std::string log;
+  const int rc = test::nvcc_compile_as_user(e, g, dir.path, log);
+  INFO(log);
   REQUIRE(rc == 0);
   REQUIRE(std::filesystem::file_size(dir.path / "kernel.o") > 0);
   REQUIRE(std::filesystem::file_size(dir.path / "user.o") > 0);
