@@ -150,20 +150,3 @@ TEST_CASE("store-only and adding kernels compile under NVRTC for sm_90", "[codeg
     REQUIRE_FALSE(results[i].cubin.empty());
   }
 }
-
-TEST_CASE("the store-only CSR-scalar kernel.cu compiles with nvcc", "[codegen][store]") {
-  if (test::nvcc_path().empty()) {
-    WARN("nvcc not found; the NVRTC test covers the same source");
-    return;
-  }
-  testing::TempDir dir("sparsetune-store-nvcc");
-  const auto g = known("csr-scalar");
-  const auto e = codegen::generate(g, matrix());
-  REQUIRE(e.format.store_only);
-  std::string log;
-  const int rc = test::nvcc_compile_as_user(e, g, dir.path, log);
-  INFO(log);
-  REQUIRE(rc == 0);
-  REQUIRE(std::filesystem::file_size(dir.path / "kernel.o") > 0);
-  REQUIRE(std::filesystem::file_size(dir.path / "user.o") > 0);
-}
