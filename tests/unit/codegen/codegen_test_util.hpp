@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "codegen/emit.hpp"
+#include "core/convert.hpp"
+#include "core/matrix.hpp"
 #include "graph/graph.hpp"
 #include "graph/random_graph.hpp"
 
@@ -27,6 +29,26 @@ inline std::vector<graph::Graph> known_graphs() {
   std::vector<graph::Graph> v;
   for (const auto& f : files) v.push_back(graph::read_graph(f));
   return v;
+}
+
+// 5-point Laplacian on an n x n grid, with distinct off-diagonal values (a diagonal matrix
+// structure whose boundary rows are shorter).
+inline Csr64 stencil5(std::int64_t n) {
+  Coo64 c;
+  c.rows = c.cols = n * n;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t r = i * n + j;
+      auto add = [&](std::int64_t col, double v) {
+        c.row.push_back(r), c.col.push_back(col), c.val.push_back(v);
+      };
+      add(r, 4.0);
+      if (j > 0) add(r - 1, -1.0 - 0.01 * static_cast<double>(r));
+      if (j + 1 < n) add(r + 1, -1.0);
+      if (i > 0) add(r - n, -1.0 + 0.02 * static_cast<double>(j));
+      if (i + 1 < n) add(r + n, -1.0);
+    }
+  return coo_to_csr<std::int64_t, std::int64_t>(c);
 }
 
 // nvcc as a user runs it, or "" when this machine has none (the NVRTC tests cover the source).

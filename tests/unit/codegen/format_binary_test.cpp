@@ -151,3 +151,27 @@ TEST_CASE("emit writes four complete files and nothing else", "[codegen]") {
   REQUIRE(ys == spmv_reference(a, xs));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a corrupted table model is rejected", "[codegen]") {
+  const Csr64 a = test::stencil5(10);
+  const auto x = test::test_x(a.cols);
+  const auto e = codegen::generate(by_name("dia-hybrid"), a);
+  REQUIRE(e.format.parts[0].array(graph::Arr::nz_col).model.kind == graph::ArrayModel::Kind::Table);
+  REQUIRE(load_error(e.format_bytes, x).empty());
+  const auto edit_col = [&](const std::function<void(nlohmann::json&)>& f) {
+    return with_metadata(e.format_bytes, "parts", [&](std::string& s) {
+      auto j = nlohmann::json::parse(s);
+      f(j[0]["arrays"]["nz_col"]["model"]);
+      s = j.dump();
+    });
+  };
+  // An offset missing for the last period, or a clamp range that is empty.
+  REQUIRE(
+      load_error(edit_col([](nlohmann::json& m) { m["table"].erase(m["table"].size() - 1); }), x)
+          .find("bad table model") != std::string::npos);
+  REQUIRE(load_error(edit_col([](nlohmann::json& m) { m["b"] = m["c"].get<long long>() + 1; }), x)
+              .find("bad table model") != std::string::npos);
+  // A clamp that lets columns leave the matrix.
+  REQUIRE(load_error(edit_col([](nlohmann::json& m) { m["c"] = m["c"].get<long long>() + 5; }), x)
+              .find("out of range") != std::string::npos);
+}

@@ -142,21 +142,7 @@ TEST_CASE("fit_model finds a clamped table model for a named period", "[codegen]
 TEST_CASE("dia-hybrid stores no column indices for a stencil's diagonals", "[codegen]") {
   // 5-point Laplacian on a 12 x 12 grid: every row gets one slot per diagonal.
   const std::int64_t n = 12, rows = n * n;
-  Coo64 c;
-  c.rows = c.cols = rows;
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      const std::int64_t r = i * n + j;
-      auto add = [&](std::int64_t col, double v) {
-        c.row.push_back(r), c.col.push_back(col), c.val.push_back(v);
-      };
-      add(r, 4.0);
-      if (j > 0) add(r - 1, -1.0 - 0.01 * r);
-      if (j + 1 < n) add(r + 1, -1.0);
-      if (i > 0) add(r - n, -1.0 + 0.02 * j);
-      if (i + 1 < n) add(r + n, -1.0);
-    }
-  const Csr64 a = coo_to_csr<std::int64_t, std::int64_t>(c);
+  const Csr64 a = test::stencil5(n);
   graph::Graph g;
   for (const auto& k : test::known_graphs())
     if (k.name == "dia-hybrid") g = k;
