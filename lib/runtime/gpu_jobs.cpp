@@ -117,33 +117,18 @@ std::vector<double> random_vector(std::int64_t count, std::uint64_t seed, std::u
 
 // ---- context ----------------------------------------------------------------------------------
 
-struct Context {
-  cudaDeviceProp prop{};
-  cudaStream_t stream = nullptr;
+// The baselines' stream, events and flush buffer (callers say what needed the GPU), and a
+// cuSPARSE handle on that stream.
+struct Context : TimedStream {
   cusparseHandle_t handle = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  DeviceMem flush;  // written between timed runs so that no input stays in L2
 
   Context() {
-    const std::string why = device_status();
-    if (!why.empty()) throw Error(why);  // callers say what needed the GPU
-    SPARSETUNE_CUDA(cudaSetDevice(0));
-    SPARSETUNE_CUDA(cudaGetDeviceProperties(&prop, 0));
-    SPARSETUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     SPARSETUNE_SP(cusparseCreate(&handle));
     SPARSETUNE_SP(cusparseSetStream(handle, stream));
-    SPARSETUNE_CUDA(cudaEventCreate(&start));
-    SPARSETUNE_CUDA(cudaEventCreate(&stop));
-    flush = l2_flush_buffer(prop);
   }
   ~Context() {
     if (handle) cusparseDestroy(handle);
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
-    if (stream) cudaStreamDestroy(stream);
   }
-
-  TimingSetup timing() const { return {stream, start, stop, &flush}; }
 
   // Milliseconds of one op between two events (the op is queued on `stream`).
   double time_once(const std::function<void()>& op) const {

@@ -23,29 +23,8 @@ namespace sparsetune::runtime {
 namespace {
 
 // The stream, events and L2-flush buffer of the plan job (the baselines keep their own).
-struct PlanContext {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  DeviceMem flush;
-
-  TimingSetup timing() const { return {stream, start, stop, &flush}; }
-
-  PlanContext() {
-    const std::string why = device_status();
-    if (!why.empty()) throw Error(why + ": running kernels needs a GPU");
-    SPARSETUNE_CUDA(cudaSetDevice(0));
-    cudaDeviceProp prop{};
-    SPARSETUNE_CUDA(cudaGetDeviceProperties(&prop, 0));
-    SPARSETUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    SPARSETUNE_CUDA(cudaEventCreate(&start));
-    SPARSETUNE_CUDA(cudaEventCreate(&stop));
-    flush = l2_flush_buffer(prop);
-  }
-  ~PlanContext() {
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
-    if (stream) cudaStreamDestroy(stream);
-  }
+struct PlanContext : TimedStream {
+  PlanContext() : TimedStream(": running kernels needs a GPU") {}
 };
 
 std::unique_ptr<PlanContext> g_plan_context;

@@ -3,11 +3,26 @@
 #include <algorithm>
 #include <vector>
 
+#include "runtime/device.hpp"
+
 namespace sparsetune::runtime {
 
-DeviceMem l2_flush_buffer(const cudaDeviceProp& prop) {
-  return DeviceMem(
+TimedStream::TimedStream(const std::string& need) {
+  const std::string why = device_status();
+  if (!why.empty()) throw Error(why + need);
+  SPARSETUNE_CUDA(cudaSetDevice(0));
+  SPARSETUNE_CUDA(cudaGetDeviceProperties(&prop, 0));
+  SPARSETUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  SPARSETUNE_CUDA(cudaEventCreate(&start));
+  SPARSETUNE_CUDA(cudaEventCreate(&stop));
+  flush = DeviceMem(
       std::max<std::size_t>(2 * static_cast<std::size_t>(prop.l2CacheSize), std::size_t{64} << 20));
+}
+
+TimedStream::~TimedStream() {
+  if (start) cudaEventDestroy(start);
+  if (stop) cudaEventDestroy(stop);
+  if (stream) cudaStreamDestroy(stream);
 }
 
 double time_once(const TimingSetup& t, const std::function<void()>& op) {

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <string>
 
 #include "runtime/cuda_util.hpp"
 #include "runtime/stats.hpp"
@@ -28,8 +29,22 @@ struct Timing {
   WarmStats warm_ms;  // warm_ms.per_run.count == 0 when no warm batch was asked for
 };
 
-// A buffer of twice the L2 size (at least 64 MiB): writing all of it evicts every input.
-DeviceMem l2_flush_buffer(const cudaDeviceProp& prop);
+// What every measuring job holds: device 0's properties, a non-blocking stream, two events and
+// the L2 flush buffer (twice the L2 size, at least 64 MiB: writing all of it evicts every input).
+// Without a usable device the constructor throws Error with the reason, then `need`.
+struct TimedStream {
+  cudaDeviceProp prop{};
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  DeviceMem flush;
+
+  explicit TimedStream(const std::string& need = "");
+  ~TimedStream();
+  TimedStream(const TimedStream&) = delete;
+  TimedStream& operator=(const TimedStream&) = delete;
+
+  TimingSetup timing() const { return {stream, start, stop, &flush}; }
+};
 
 // Milliseconds between two events around what `op` queues on the stream.
 double time_once(const TimingSetup& t, const std::function<void()>& op);
