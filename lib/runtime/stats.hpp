@@ -22,10 +22,9 @@ struct Stats {
 // Throws Error on an empty sample or a non-finite value.
 Stats summarize(std::vector<double> samples);
 
-// Warm timing: batches of back-to-back runs with no flush, each batch timed as a whole. A run's
-// time is its batch's time over the runs in it; the spread is over batches.
-// Warm batches per measurement (runtime/timing.hpp); each holds as many runs as the flushed
-// measurement times one by one.
+// Warm timing (runtime/timing.hpp): kWarmBatches batches of back-to-back runs with no flush, each
+// batch timed as a whole and holding as many runs as the flushed measurement times one by one. A
+// run's time is its batch's time over the runs in it; the spread is over batches.
 inline constexpr int kWarmBatches = 5;
 
 struct WarmStats {
