@@ -123,20 +123,17 @@ inline cudaError_t load(const char* path, Format* f) {
 }
 
 )";
-  if (f.store_only) {
-    h +=
-        R"(// y = A x: runs the part kernels in order on `stream`. Store-only: every row of y is written
-// exactly once by one thread, so y is not zeroed first.
-inline cudaError_t run(const Format& f, const value_t* x, result_t* y, cudaStream_t stream = 0) {
-)";
-  } else {
-    h +=
-        R"(// y = A x: zeroes y (the kernels add into it), then runs the part kernels in order on `stream`.
-inline cudaError_t run(const Format& f, const value_t* x, result_t* y, cudaStream_t stream = 0) {
-  cudaError_t e = cudaMemsetAsync(y, 0, sizeof(result_t) * kRows, stream);
-  if (e != cudaSuccess) return e;
-)";
-  }
+  h +=
+      f.store_only
+          ? "// y = A x: runs the part kernels in order on `stream`. Store-only: every row of y is "
+            "written\n// exactly once by one thread, so y is not zeroed first.\n"
+          : "// y = A x: zeroes y (the kernels add into it), then runs the part kernels in order "
+            "on `stream`.\n";
+  h += "inline cudaError_t run(const Format& f, const value_t* x, result_t* y, cudaStream_t stream "
+       "= 0) {\n";
+  if (!f.store_only)
+    h += "  cudaError_t e = cudaMemsetAsync(y, 0, sizeof(result_t) * kRows, stream);\n"
+         "  if (e != cudaSuccess) return e;\n";
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     const auto& p = f.parts[i];
     if (p.n_bmtb == 0) continue;

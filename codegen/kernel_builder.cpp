@@ -58,8 +58,8 @@ bool narrow_division(const graph::FormatArray& a) {
 }
 
 // The formula of a model as C, in terms of `i` (its divisions on `j`, the 32-bit copy of `i`,
-// when `narrow`).
-std::string formula(const ArrayModel& m, bool narrow = false) {
+// when `narrow`); a table model reads its offsets from the array named `table`.
+std::string formula(const ArrayModel& m, bool narrow = false, const std::string& table = "") {
   const std::string idx = narrow ? "j" : "i";
   const std::string per = narrow ? std::to_string(m.p) : lit(m.p);
   auto term = [](std::int64_t a, const std::string& x) { return a == 1 ? x : lit(a) + " * " + x; };
@@ -80,8 +80,9 @@ std::string formula(const ArrayModel& m, bool narrow = false) {
     case ArrayModel::Kind::Periodic:
       return sum({m.a ? term(m.a, "(" + idx + " % " + per + ")") : "",
                   m.b ? term(m.b, "(" + idx + " / " + per + ")") : "", opt(m.c)});
-    case ArrayModel::Kind::Table:  // the rising part; the caller adds the offset and clamps
-      return m.a ? term(m.a, "(" + idx + " % " + per + ")") : "0LL";
+    case ArrayModel::Kind::Table:  // before the clamp, which the caller adds; `table` holds t[]
+      return sum({m.a ? term(m.a, "(" + idx + " % " + per + ")") : "",
+                  table + "[" + idx + " / " + per + "]"});
     case ArrayModel::Kind::Stored:
     case ArrayModel::Kind::Derived:
       break;
@@ -163,8 +164,7 @@ class PartBuilder {
       const bool narrow = narrow_division(a);
       if (narrow) out += "  const int j = (int)i;\n";
       if (a.model.kind == ArrayModel::Kind::Table) {
-        out += "  const long long v = " + formula(a.model, narrow) + " + " + fn + "_t[" +
-               (narrow ? "j / " + std::to_string(a.model.p) : "i / " + lit(a.model.p)) + "];\n";
+        out += "  const long long v = " + formula(a.model, narrow, fn + "_t") + ";\n";
         out += "  return v < " + lit(a.model.b) + " ? " + lit(a.model.b) + " : v > " +
                lit(a.model.c) + " ? " + lit(a.model.c) + " : v;\n}\n";
       } else {
@@ -371,21 +371,13 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
     at = next;
   }
   if (!line.empty()) s += "//   " + line + "\n";
-  if (f.store_only) {
-    s += "// Store-only: every row of y is written exactly once by one thread over all parts, so "
-         "the\n";
-    s += "// kernels store their results and y is not zeroed first. One kernel per part, launched "
-         "in\n";
-    s +=
-        "// order on one stream; each takes x, y and the part's stored arrays in name order (see\n";
-    s += "// kernel.h).\n\n";
-  } else {
-    s += "// Adding: results are added into y (atomically where rows are shared), so y is zeroed "
-         "first.\n";
-    s += "// One kernel per part, launched in order on one stream after y is zeroed; each takes x, "
-         "y\n";
-    s += "// and the part's stored arrays in name order (see kernel.h).\n\n";
-  }
+  s += f.store_only
+           ? "// Store-only: every row of y is written exactly once by one thread over all "
+             "parts, so\n// the kernels store their results and y is not zeroed first.\n"
+           : "// Adding: results are added into y (atomically where rows are shared), so y "
+             "is zeroed first.\n";
+  s += "// One kernel per part, launched in order on one stream; each takes x, y and the part's "
+       "stored\n// arrays in name order (see kernel.h).\n\n";
   s += section(prelude, "common");
   s += section(prelude, f.dtype);
   for (std::size_t i = 0; i < f.parts.size(); ++i) {

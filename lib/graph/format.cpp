@@ -398,8 +398,7 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
   if (f.store_only) {
     // Every row needs a local row of some part (checked first: the walk counts per row of y).
     std::int64_t local_rows = 0;
-    for (const auto& p : f.parts)
-      if (local_rows < f.rows) local_rows += std::min(p.rows, f.rows - local_rows);
+    for (const auto& p : f.parts) local_rows += p.rows;
     bool holds = local_rows >= f.rows;
     try {
       holds = holds && writes_each_row_once(f);
