@@ -19,9 +19,7 @@ std::vector<Evaluation> CompileOnlyEvaluator::evaluate(const std::vector<Candida
   return evaluate_until(batch, [](double) { return true; });
 }
 
-int CompileOnlyEvaluator::preferred_batch() const {
-  return static_cast<int>(std::max(4u, design_slots(a_.rows, a_.nnz())));
-}
+int CompileOnlyEvaluator::preferred_batch() const { return pipeline_batch(a_.rows, a_.nnz()); }
 
 std::vector<Evaluation> CompileOnlyEvaluator::evaluate_until(
     const std::vector<Candidate>& batch, const std::function<bool(double)>& go) {

@@ -69,9 +69,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
   return evaluate_until(batch, [](double) { return true; });
 }
 
-int GpuEvaluator::preferred_batch() const {
-  return static_cast<int>(std::max(4u, design_slots(a_.rows, a_.nnz())));
-}
+int GpuEvaluator::preferred_batch() const { return pipeline_batch(a_.rows, a_.nnz()); }
 
 std::vector<Evaluation> GpuEvaluator::evaluate_until(const std::vector<Candidate>& batch,
                                                      const std::function<bool(double)>& go) {

@@ -54,6 +54,10 @@ unsigned design_slots(std::int64_t rows, std::int64_t nnz) {
   return static_cast<unsigned>(std::clamp(fit, 1.0, static_cast<double>(cores)));
 }
 
+int pipeline_batch(std::int64_t rows, std::int64_t nnz) {
+  return static_cast<int>(std::max(4u, design_slots(rows, nnz)));
+}
+
 std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bool(double)>& start,
                          const std::function<Prepared(std::size_t)>& prepare,
                          const std::function<void(std::size_t, Prepared&)>& consume) {

@@ -33,6 +33,10 @@ Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::str
 // matrix itself), at least one.
 unsigned design_slots(std::int64_t rows, std::int64_t nnz);
 
+// The batch an evaluator built on run_pipeline prefers: enough candidates to keep every slot
+// busy, at least 4.
+int pipeline_batch(std::int64_t rows, std::int64_t nnz);
+
 // Prepares items 0..n-1 on up to `threads` threads, in order, and hands each to `consume` on the
 // calling thread, in order, as soon as it is ready (later ones are prepared meanwhile). `start`
 // is asked (one call at a time) before an item is prepared, with the longest preparation seen so
