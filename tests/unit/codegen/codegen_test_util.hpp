@@ -1,6 +1,7 @@
 #pragma once
 // Graphs for the codegen tests: the shipped known formats and seeded random compositions.
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "core/matrix.hpp"
 #include "graph/graph.hpp"
 #include "graph/random_graph.hpp"
+#include "runtime/nvrtc.hpp"
 
 namespace sparsetune::test {
 
@@ -49,6 +51,18 @@ inline Csr64 stencil5(std::int64_t n) {
       if (i + 1 < n) add(r + n, -1.0);
     }
   return coo_to_csr<std::int64_t, std::int64_t>(c);
+}
+
+// Compiles every job under NVRTC for sm_90 and requires each to give a cubin (the error and
+// source are printed for one that does not).
+inline void require_all_compile(const std::vector<runtime::CompileJob>& jobs) {
+  const auto results = runtime::compile_batch(jobs, runtime::CompileOptions{}, nullptr, 2);
+  REQUIRE(results.size() == jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    INFO(jobs[i].name << "\n" << results[i].error << "\n" << jobs[i].source);
+    REQUIRE(results[i].ok);
+    REQUIRE_FALSE(results[i].cubin.empty());
+  }
 }
 
 // nvcc as a user runs it, or "" when this machine has none (the NVRTC tests cover the source).

@@ -81,13 +81,7 @@ TEST_CASE("generated kernels compile under NVRTC for sm_90", "[codegen]") {
     }
   }
   REQUIRE(random == 16);
-  const auto results = runtime::compile_batch(jobs, runtime::CompileOptions{}, nullptr, 2);
-  REQUIRE(results.size() == jobs.size());
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    INFO(jobs[i].name << "\n" << results[i].error << "\n" << jobs[i].source);
-    REQUIRE(results[i].ok);
-    REQUIRE_FALSE(results[i].cubin.empty());
-  }
+  test::require_all_compile(jobs);
 }
 
 // CSR-vector and CSR-scalar (store-only) and segmented COO (atomics into a zeroed y), as a user

@@ -142,11 +142,5 @@ TEST_CASE("store-only and adding kernels compile under NVRTC for sm_90", "[codeg
     jobs.push_back({std::string("gaps-") + dtype,
                     codegen::generate(parse(kFourRowsPerThread), gaps, o).kernels.source});
   }
-  const auto results = runtime::compile_batch(jobs, runtime::CompileOptions{}, nullptr, 2);
-  REQUIRE(results.size() == jobs.size());
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    INFO(jobs[i].name << "\n" << results[i].error << "\n" << jobs[i].source);
-    REQUIRE(results[i].ok);
-    REQUIRE_FALSE(results[i].cubin.empty());
-  }
+  test::require_all_compile(jobs);
 }
