@@ -371,13 +371,15 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
     at = next;
   }
   if (!line.empty()) s += "//   " + line + "\n";
+  s += "// y = alpha A x + beta y, as cuSPARSE computes it; beta = 0 never reads y.\n";
   s += f.store_only
            ? "// Store-only: every row of y is written exactly once by one thread over all "
-             "parts, so\n// the kernels store their results and y is not zeroed first.\n"
-           : "// Adding: results are added into y (atomically where rows are shared), so y "
-             "is zeroed first.\n";
-  s += "// One kernel per part, launched in order on one stream; each takes x, y and the part's "
-       "stored\n// arrays in name order (see kernel.h).\n\n";
+             "parts, so\n// the kernels store alpha A x + beta y in one pass.\n"
+           : "// Adding: " + std::string(kScaleKernel) +
+                 " first sets y = beta y (zeros when beta = 0), then the parts add\n// alpha "
+                 "times their results (atomically where rows are shared).\n";
+  s += "// One kernel per part, launched in order on one stream; each takes x, y, alpha, beta and "
+       "the\n// part's stored arrays in name order (see kernel.h).\n\n";
   s += section(prelude, "common");
   s += section(prelude, f.dtype);
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
@@ -389,6 +391,12 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
     }
     s += b.build();
     k.kernels.push_back(f.parts[i].kernel);
+  }
+  if (!f.store_only) {  // also with no work: y = beta y is still the answer
+    std::string scale = section(template_sections("skeleton.cu"), "scale_y");
+    replace_all(scale, "$KERNEL", kScaleKernel);
+    s += "\n" + scale;
+    k.scale_kernel = kScaleKernel;
   }
   return k;
 }

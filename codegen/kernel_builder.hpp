@@ -9,9 +9,15 @@
 
 namespace sparsetune::codegen {
 
+// Adding formats (not store-only) scale y by beta with this kernel before the parts run:
+// (y, n, beta), 256 threads a block.
+inline constexpr const char* kScaleKernel = "sparsetune_spmv_scale_y";
+inline constexpr int kScaleThreads = 256;
+
 struct KernelSource {
   std::string source;                // one self-contained .cu (nvcc and NVRTC)
   std::vector<std::string> kernels;  // extern "C" names, one per part with work
+  std::string scale_kernel;          // kScaleKernel for adding formats, else empty
 };
 
 // `graph_line` describes the graph in the header comment.

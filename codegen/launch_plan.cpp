@@ -53,8 +53,10 @@ io::NamedArray pack_x(const std::vector<double>& x, const std::string& dtype) {
 
 }  // namespace
 
-SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const std::string& name) {
+SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const std::string& name,
+                          const Scaling& scaling) {
   SpmvPlan p;
+  p.scaling = scaling;
   p.name = name;
   p.rows = f.rows;
   p.cols = f.cols;
@@ -63,7 +65,21 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
   p.x_dtype = graph::value_dtype(f.dtype);
   p.y_dtype = f.dtype == "f64" ? "F64" : "F32";
   p.value_bytes = static_cast<int>(io::dtype_size(p.x_dtype));
-  p.zero_output = !f.store_only;  // store-only kernels write every row of y themselves
+  // Store-only kernels write every row of y themselves (reading it only when beta != 0); adding
+  // kernels need y zeroed, or scaled by beta by the first launch.
+  const bool adding = !f.store_only;
+  p.zero_output = adding && scaling.beta == 0.0;
+  p.init_output = scaling.beta != 0.0;
+  const std::string scalar = p.y_dtype == "F64" ? "f64" : "f32";
+  if (adding && scaling.beta != 0.0) {
+    if (k.scale_kernel.empty()) throw Error("the kernels of an adding format lack the y scaling");
+    PlanLaunch l;
+    l.kernel = k.scale_kernel;
+    l.block = kScaleThreads;
+    l.grid = std::clamp<std::int64_t>((f.rows + kScaleThreads - 1) / kScaleThreads, 1, 65536);
+    l.args = {PlanArg::buf("y"), {"", "i64", 0.0, f.rows}, {"", scalar, scaling.beta, 0}};
+    p.launches.push_back(std::move(l));
+  }
   // The stored arrays exactly as the format binary holds them ("p<part>.<array>").
   p.arrays = graph::to_safetensors(f, kVersion);
   p.arrays.metadata.clear();
@@ -81,9 +97,12 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
     l.kernel = part.kernel;
     l.grid = part.grid;
     l.block = part.threads;
-    l.args = {"x", "y"};
+    l.args = {PlanArg::buf("x"),
+              PlanArg::buf("y"),
+              {"", scalar, scaling.alpha, 0},
+              {"", scalar, scaling.beta, 0}};
     for (const auto& [array, a] : part.arrays)
-      if (a.stored()) l.args.push_back("p" + std::to_string(i) + "." + array);
+      if (a.stored()) l.args.push_back(PlanArg::buf("p" + std::to_string(i) + "." + array));
     p.launches.push_back(std::move(l));
   }
   if (next != k.kernels.size()) throw Error("the kernels do not match the format's parts");
@@ -127,10 +146,23 @@ PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x) {
   return in;
 }
 
+void apply_scaling(PlanInputs& in, const std::string& dtype, const Scaling& s, std::uint64_t seed) {
+  if (s.alpha == 1.0 && s.beta == 0.0) return;
+  const std::string y_type = dtype == "f64" ? "f64" : "f32";
+  if (s.beta != 0.0) in.y_init = random_x(static_cast<std::int64_t>(in.y_ref.size()), seed, y_type);
+  for (std::size_t i = 0; i < in.y_ref.size(); ++i)
+    in.y_ref[i] = s.alpha * in.y_ref[i] + (s.beta != 0.0 ? s.beta * in.y_init[i] : 0.0);
+}
+
 io::SafetensorsFile plan_inputs_file(const std::string& dtype, const PlanInputs& in) {
   io::SafetensorsFile s;
   s.arrays.push_back(pack_x(in.x, graph::value_dtype(dtype)));
   io::add_array(s, "y_ref", in.y_ref);
+  if (!in.y_init.empty()) {
+    auto y = pack_x(in.y_init, dtype == "f64" ? "F64" : "F32");
+    y.name = "y_init";
+    s.arrays.push_back(std::move(y));
+  }
   return s;
 }
 
@@ -141,6 +173,9 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
     if (static_cast<std::int64_t>(inputs->x.size()) != p.cols ||
         static_cast<std::int64_t>(inputs->y_ref.size()) != p.rows)
       throw Error("plan inputs do not match the matrix's shape");
+    if (p.init_output != !inputs->y_init.empty())
+      throw Error("plan inputs: beta is " + std::to_string(p.scaling.beta) + " but y_init is " +
+                  (inputs->y_init.empty() ? "missing" : "given"));
     for (auto& a : plan_inputs_file(p.check_dtype, *inputs).arrays)
       s.arrays.push_back(std::move(a));
   }
@@ -155,28 +190,38 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
   nlohmann::json launches = nlohmann::json::array();
   for (const auto& l : p.launches) {
     nlohmann::json args = nlohmann::json::array();
-    for (const auto& a : l.args) args.push_back({{"buffer", a}});
+    for (const auto& a : l.args) {
+      if (a.scalar.empty())
+        args.push_back({{"buffer", a.buffer}});
+      else if (a.scalar == "i64")
+        args.push_back({{"i64", a.i}});
+      else
+        args.push_back({{a.scalar, a.f}});
+    }
     launches.push_back({{"kernel", l.kernel},
                         {"grid", {l.grid, 1, 1}},
                         {"block", {l.block, 1, 1}},
                         {"shared_bytes", l.shared_bytes},
                         {"args", args}});
   }
-  const nlohmann::json plan = {
-      {"name", p.name},
-      {"launches", launches},
-      {"output",
-       {{"buffer", "y"}, {"dtype", p.y_dtype}, {"length", p.rows}, {"zero", p.zero_output}}},
-      {"x", "x"},
-      {"y_ref", "y_ref"},
-      {"check", {{"dtype", p.check_dtype}, {"max_len", max_len}}},
-      {"cost",
-       {{"op", "spmv"},
-        {"rows", p.rows},
-        {"cols", p.cols},
-        {"nnz", p.nnz},
-        {"index_bytes", 4},
-        {"value_bytes", p.value_bytes}}}};
+  const nlohmann::json plan = {{"name", p.name},
+                               {"launches", launches},
+                               {"output",
+                                {{"buffer", "y"},
+                                 {"dtype", p.y_dtype},
+                                 {"length", p.rows},
+                                 {"zero", p.zero_output},
+                                 {"init", p.init_output ? "y_init" : ""}}},
+                               {"x", "x"},
+                               {"y_ref", "y_ref"},
+                               {"check", {{"dtype", p.check_dtype}, {"max_len", max_len}}},
+                               {"cost",
+                                {{"op", "spmv"},
+                                 {"rows", p.rows},
+                                 {"cols", p.cols},
+                                 {"nnz", p.nnz},
+                                 {"index_bytes", 4},
+                                 {"value_bytes", p.value_bytes}}}};
   s.metadata["sparsetune-plan"] = plan.dump();
   return s;
 }

@@ -15,12 +15,28 @@
 
 namespace sparsetune::codegen {
 
+// One kernel argument: a buffer ("x", "y", "p<part>.<array>") or a scalar of `scalar` type
+// ("f64", "f32" or "i64").
+struct PlanArg {
+  std::string buffer;
+  std::string scalar;  // empty for a buffer
+  double f = 0.0;
+  std::int64_t i = 0;
+  static PlanArg buf(std::string name) { return {std::move(name), "", 0.0, 0}; }
+  bool operator==(const std::string& name) const { return scalar.empty() && buffer == name; }
+};
+
 struct PlanLaunch {
   std::string kernel;
   std::int64_t grid = 0;
   int block = 0;
   std::int64_t shared_bytes = 0;  // the generated kernels use static shared memory only
-  std::vector<std::string> args;  // buffer names: "x", "y", "p<part>.<array>"
+  std::vector<PlanArg> args;      // parts: x, y, alpha, beta, then the stored arrays
+};
+
+// y = alpha A x + beta y (cuSPARSE's convention). beta = 0 never reads y.
+struct Scaling {
+  double alpha = 1.0, beta = 0.0;
 };
 
 struct SpmvPlan {
@@ -31,21 +47,30 @@ struct SpmvPlan {
   std::string check_dtype;       // the format's dtype: its tolerance applies
   std::int64_t rows = 0, cols = 0, nnz = 0;
   int value_bytes = 8;
-  // The kernels add into y (kernel.h zeroes it before each run); false for store-only formats,
-  // whose kernels write every row exactly once.
+  Scaling scaling;
+  // The kernels add into y and beta is 0: y is zeroed before each run (kernel.h does the same).
+  // False for store-only formats, whose kernels write every row exactly once, and when beta != 0
+  // (the first launch then scales y by beta).
   bool zero_output = true;
+  // beta != 0: y starts each run as the inputs' "y_init" (the user's y before the call).
+  bool init_output = false;
 };
 
 // Throws Error when the kernels do not match the format's parts or a grid is too large.
 SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k,
-                          const std::string& name = "");
+                          const std::string& name = "", const Scaling& s = {});
 
 // The inputs of a checking run: x rounded to the format's value type and y_ref = A·x in fp64
 // from the values the GPU sees.
 struct PlanInputs {
   std::vector<double> x, y_ref;
-  std::int64_t max_len = 0;  // longest row, for the tolerance
+  std::vector<double> y_init;  // y before the call, when beta != 0 (else empty)
+  std::int64_t max_len = 0;    // longest row, for the tolerance
 };
+// Turns y_ref = A x into alpha A x + beta y_init, with y_init random from `seed` and rounded to
+// y's type (fp64 for f64 formats, else fp32). Nothing changes for alpha = 1, beta = 0.
+void apply_scaling(PlanInputs& in, const std::string& dtype, const Scaling& s,
+                   std::uint64_t seed = 2);
 // x random in [-1, 1) from `seed`, rounded to `dtype` (f64, f32, f16), never all zero.
 std::vector<double> plan_x(std::int64_t cols, const std::string& dtype, std::uint64_t seed = 1);
 // With the matrix: its values rounded to `dtype` as the format stores them. Throws Error when x
@@ -55,8 +80,8 @@ PlanInputs spmv_plan_inputs(const std::string& dtype, const Csr64& a, std::vecto
 // row lengths are counted the same way (non-zero stored values per row).
 PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x);
 
-// "x" (in the value type of `dtype`) and "y_ref" (F64) as their own file, shared by the plans of
-// one matrix.
+// "x" (in the value type of `dtype`), "y_ref" (F64) and, when set, "y_init" (y's type) as their
+// own file, shared by the plans of one matrix.
 io::SafetensorsFile plan_inputs_file(const std::string& dtype, const PlanInputs& in);
 // The plan file; `cubin` may be empty (handed over separately) and `inputs` null (a separate
 // inputs file); `max_len` sets the tolerance.

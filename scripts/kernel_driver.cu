@@ -1,7 +1,7 @@
 // Runs one emitted kernel as a user's program would: kernel.h loads format.safetensors, x comes
 // from x.f64 (written by `emit-kernel --reference`), y is checked against y_reference.f64 by its
-// relative L2 error, then timed (median of 25 runs after 5 warm-ups, CUDA events; y is zeroed
-// inside every run). Build it beside kernel.cu:
+// relative L2 error (also alpha A x + beta y for alpha = -2, beta = 0 on a NaN-poisoned y and for
+// alpha = 0.5, beta = -1.5), then timed (median of 25 runs after 5 warm-ups, CUDA events). Build it beside kernel.cu:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu
 // Prints "OK|FAIL err <relative L2 error> ms <median milliseconds>".
 #include <cuda_fp16.h>
@@ -59,12 +59,29 @@ int main() {
   }
   std::vector<result_t> y(kRows);
   cudaMemcpy(y.data(), dy, sizeof(result_t) * kRows, cudaMemcpyDeviceToHost);
-  double num = 0, den = 0;
-  for (long long i = 0; i < kRows; ++i) {
-    num += (y[i] - yref[i]) * (y[i] - yref[i]);
-    den += yref[i] * yref[i];
-  }
-  const double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  // Relative L2 error of y against alpha * yref + beta * y0.
+  auto error = [&](const std::vector<result_t>& out, double alpha, double beta,
+                   const std::vector<result_t>& y0) {
+    double num = 0, den = 0;
+    for (long long i = 0; i < kRows; ++i) {
+      const double want = alpha * yref[i] + (beta != 0 ? beta * y0[i] : 0.0);
+      num += (out[i] - want) * (out[i] - want);
+      den += want * want;
+    }
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  };
+  double err = error(y, 1.0, 0.0, y);
+  // alpha = -2, beta = 0 on a poisoned y (never read), then alpha = 0.5, beta = -1.5 on y = A x.
+  cudaMemset(dy, 0xff, sizeof(result_t) * std::max<long long>(1, kRows));
+  run(f, dx, dy, result_t(-2), result_t(0));
+  std::vector<result_t> y2(kRows), y3(kRows);
+  cudaMemcpy(y2.data(), dy, sizeof(result_t) * kRows, cudaMemcpyDeviceToHost);
+  err = std::max(err, error(y2, -2.0, 0.0, y2));
+  cudaMemcpy(dy, y.data(), sizeof(result_t) * kRows, cudaMemcpyHostToDevice);
+  run(f, dx, dy, result_t(0.5), result_t(-1.5));
+  cudaMemcpy(y3.data(), dy, sizeof(result_t) * kRows, cudaMemcpyDeviceToHost);
+  err = std::max(err, error(y3, 0.5, -1.5, y));
+  if (!std::isfinite(err)) err = INFINITY;
   cudaEvent_t a, b;
   cudaEventCreate(&a);
   cudaEventCreate(&b);

@@ -1,4 +1,4 @@
 //@ accept
 // Each row is written by at most one unit of this part, but other parts (or no unit) may write
-// it: y is zeroed before the kernels run and every part adds its results.
-if (IN_ROW >= 0) y[A_origin_row(IN_ROW)] += IN_V;
+// it: y is scaled by beta before the kernels run and every part adds alpha times its results.
+if (IN_ROW >= 0) y[A_origin_row(IN_ROW)] += alpha * (IN_V);

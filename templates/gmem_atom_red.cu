@@ -1,3 +1,3 @@
 //@ accept
-// GMEM_ATOM_RED: rows may be shared between units, so add atomically.
-if (IN_ROW >= 0) atomicAdd(&y[A_origin_row(IN_ROW)], IN_V);
+// GMEM_ATOM_RED: rows may be shared between units, so add atomically (into a y scaled by beta).
+if (IN_ROW >= 0) atomicAdd(&y[A_origin_row(IN_ROW)], alpha * (IN_V));

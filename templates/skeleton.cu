@@ -1,7 +1,8 @@
 //@ kernel
 extern "C" __global__ void __launch_bounds__($THREADS)
 $KERNEL(
-    const st_val_t* __restrict__ x, st_acc_t* __restrict__ y$PARAMS) {
+    const st_val_t* __restrict__ x, st_acc_t* __restrict__ y, const st_acc_t alpha,
+    const st_acc_t beta$PARAMS) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   $DECL
@@ -29,6 +30,7 @@ $KERNEL(
   }
   (void)lane;
   (void)warp;
+  (void)beta;
 }
 //@ bmtb_loop
 for (long long bmtb = blockIdx.x; bmtb < $N_BMTB; bmtb += gridDim.x)
@@ -42,3 +44,11 @@ if (const long long w0 = w_begin; w0 < w_end)
 for (long long t0 = t_begin; t0 < t_end; t0 += 32)
 //@ bmt_once
 if (const long long t0 = t_begin; t0 < t_end)
+//@ scale_y
+// y = beta y before the adding kernels run (beta = 0 stores zeros and never reads y, so a y
+// holding NaN is fine): the first step of y = alpha A x + beta y for formats that add into y.
+extern "C" __global__ void __launch_bounds__(256)
+$KERNEL(st_acc_t* __restrict__ y, const long long n, const st_acc_t beta) {
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < n; i += gridDim.x * 256LL)
+    y[i] = beta == (st_acc_t)0 ? (st_acc_t)0 : beta * y[i];
+}

@@ -15,7 +15,7 @@ if (t_active) {
       t_row += step;
       t_sum = 0;
     }
-    t_sum += A_nz_val(nz) * st_load(x[A_nz_col(nz)]);
+    ST_MAC(t_sum, A_nz_val(nz), A_nz_col(nz));
   }
 }
 $EMIT(t_row, t_sum)

@@ -9,7 +9,7 @@ if (t_active) {
   const long long size = A_bmt_size(bmt);
   for (long long k = 0; k < size; ++k) {
     const long long nz = first + k * stride;
-    t_sum += A_nz_val(nz) * st_load(x[A_nz_col(nz)]);
+    ST_MAC(t_sum, A_nz_val(nz), A_nz_col(nz));
   }
 }
 $EMIT(t_row, t_sum)

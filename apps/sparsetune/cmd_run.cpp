@@ -27,6 +27,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--seed", a->o.seed, "Seed of the random x")->capture_default_str();
+  cmd->add_option("--alpha", a->o.alpha, "y = alpha A x + beta y")->capture_default_str();
+  cmd->add_option("--beta", a->o.beta,
+                  "y = alpha A x + beta y; y starts random (seed + 1) when beta is not 0")
+      ->capture_default_str();
   cmd->add_option("--timeout", a->o.timeout_s, "Seconds the run may take before it is killed")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -45,6 +49,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& g) {
                        std::to_string(r.nnz) + " non-zeros, " + r.dtype},
         {"device", r.device.name + " (" + r.device.arch + "), measured bandwidth " +
                        fixed(r.device.bandwidth_gbs, 0) + " GB/s"},
+        {"operation", "y = " + fixed(r.alpha, 3) + " A x + " + fixed(r.beta, 3) + " y"},
         {"kernels", std::to_string(r.launches) + " launch" + (r.launches == 1 ? "" : "es") +
                         ", compiled in " + fixed(r.compile_ms, 0) + " ms" +
                         (r.cubin_from_cache ? " (cache)" : "")}};

@@ -10,7 +10,9 @@
 
 namespace sparsetune {
 
-// y = A·x.
+// y = A·x. A stored zero contributes nothing, whatever x holds at its column: the generated
+// kernels skip stored zeros (their padding as well as a matrix's explicit zeros), so NaN and
+// infinities in x propagate through exactly the non-zero entries, as IEEE arithmetic says.
 template <class I, class P>
 std::vector<double> spmv_reference(const Csr<I, P>& a, const std::vector<double>& x) {
   if (static_cast<std::int64_t>(x.size()) != a.cols)
@@ -19,8 +21,9 @@ std::vector<double> spmv_reference(const Csr<I, P>& a, const std::vector<double>
   std::vector<double> y(a.rows, 0.0);
   for (std::int64_t r = 0; r < a.rows; ++r) {
     double s = 0.0;
-    for (auto k = static_cast<std::int64_t>(a.row_ptr[r]); k < static_cast<std::int64_t>(a.row_ptr[r + 1]); ++k)
-      s += a.val[k] * x[static_cast<std::int64_t>(a.col_idx[k])];
+    for (auto k = static_cast<std::int64_t>(a.row_ptr[r]);
+         k < static_cast<std::int64_t>(a.row_ptr[r + 1]); ++k)
+      if (a.val[k] != 0.0) s += a.val[k] * x[static_cast<std::int64_t>(a.col_idx[k])];
     y[r] = s;
   }
   return y;
@@ -28,12 +31,14 @@ std::vector<double> spmv_reference(const Csr<I, P>& a, const std::vector<double>
 
 // C = A·B with B (cols × n) and C (rows × n) dense and row-major.
 template <class I, class P>
-std::vector<double> spmm_reference(const Csr<I, P>& a, const std::vector<double>& b, std::int64_t n) {
+std::vector<double> spmm_reference(const Csr<I, P>& a, const std::vector<double>& b,
+                                   std::int64_t n) {
   if (n < 1 || static_cast<std::int64_t>(b.size()) != a.cols * n)
     throw Error("spmm: B must be " + std::to_string(a.cols) + " x " + std::to_string(n));
   std::vector<double> c(a.rows * n, 0.0);
   for (std::int64_t r = 0; r < a.rows; ++r)
-    for (auto k = static_cast<std::int64_t>(a.row_ptr[r]); k < static_cast<std::int64_t>(a.row_ptr[r + 1]); ++k) {
+    for (auto k = static_cast<std::int64_t>(a.row_ptr[r]);
+         k < static_cast<std::int64_t>(a.row_ptr[r + 1]); ++k) {
       const double v = a.val[k];
       const double* brow = &b[static_cast<std::int64_t>(a.col_idx[k]) * n];
       double* crow = &c[r * n];

@@ -378,6 +378,13 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         p.arrays[it.key()] = std::move(a);
       }
       derive_implied_threads(p);
+      // Every stored or computed column, padding included, lies in the matrix: the kernels read
+      // x only for non-zero values, but a format whose columns leave x is corrupt either way.
+      if (auto c = p.arrays.find("nz_col"); c != p.arrays.end())
+        for (std::int64_t k = 0; k < c->second.length && k < std::ssize(c->second.ints); ++k)
+          if (c->second.ints[k] < 0 || c->second.ints[k] >= std::max<std::int64_t>(f.cols, 1))
+            throw bad(where + "array nz_col: column " + std::to_string(c->second.ints[k]) +
+                      " at entry " + std::to_string(k) + " is out of range");
       f.parts.push_back(std::move(p));
     }
     // Absent in binaries written before kernels could store: those kernels add into y.

@@ -155,6 +155,27 @@ std::vector<double> interpret(const Format& f, const std::vector<double>& x) {
   return y;
 }
 
+void interpret(const Format& f, const std::vector<double>& x, double alpha, double beta,
+               std::vector<double>& y) {
+  if (static_cast<std::int64_t>(x.size()) != f.cols)
+    throw Error("x has " + std::to_string(x.size()) + " entries, the matrix " +
+                std::to_string(f.cols) + " columns");
+  if (static_cast<std::int64_t>(y.size()) != f.rows)
+    throw Error("y has " + std::to_string(y.size()) + " entries, the matrix " +
+                std::to_string(f.rows) + " rows");
+  if (f.store_only) {
+    // y is read only through beta, as the store fragment does; a row no unit writes keeps its
+    // old value, which the NaN-start interpret() above exposes.
+    for (const auto& p : f.parts)
+      walk(f, p, x, [&](std::int64_t r, double v) {
+        y[r] = beta == 0.0 ? alpha * v : alpha * v + beta * y[r];
+      });
+    return;
+  }
+  for (auto& v : y) v = beta == 0.0 ? 0.0 : beta * v;
+  for (const auto& p : f.parts) walk(f, p, x, [&](std::int64_t r, double v) { y[r] += alpha * v; });
+}
+
 std::vector<std::int64_t> count_writes(const Format& f, std::size_t part) {
   std::vector<std::int64_t> n(f.rows, 0);
   const std::vector<double> x(f.cols, 1.0);

@@ -15,6 +15,13 @@ namespace sparsetune::graph {
 // the last value); otherwise y starts at zero and results add up.
 std::vector<double> interpret(const Format& f, const std::vector<double>& x);
 
+// y = alpha A·x + beta y the way the kernels compute it (cuSPARSE's convention): a store-only
+// format stores alpha·v + beta·y[r] per row (beta = 0 never reads y, so NaN there is harmless);
+// an adding format first sets y = beta y (zeros when beta = 0), then adds alpha·v per result.
+// `y` must hold the matrix's rows.
+void interpret(const Format& f, const std::vector<double>& x, double alpha, double beta,
+               std::vector<double>& y);
+
 // How many times part `part` writes each row of y (the length is the matrix's rows).
 std::vector<std::int64_t> count_writes(const Format& f, std::size_t part);
 

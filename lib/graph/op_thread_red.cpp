@@ -15,7 +15,7 @@ class ThreadTotalModel final : public ReductionModel {
     const auto size = f.at(Arr::bmt_size, c.bmt);
     for (std::int64_t k = 0; k < size; ++k) {
       const auto nz = first + k * stride;
-      out.v += f.val(nz) * f.x(f.at(Arr::nz_col, nz));
+      if (const double v = f.val(nz); v != 0.0) out.v += v * f.x(f.at(Arr::nz_col, nz));
     }
     return out;
   }
@@ -38,7 +38,7 @@ class ThreadBitmapModel final : public ReductionModel {
         out.row += d;
         out.v = 0.0;
       }
-      out.v += f.val(nz) * f.x(f.at(Arr::nz_col, nz));
+      if (const double v = f.val(nz); v != 0.0) out.v += v * f.x(f.at(Arr::nz_col, nz));
     }
     return out;
   }

@@ -85,7 +85,8 @@ json plan_to_json(const LaunchPlan& p) {
            {{"buffer", p.output},
             {"dtype", p.output_dtype},
             {"length", p.output_length},
-            {"zero", p.zero_output}}},
+            {"zero", p.zero_output},
+            {"init", p.output_init}}},
           {"x", p.x},
           {"y_ref", p.y_ref},
           {"check", {{"dtype", p.check_dtype}, {"max_len", p.max_len}}},
@@ -134,6 +135,7 @@ LaunchPlan plan_from_json(const json& j, const std::string& source) {
     p.output_dtype = o.at("dtype").get<std::string>();
     p.output_length = o.at("length").get<std::int64_t>();
     p.zero_output = o.value("zero", false);
+    p.output_init = o.value("init", std::string());
     p.x = j.value("x", std::string("x"));
     p.y_ref = j.value("y_ref", std::string("y_ref"));
     p.check_dtype = j.at("check").at("dtype").get<std::string>();
@@ -172,6 +174,15 @@ void validate_plan(const LaunchPlan& p, const std::string& source) {
     throw bad("the reference must hold the output's length of F64 values");
   auto x = p.buffers.find(p.x);
   if (x == p.buffers.end()) throw bad("no input buffer '" + p.x + "'");
+  if (!p.output_init.empty()) {
+    if (p.zero_output) throw bad("the output is both zeroed and initialised");
+    auto init = p.buffers.find(p.output_init);
+    if (init == p.buffers.end()) throw bad("no initial output buffer '" + p.output_init + "'");
+    if (init->second.dtype != p.output_dtype ||
+        init->second.bytes.size() != static_cast<std::size_t>(p.output_length) * ys)
+      throw bad("the initial output '" + p.output_init + "' must hold the output's length of " +
+                p.output_dtype + " values");
+  }
   parse_dtype(p.check_dtype);
   if (p.max_len < 0 || p.rows < 0 || p.cols < 0 || p.nnz < 0) throw bad("negative sizes");
   if (p.index_bytes < 1 || p.value_bytes < 1) throw bad("bad cost sizes");

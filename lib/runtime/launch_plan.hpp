@@ -8,12 +8,14 @@
 //    "launches": [{"kernel": K, "grid": [x,y,z], "block": [x,y,z], "shared_bytes": S,
 //                  "args": [{"buffer": NAME} | {"i32": v} | {"i64": v} | {"f32": v} | {"f64":
 //                  v}]}],
-//    "output": {"buffer": "y", "dtype": "F32", "length": ROWS, "zero": true},
+//    "output": {"buffer": "y", "dtype": "F32", "length": ROWS, "zero": true, "init": ""},
 //    "x": "x", "y_ref": "y_ref",
 //    "check": {"dtype": "f32", "max_len": L},
 //    "cost": {"op": "spmv", "rows": R, "cols": C, "nnz": NNZ, "index_bytes": 4, "value_bytes": 4}}
 // The output buffer is allocated by the worker (never stored); "zero" asks for it to be zeroed
-// before each run, inside the timed region. y_ref (F64, `length` values) stays on the host.
+// before each run, inside the timed region, and a non-empty "init" names a buffer of the output's
+// dtype and length copied into it instead (y's value before the call, for beta != 0). y_ref (F64,
+// `length` values) stays on the host.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -52,6 +54,7 @@ struct LaunchPlan {
   std::string output = "y", output_dtype = "F32";
   std::int64_t output_length = 0;
   bool zero_output = false;
+  std::string output_init;  // a buffer copied into the output before each run, or empty
   std::string x = "x", y_ref = "y_ref";
   std::string check_dtype = "f32";  // the tolerance's data type (stats.hpp)
   std::int64_t max_len = 0;         // longest dot product, for the tolerance

@@ -82,11 +82,14 @@ double error_tolerance_tf32(std::int64_t max_len);
 
 // A computed output checked against its fp64 reference: NaN entries count as unwritten (outputs
 // are poisoned with NaN before a checking run), and the result is verified only when every entry
-// was written and the relative L2 error is finite and within the tolerance.
+// was written and the relative L2 error is finite and within the tolerance. Where the reference
+// is NaN or infinite (an x holding them), y must hold the same special value, and the error is
+// that of the finite entries.
 struct OutputCheck {
   double error = 0;
   double tolerance = 0;
   std::int64_t unwritten = 0;
+  std::int64_t specials_wrong = 0;  // NaN or infinite in the reference, but not the same in y
   bool verified() const;
 };
 OutputCheck check_output(const std::vector<double>& y, const std::vector<double>& ref,

@@ -18,6 +18,8 @@ struct RunOptions {
   double timeout_s = 600;   // watchdog per worker job
   std::string x_file;       // x from a file instead of random (read_vector_file)
   std::string matrix_file;  // the reference from this matrix instead of the format's own arrays
+  double alpha = 1.0;       // y = alpha A x + beta y; with beta != 0, y starts random (seed + 1)
+  double beta = 0.0;
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };
 
@@ -27,6 +29,7 @@ struct RunResult {
   std::string graph, dtype, reference;
   std::int64_t rows = 0, cols = 0, nnz = 0;
   int launches = 0;
+  double alpha = 1.0, beta = 0.0;
   double compile_ms = 0;
   bool cubin_from_cache = false;
 };

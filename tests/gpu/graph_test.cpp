@@ -12,6 +12,7 @@
 #include "codegen/emit.hpp"
 #include "codegen/launch_plan.hpp"
 #include "core/convert.hpp"
+#include "gpu_cases.hpp"
 #include "graph/random_graph.hpp"
 #include "io/matrix_file.hpp"
 #include "io/safetensors.hpp"
@@ -23,113 +24,30 @@
 #include "search/engine.hpp"
 #include "search/run_kernels.hpp"
 #include "test_support.hpp"
+#include "unit/graph/graph_test_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace sparsetune;
+using namespace sparsetune::gpu_test;
 
 namespace {
 
-runtime::WorkerLaunch self_launch() { return {{"/proc/self/exe", runtime::kWorkerSubcommand}}; }
-
-Csr64 triples(std::int64_t rows, std::int64_t cols,
-              const std::vector<std::tuple<std::int64_t, std::int64_t, double>>& t) {
-  Coo64 c;
-  c.rows = rows;
-  c.cols = cols;
-  for (const auto& [r, k, v] : t) c.row.push_back(r), c.col.push_back(k), c.val.push_back(v);
-  return coo_to_csr<std::int64_t, std::int64_t>(c);
-}
-
-// Random pattern with a share of empty rows and a few long rows.
-Csr64 random_matrix(std::uint64_t seed, std::int64_t rows, std::int64_t cols, double density,
-                    double empty_rows) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<std::tuple<std::int64_t, std::int64_t, double>> t;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    if (u(rng) < empty_rows) continue;
-    const double d = u(rng) < 0.05 ? std::min(1.0, density * 20) : density;
-    for (std::int64_t c = 0; c < cols; ++c)
-      if (u(rng) < d) t.emplace_back(r, c, u(rng) * 2.0 - 1.0);
-  }
-  return triples(rows, cols, t);
-}
-
 std::vector<std::pair<std::string, Csr64>> test_matrices() {
   std::vector<std::pair<std::string, Csr64>> m;
-  m.emplace_back("1x1", triples(1, 1, {{0, 0, 3.0}}));
-  m.emplace_back("no entries 7x5", triples(7, 5, {}));
+  m.emplace_back("1x1", test::from_triples(1, 1, {{0, 0, 3.0}}));
+  m.emplace_back("no entries 7x5", test::from_triples(7, 5, {}));
   std::vector<std::tuple<std::int64_t, std::int64_t, double>> longrow;
   for (std::int64_t c = 0; c < 3000; ++c) longrow.emplace_back(40, c, 0.5 + c % 5);
   longrow.emplace_back(0, 0, 1.0);
   longrow.emplace_back(79, 2999, -1.0);
-  m.emplace_back("one long row, empty rows", triples(80, 3000, longrow));
-  m.emplace_back("rectangular 300x90, empty rows", random_matrix(3, 300, 90, 0.05, 0.3));
-  m.emplace_back("rectangular 60x700", random_matrix(4, 60, 700, 0.02, 0.1));
+  m.emplace_back("one long row, empty rows", test::from_triples(80, 3000, longrow));
+  m.emplace_back("rectangular 300x90, empty rows", test::random_matrix(3, 300, 90, 0.05, 0.3));
+  m.emplace_back("rectangular 60x700", test::random_matrix(4, 60, 700, 0.02, 0.1));
   for (const char* name : {"west0067", "impcol_a", "Erdos971", "rajat19", "dwt_2680", "nnc1374"})
     m.emplace_back(
         name, io::read_matrix(
                   (testing::shared_dir() / "matrices" / (std::string(name) + ".mtx.gz")).string()));
   return m;
-}
-
-struct Case {
-  std::string what;
-  codegen::SpmvPlan plan;
-  std::string source;
-  codegen::PlanInputs in;
-};
-
-// Designs every (graph, matrix, dtype) it can; returns how many were designed.
-int add_case(std::vector<Case>& cases, const graph::Graph& g, const std::string& mname,
-             const Csr64& a, const std::string& dtype) {
-  codegen::EmitOptions opt;
-  opt.design.dtype = dtype;
-  codegen::Emitted e;
-  try {
-    e = codegen::generate(g, a, opt);
-  } catch (const Error&) {
-    return 0;  // a data rule this matrix breaks: not a kernel to run
-  }
-  Case c;
-  c.what = (g.name.empty() ? graph::describe(g) : g.name) + " on " + mname + " (" + dtype + ")";
-  c.plan = codegen::make_launch_plan(e.format, e.kernels, g.name);
-  c.source = e.kernels.source;
-  c.in = codegen::spmv_plan_inputs(dtype, a, codegen::plan_x(a.cols, dtype, 7));
-  cases.push_back(std::move(c));
-  return 1;
-}
-
-// Compiles all cases in parallel, runs each once in the worker; every one must verify.
-void run_cases(const std::vector<Case>& cases) {
-  runtime::Worker w(self_launch());
-  const auto dev = w.call({{"job", "device"}}, 60);
-  REQUIRE(dev.ok);
-  runtime::CompileOptions co;
-  co.arch = dev.body.at("device").at("arch").get<std::string>();
-  std::vector<runtime::CompileJob> jobs;
-  for (const auto& c : cases) jobs.push_back({"case", c.source});
-  const runtime::KernelCache cache;
-  const auto compiled = runtime::compile_batch(jobs, co, &cache);
-  testing::TempDir t("sparsetune-gpu-graph");
-  int verified = 0;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    INFO(c.what);
-    REQUIRE(compiled[i].ok);
-    const auto path = t.path / "plan.safetensors";
-    io::write_safetensors(path.string(),
-                          codegen::plan_file(c.plan, compiled[i].cubin, c.in.max_len, &c.in));
-    const auto r = w.call({{"job", "plan"}, {"plan", path.string()}, {"runs", 1}}, 120);
-    INFO(r.error);
-    REQUIRE(r.ok);
-    const auto res = runtime::baseline_from_json(r.body.at("result"), 0.0);
-    INFO("error " << res.error << " tolerance " << res.tolerance << " " << res.note);
-    CHECK(res.status == "ok");
-    CHECK(res.verified);
-    verified += res.verified ? 1 : 0;
-  }
-  CHECK(verified == static_cast<int>(cases.size()));
 }
 
 }  // namespace
@@ -220,7 +138,7 @@ TEST_CASE("a faulting plan fails alone and the next one runs", "[gpu]") {
   CHECK_FALSE(r.ok);
   // A fresh worker runs a good plan.
   const auto g = graph::read_graph(search::default_graphs_dir() + "/csr-scalar.json");
-  const auto a = random_matrix(9, 50, 40, 0.1, 0.2);
+  const auto a = test::random_matrix(9, 50, 40, 0.1, 0.2);
   std::vector<Case> cases;
   REQUIRE(add_case(cases, g, "random 50x40", a, "f64") == 1);
   run_cases(cases);

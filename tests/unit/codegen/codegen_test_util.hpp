@@ -82,8 +82,9 @@ inline int nvcc_compile_as_user(const codegen::Emitted& e, const graph::Graph& g
     user << "#include \"kernel.h\"\nint main() {\n  sparsetune_kernel::Format f;\n"
             "  if (sparsetune_kernel::load(\"format.safetensors\", &f) != cudaSuccess) return 1;\n"
             "  double *x = nullptr, *y = nullptr;\n"
-            "  sparsetune_kernel::run(f, x, y);\n  sparsetune_kernel::release(&f);\n  return "
-            "0;\n}\n";
+            "  sparsetune_kernel::run(f, x, y);\n"
+            "  sparsetune_kernel::run(f, x, y, 2.0, 0.5, cudaStream_t{});\n"
+            "  sparsetune_kernel::release(&f);\n  return 0;\n}\n";
   }
   const std::string nvcc = nvcc_path();
   const std::string cmd = "cd '" + dir.string() + "' && " + nvcc +

@@ -46,7 +46,12 @@ std::vector<Param> parse_signature(const std::string& src, const std::string& ke
   for (std::string item; std::getline(list, item, ',');) {
     item = trim(item);
     const auto restrict_at = item.find(" __restrict__ ");
-    REQUIRE(restrict_at != std::string::npos);
+    if (restrict_at == std::string::npos) {  // a scalar: "const st_acc_t alpha"
+      const auto space = item.rfind(' ');
+      REQUIRE(space != std::string::npos);
+      out.push_back({trim(item.substr(0, space)), trim(item.substr(space + 1))});
+      continue;
+    }
     out.push_back({trim(item.substr(0, restrict_at)), trim(item.substr(restrict_at + 14))});
   }
   return out;
@@ -75,22 +80,51 @@ void check_plan_matches_source(const codegen::Emitted& e, const codegen::SpmvPla
   const std::string acc = plan.y_dtype == "F64" ? "double" : "float";
   REQUIRE(src.find("typedef " + val + " st_val_t;") != std::string::npos);
   REQUIRE(src.find("typedef " + acc + " st_acc_t;") != std::string::npos);
-  REQUIRE(plan.launches.size() == e.kernels.kernels.size());
-  for (std::size_t l = 0; l < plan.launches.size(); ++l) {
+  const std::string scalar = plan.y_dtype == "F64" ? "f64" : "f32";
+  // An adding format with beta != 0 first scales y: (y, n, beta).
+  const bool scales = !e.format.store_only && plan.scaling.beta != 0.0;
+  REQUIRE(plan.launches.size() == e.kernels.kernels.size() + (scales ? 1 : 0));
+  if (scales) {
+    const auto& launch = plan.launches.front();
+    CHECK(launch.kernel == codegen::kScaleKernel);
+    CHECK(e.kernels.scale_kernel == codegen::kScaleKernel);
+    const auto params = parse_signature(src, launch.kernel);
+    REQUIRE(params.size() == 3);
+    REQUIRE(launch.args.size() == 3);
+    CHECK(launch.args[0] == "y");
+    CHECK(params[0].type == "st_acc_t*");
+    CHECK(launch.args[1].scalar == "i64");
+    CHECK(launch.args[1].i == plan.rows);
+    CHECK(params[1].type == "const long long");
+    CHECK(launch.args[2].scalar == scalar);
+    CHECK(launch.args[2].f == plan.scaling.beta);
+    CHECK(params[2].name == "beta");
+    CHECK(launch.grid * launch.block >= std::min<std::int64_t>(plan.rows, 65536 * 256));
+  }
+  for (std::size_t l = scales ? 1 : 0; l < plan.launches.size(); ++l) {
     const auto& launch = plan.launches[l];
     INFO(launch.kernel);
-    CHECK(launch.kernel == e.kernels.kernels[l]);
+    CHECK(launch.kernel == e.kernels.kernels[l - (scales ? 1 : 0)]);
     const auto params = parse_signature(src, launch.kernel);
     REQUIRE(params.size() == launch.args.size());
-    REQUIRE(params.size() >= 2);
+    REQUIRE(params.size() >= 4);
     CHECK(launch.args[0] == "x");
     CHECK(params[0].name == "x");
     CHECK(params[0].type == "const st_val_t*");
     CHECK(launch.args[1] == "y");
     CHECK(params[1].name == "y");
     CHECK(params[1].type == "st_acc_t*");
-    for (std::size_t i = 2; i < params.size(); ++i) {
-      const std::string& buf = launch.args[i];
+    CHECK(params[2].name == "alpha");
+    CHECK(params[2].type == "const st_acc_t");
+    CHECK(launch.args[2].scalar == scalar);
+    CHECK(launch.args[2].f == plan.scaling.alpha);
+    CHECK(params[3].name == "beta");
+    CHECK(params[3].type == "const st_acc_t");
+    CHECK(launch.args[3].scalar == scalar);
+    CHECK(launch.args[3].f == plan.scaling.beta);
+    for (std::size_t i = 4; i < params.size(); ++i) {
+      const std::string& buf = launch.args[i].buffer;
+      REQUIRE(launch.args[i].scalar.empty());
       const auto dot = buf.find('.');
       REQUIRE(dot != std::string::npos);
       CHECK("p_" + buf.substr(dot + 1) == params[i].name);
@@ -118,8 +152,9 @@ TEST_CASE("plan arguments follow the generated kernel signatures", "[codegen][pl
         codegen::EmitOptions opt;
         opt.design.dtype = dtype;
         const auto e = codegen::generate(g, *m, opt);
-        const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name);
-        check_plan_matches_source(e, plan);
+        check_plan_matches_source(e, codegen::make_launch_plan(e.format, e.kernels, g.name));
+        check_plan_matches_source(
+            e, codegen::make_launch_plan(e.format, e.kernels, g.name, {-2.5, 0.75}));
       }
 }
 
@@ -175,8 +210,53 @@ TEST_CASE("a plan file reads back through the runtime", "[codegen][plan]") {
     CHECK(r.launches[l].grid[0] == plan.launches[l].grid);
     CHECK(r.launches[l].block[0] == static_cast<unsigned>(plan.launches[l].block));
     REQUIRE(r.launches[l].args.size() == plan.launches[l].args.size());
-    for (std::size_t i = 0; i < r.launches[l].args.size(); ++i)
-      CHECK(r.launches[l].args[i].buffer == plan.launches[l].args[i]);
+    for (std::size_t i = 0; i < r.launches[l].args.size(); ++i) {
+      const auto& want = plan.launches[l].args[i];
+      const auto& got = r.launches[l].args[i];
+      if (want.scalar.empty()) {
+        CHECK(got.kind == runtime::PlanArg::Kind::Buffer);
+        CHECK(got.buffer == want.buffer);
+      } else {
+        CHECK(got.kind == runtime::PlanArg::Kind::F32);  // alpha and beta of an fp32 format
+        CHECK(got.f == want.f);
+      }
+    }
+  }
+}
+
+TEST_CASE("a plan with beta != 0 starts y from y_init and checks alpha A x + beta y",
+          "[codegen][plan]") {
+  testing::TempDir t("sparsetune-lplan-beta");
+  const Csr64 a = test::random_matrix(43, 80, 60, 0.08);
+  for (const auto& g : test::known_graphs()) {
+    INFO(g.name);
+    codegen::EmitOptions opt;
+    opt.design.dtype = "f64";
+    const auto e = codegen::generate(g, a, opt);
+    const codegen::Scaling s{-1.5, 0.5};
+    const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name, s);
+    CHECK_FALSE(plan.zero_output);
+    CHECK(plan.init_output);
+    auto in = codegen::spmv_plan_inputs("f64", a, codegen::plan_x(a.cols, "f64", 7));
+    const auto ax = spmv_reference(a, in.x);
+    codegen::apply_scaling(in, "f64", s, 9);
+    REQUIRE(in.y_init.size() == static_cast<std::size_t>(a.rows));
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      CHECK(in.y_ref[i] == Approx(-1.5 * ax[i] + 0.5 * in.y_init[i]).margin(1e-14));
+    const std::vector<char> cubin = {'c'};
+    io::write_safetensors((t.path / "plan.safetensors").string(),
+                          codegen::plan_file(plan, cubin, in.max_len, &in));
+    const auto r = runtime::read_plan(t.path / "plan.safetensors");
+    CHECK(r.output_init == "y_init");
+    CHECK_FALSE(r.zero_output);
+    REQUIRE(r.buffers.count("y_init"));
+    CHECK(r.buffers.at("y_init").dtype == "F64");
+    CHECK(r.buffers.at("y_init").bytes.size() == static_cast<std::size_t>(a.rows) * 8);
+    // Without y_init the plan file refuses the inputs.
+    codegen::PlanInputs no_init = in;
+    no_init.y_init.clear();
+    CHECK_THROWS_WITH(codegen::plan_file(plan, cubin, in.max_len, &no_init),
+                      Catch::Contains("y_init is missing"));
   }
 }
 

@@ -47,11 +47,17 @@ std::vector<std::string> sinks(const std::string& src) {
   std::vector<std::string> out;
   const std::string store = "y[A_origin_row(";
   for (auto at = src.find(store); at != std::string::npos; at = src.find(store, at + 1)) {
-    if (at > 0 && src[at - 1] == '&') continue;  // inside atomicAdd(&y[...], v), counted below
+    if (at > 0 && src[at - 1] == '&') {
+      // The store fragment takes the row's address first: "y_row = &y[...]; *y_row = ...".
+      const auto assign = src.find("*y_row = ", at);
+      if (at >= 9 && src.compare(at - 9, 8, "y_row = ") == 0 && assign != std::string::npos)
+        out.push_back("=");
+      continue;  // else inside atomicAdd(&y[...], v), counted below
+    }
     const auto close = src.find(")]", at);
     REQUIRE(close != std::string::npos);
     const auto op = src.substr(close + 2, 4);
-    out.push_back(op == " = v" ? "=" : op == " += " ? "+=" : "?");
+    out.push_back(op == " += " ? "+=" : "?");
   }
   for (auto at = src.find("atomicAdd(&y["); at != std::string::npos;
        at = src.find("atomicAdd(&y[", at + 1))
@@ -82,9 +88,13 @@ void require_adding(const codegen::Emitted& e) {
   const auto s = sinks(e.kernels.source);
   REQUIRE_FALSE(s.empty());
   for (const auto& k : s) REQUIRE((k == "+=" || k == "atomicAdd"));
-  REQUIRE(e.kernels.source.find("// Adding: results are added into y") != std::string::npos);
+  REQUIRE(e.kernels.source.find("// Adding: sparsetune_spmv_scale_y first sets y = beta y") !=
+          std::string::npos);
+  REQUIRE(e.kernels.source.find("void __launch_bounds__(256)\nsparsetune_spmv_scale_y(") !=
+          std::string::npos);
   REQUIRE(e.host_header.find("cudaMemsetAsync(y, 0, sizeof(result_t) * kRows, stream)") !=
           std::string::npos);
+  REQUIRE(e.host_header.find("sparsetune_spmv_scale_y<<<") != std::string::npos);
   const auto plan = codegen::make_launch_plan(e.format, e.kernels);
   REQUIRE(plan.zero_output);
   const auto meta =

@@ -106,7 +106,7 @@ TEST_CASE("--budget bounds the whole command: the search stops early and says so
   CHECK(w["budget_s"] == 1.0);
   CHECK(w["reserved_for_final_s"].get<double>() > 1.0);
   CHECK(w["search_budget_s"].get<double>() < 0.01);
-  CHECK(w["wall_s"].get<double>() < 120);                  // generous: only that it ended
+  CHECK(w["wall_s"].get<double>() > 0);  // it ended (ctest's timeout catches a hang)
   CHECK(fs::file_size(t.path / "out" / "kernel.cu") > 0);  // the baseline was emitted
 
   // A budget with room to spare: the candidate limit ends the search, not the clock.
