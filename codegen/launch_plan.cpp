@@ -149,7 +149,10 @@ PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x) {
 void apply_scaling(PlanInputs& in, const std::string& dtype, const Scaling& s, std::uint64_t seed) {
   if (s.alpha == 1.0 && s.beta == 0.0) return;
   const std::string y_type = dtype == "f64" ? "f64" : "f32";
-  if (s.beta != 0.0) in.y_init = random_x(static_cast<std::int64_t>(in.y_ref.size()), seed, y_type);
+  if (s.beta != 0.0) {
+    in.y_init = random_x(static_cast<std::int64_t>(in.y_ref.size()), seed, y_type);
+    in.has_y_init = true;
+  }
   for (std::size_t i = 0; i < in.y_ref.size(); ++i)
     in.y_ref[i] = s.alpha * in.y_ref[i] + (s.beta != 0.0 ? s.beta * in.y_init[i] : 0.0);
 }
@@ -158,7 +161,7 @@ io::SafetensorsFile plan_inputs_file(const std::string& dtype, const PlanInputs&
   io::SafetensorsFile s;
   s.arrays.push_back(pack_x(in.x, graph::value_dtype(dtype)));
   io::add_array(s, "y_ref", in.y_ref);
-  if (!in.y_init.empty()) {
+  if (in.has_y_init) {
     auto y = pack_x(in.y_init, dtype == "f64" ? "F64" : "F32");
     y.name = "y_init";
     s.arrays.push_back(std::move(y));
@@ -173,9 +176,9 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
     if (static_cast<std::int64_t>(inputs->x.size()) != p.cols ||
         static_cast<std::int64_t>(inputs->y_ref.size()) != p.rows)
       throw Error("plan inputs do not match the matrix's shape");
-    if (p.init_output != !inputs->y_init.empty())
+    if (p.init_output != inputs->has_y_init)
       throw Error("plan inputs: beta is " + std::to_string(p.scaling.beta) + " but y_init is " +
-                  (inputs->y_init.empty() ? "missing" : "given"));
+                  (inputs->has_y_init ? "given" : "missing"));
     for (auto& a : plan_inputs_file(p.check_dtype, *inputs).arrays)
       s.arrays.push_back(std::move(a));
   }

@@ -64,7 +64,8 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k,
 // from the values the GPU sees.
 struct PlanInputs {
   std::vector<double> x, y_ref;
-  std::vector<double> y_init;  // y before the call, when beta != 0 (else empty)
+  std::vector<double> y_init;  // y before the call, when beta != 0
+  bool has_y_init = false;     // (a matrix of no rows has an empty one)
   std::int64_t max_len = 0;    // longest row, for the tolerance
 };
 // Turns y_ref = A x into alpha A x + beta y_init, with y_init random from `seed` and rounded to

@@ -10,7 +10,10 @@
 #           generates a 27-point 96^3 stencil and a scale-18 Kronecker graph, emits every known
 #           graph for both (f32 unless DTYPE is given), builds, checks, times; one line per
 #           case in $OUT/kernels.txt: matrix, graph, OK/FAIL, error, median ms, format bytes,
-#           rows, cols, nnz.
+#           rows, cols, nnz. `build [DTYPE]` and `time` are its two halves (build is CPU work
+#           that can overlap other GPU work). With AB_UNGUARDED=1 each case is also built with
+#           the stored-zero guard of ST_MAC removed (every stored entry multiplied, as before the
+#           guard existed) and timed as "<graph>+unguarded": the guard's cost, in one command.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dev=.device/kernels
@@ -21,6 +24,8 @@ case "${1:-}" in
     ../shared/tools/device-bundle.sh "$dev/bundle" "$build/apps/sparsetune/sparsetune" || exit 1
     cp -r configs/graphs "$dev/graphs" && cp scripts/kernel_driver.cu "$dev/" ;;
   run)
+    "$0" build "${2:-f32}" && "$0" time ;;
+  build)
     dtype=${2:-f32}
     out=$(realpath -m "${OUT:-$dev/results}")
     rm -rf "$dev/work"
@@ -35,11 +40,21 @@ case "${1:-}" in
         -o "$d" --dtype "$dtype" --reference > "$d.json" 2> "$d.err" || { echo "$m $g: $(head -c 200 "$d.err")"; return; }
       cp kernel_driver.cu "$d/" && (cd "$d" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
         echo "$m $g: nvcc failed"
+      if [ -n "${AB_UNGUARDED:-}" ]; then
+        u=work/$1.$2+unguarded
+        cp -r "$d" "$u" && cp "$d.json" "$u.json" && rm -f "$u/run" &&
+          sed -i 's/if (st_v_ != (st_acc_t)0) (sum)/(sum)/' "$u/kernel.cu" &&
+          (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
+          echo "$m $g: unguarded build failed"
+      fi
     }
     export -f job
-    export dtype
+    export dtype AB_UNGUARDED
     for m in stencil27 kron18; do for g in graphs/*.json; do echo "$m $(basename "$g" .json)"; done; done |
-      xargs -P 6 -n 2 bash -c 'job "$0" "$1"' >> "$out/log.txt" 2>&1
+      xargs -P "${JOBS:-6}" -n 2 bash -c 'job "$0" "$1"' >> "$out/log.txt" 2>&1 ;;
+  time)
+    out=$(realpath -m "${OUT:-$dev/results}")
+    cd "$dev"
     for d in work/*/; do
       n=$(basename "$d")
       [ -x "$d/run" ] || continue

@@ -2,12 +2,14 @@
 // Self-contained: no headers, so that nvcc and NVRTC compile the same text.
 #define ST_FULL_MASK 0xffffffffu
 // sum += v * x[col] for a stored entry. A stored zero (padding, or an explicit zero of the
-// matrix) contributes nothing and x is not read for it: padding never turns an infinite x into
-// NaN, and padded slots cost no load of x.
-#define ST_MAC(sum, v, col)                                 \
-  do {                                                      \
-    const st_acc_t st_v_ = (v);                             \
-    if (st_v_ != (st_acc_t)0) (sum) += st_v_ * st_load(x[(col)]); \
+// matrix) contributes nothing, whatever x holds: padding never turns an infinite x into NaN. The
+// product is dropped rather than the load skipped, so x is still read (its column is always in
+// the matrix) and no load waits on the value.
+#define ST_MAC(sum, v, col)                                       \
+  do {                                                            \
+    const st_acc_t st_v_ = (v);                                   \
+    const st_acc_t st_p_ = st_v_ * st_load(x[(col)]);             \
+    (sum) += st_v_ != (st_acc_t)0 ? st_p_ : (st_acc_t)0;          \
   } while (0)
 //@ f64
 typedef double st_val_t;  // stored values and x

@@ -15,7 +15,8 @@ class ThreadTotalModel final : public ReductionModel {
     const auto size = f.at(Arr::bmt_size, c.bmt);
     for (std::int64_t k = 0; k < size; ++k) {
       const auto nz = first + k * stride;
-      if (const double v = f.val(nz); v != 0.0) out.v += v * f.x(f.at(Arr::nz_col, nz));
+      const double v = f.val(nz), p = v * f.x(f.at(Arr::nz_col, nz));
+      out.v += v != 0.0 ? p : 0.0;  // a stored zero adds nothing (ST_MAC)
     }
     return out;
   }
@@ -38,7 +39,8 @@ class ThreadBitmapModel final : public ReductionModel {
         out.row += d;
         out.v = 0.0;
       }
-      if (const double v = f.val(nz); v != 0.0) out.v += v * f.x(f.at(Arr::nz_col, nz));
+      const double v = f.val(nz), p = v * f.x(f.at(Arr::nz_col, nz));
+      out.v += v != 0.0 ? p : 0.0;  // a stored zero adds nothing (ST_MAC)
     }
     return out;
   }

@@ -16,6 +16,7 @@
 #include "core/reference.hpp"
 #include "graph/random_graph.hpp"
 #include "runtime/launch_plan.hpp"
+#include "scenarios.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
@@ -255,9 +256,35 @@ TEST_CASE("a plan with beta != 0 starts y from y_init and checks alpha A x + bet
     // Without y_init the plan file refuses the inputs.
     codegen::PlanInputs no_init = in;
     no_init.y_init.clear();
+    no_init.has_y_init = false;
     CHECK_THROWS_WITH(codegen::plan_file(plan, cubin, in.max_len, &no_init),
                       Catch::Contains("y_init is missing"));
   }
+}
+
+TEST_CASE("scenario list: plans with alpha and beta pass the runtime's validation",
+          "[codegen][plan][scenarios]") {
+  testing::TempDir t("sparsetune-lplan-scen");
+  const auto path = t.path / "plan.safetensors";
+  for (const auto& sc : test::scenarios(2000))
+    for (const auto& g : test::known_graphs()) {
+      INFO(g.name << " on " << sc.name);
+      codegen::Emitted e;
+      try {
+        e = codegen::generate(g, sc.a);
+      } catch (const Error&) {
+        continue;  // a data rule this matrix breaks
+      }
+      for (const codegen::Scaling s : {codegen::Scaling{}, codegen::Scaling{2.0, -0.5}}) {
+        const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name, s);
+        auto in = codegen::spmv_plan_inputs("f64", sc.a, codegen::plan_x(sc.a.cols, "f64", 3));
+        codegen::apply_scaling(in, "f64", s);
+        io::write_safetensors(path.string(), codegen::plan_file(plan, {'c'}, in.max_len, &in));
+        const auto r = runtime::read_plan(path);  // validates
+        CHECK(r.output_init == (s.beta != 0.0 ? "y_init" : ""));
+        CHECK(r.zero_output == (!e.format.store_only && s.beta == 0.0));
+      }
+    }
 }
 
 TEST_CASE("the reference from the matrix and from the format agree", "[codegen][plan]") {
