@@ -43,7 +43,8 @@ case "${1:-}" in
       if [ -n "${AB_UNGUARDED:-}" ]; then
         u=work/$1.$2+unguarded
         cp -r "$d" "$u" && cp "$d.json" "$u.json" && rm -f "$u/run" &&
-          sed -i 's/if (st_v_ != (st_acc_t)0) (sum)/(sum)/' "$u/kernel.cu" &&
+          sed -i 's/(sum) += st_v_ != (st_acc_t)0 ? st_p_ : (st_acc_t)0;/(sum) += st_p_;/' "$u/kernel.cu" &&
+          ! grep -q 'st_v_ != (st_acc_t)0' "$u/kernel.cu" &&
           (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
           echo "$m $g: unguarded build failed"
       fi
