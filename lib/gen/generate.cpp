@@ -11,6 +11,7 @@
 #include "gen/kronecker.hpp"
 #include "gen/random_graphs.hpp"
 #include "gen/random_tensor.hpp"
+#include "gen/scenarios.hpp"
 #include "gen/stencil.hpp"
 #include "gen/structured.hpp"
 
@@ -144,6 +145,13 @@ class Params {
     return out;
   }
 
+  // A required text parameter.
+  std::string text(const std::string& name) {
+    if (!has(name)) throw Error(prefix() + "parameter '" + name + "' is required");
+    resolved_[name] = given_.at(name);
+    return given_.at(name);
+  }
+
   // Refuses a combination of parameters that contradict each other.
   void exclusive(const std::string& a, const std::string& b) const {
     if (has(a) && has(b))
@@ -271,6 +279,17 @@ const std::vector<Kind>& kinds() {
            p.set("p", format_real(e.p));
          }
          g.matrix = erdos_renyi(e, seed);
+       }},
+      {{"scenario",
+        "one matrix of the edge-case scenario list the tests run every format through",
+        false,
+        {{"name", "",
+          "the scenario: 0x0, 0xN, Nx0, all-zero, 1x1, empty-rows, empty-cols, "
+          "dense-row, dense, explicit-zeros, duplicates, poisson, tall, wide"},
+         {"dense_row", "100000", "length of the dense row of dense-row"}}},
+       [](Params& p, std::uint64_t, GeneratedMatrix& g) {
+         const auto dense_row = p.integer("dense_row", 100000, 1, std::int64_t{1} << 31);
+         g.matrix = scenario(p.text("name"), dense_row).a;
        }},
       {{"banded",
         "band matrix, dense or partly filled",

@@ -67,6 +67,13 @@ expect_ok "gen stencil3d" "$st" gen stencil3d --n 6 --points 27 -o "$tmp/s.mtx"
 expect_ok "gen tensor" "$st" gen tensor --dims 10,20,30 --nnz 500 --seed 3 -o "$tmp/t.tns"
 expect_ok "features of a tensor" "$st" features "$tmp/t.tns"
 expect_fail "gen with a bad parameter" "scale" "$st" gen kron --scale -3 -o "$tmp/bad.mtx"
+# The scenario list's reproducer command writes the matrix the tests ran.
+expect_ok "gen scenario" "$st" gen scenario --name tall -o "$tmp/tall.mtx"
+grep -q '^4000 30 ' "$tmp/tall.mtx" && ok || bad "gen scenario tall: not a 4000 x 30 matrix"
+expect_ok "gen scenario 0x0" "$st" gen scenario --name 0x0 -o "$tmp/empty.mtx"
+expect_fail "gen scenario with an unknown name" "unknown name 'nope'.*duplicates" \
+  "$st" gen scenario --name nope -o "$tmp/nope.mtx"
+[ ! -e "$tmp/nope.mtx" ] && ok || bad "failed gen scenario left an output file"
 [ ! -e "$tmp/bad.mtx" ] && ok || bad "failed gen left an output file"
 
 # --- convert round trips ---------------------------------------------------------------------

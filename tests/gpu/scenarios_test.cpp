@@ -2,7 +2,7 @@
 // the kernels of every known format and of freshly drawn random graphs, in f64 and f32: y = A x,
 // alpha/beta with beta = 0 on a poisoned (NaN) y, beta != 0 from a random y, and x holding NaN and
 // infinities, whose propagation the worker checks entry by entry.
-#include "scenarios.hpp"
+#include "gen/scenarios.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -29,7 +29,7 @@ std::vector<double> special_x(std::int64_t cols, const std::string& dtype) {
 }
 
 // Every variant of one (graph, scenario, dtype); returns whether the Designer accepted it.
-bool add_variants(std::vector<Case>& cases, const graph::Graph& g, const test::Scenario& s,
+bool add_variants(std::vector<Case>& cases, const graph::Graph& g, const gen::Scenario& s,
                   const std::string& dtype) {
   // The reproducer: the scenario's recipe and the graph's JSON.
   const std::string what = s.name + " [" + s.recipe + "] graph " + graph::graph_to_json(g).dump();
@@ -44,7 +44,7 @@ bool add_variants(std::vector<Case>& cases, const graph::Graph& g, const test::S
 }  // namespace
 
 TEST_CASE("scenario list through the kernels of every known format", "[gpu][scenarios]") {
-  const auto list = test::scenarios(1000000);
+  const auto list = gen::scenarios(1000000);
   const auto graphs = search::load_graphs(search::default_graphs_dir());
   REQUIRE(graphs.size() >= 10);
   std::vector<Case> cases;
@@ -62,7 +62,7 @@ TEST_CASE("scenario list through the kernels of random graphs", "[gpu][scenarios
   const std::uint64_t seed = env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
   INFO("SPARSETUNE_SCENARIO_SEED=" << seed);
   std::mt19937_64 rng(seed);
-  const auto list = test::scenarios(100000);
+  const auto list = gen::scenarios(100000);
   std::vector<Case> cases;
   for (int i = 0; i < 40; ++i) {
     const auto g = graph::random_graph(rng);

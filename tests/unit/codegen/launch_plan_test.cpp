@@ -14,9 +14,9 @@
 #include "codegen/emit.hpp"
 #include "codegen_test_util.hpp"
 #include "core/reference.hpp"
+#include "gen/scenarios.hpp"
 #include "graph/random_graph.hpp"
 #include "runtime/launch_plan.hpp"
-#include "scenarios.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
@@ -266,7 +266,7 @@ TEST_CASE("scenario list: plans with alpha and beta pass the runtime's validatio
           "[codegen][plan][scenarios]") {
   testing::TempDir t("sparsetune-lplan-scen");
   const auto path = t.path / "plan.safetensors";
-  for (const auto& sc : test::scenarios(2000))
+  for (const auto& sc : gen::scenarios(2000))
     for (const auto& g : test::known_graphs()) {
       INFO(g.name << " on " << sc.name);
       codegen::Emitted e;

@@ -27,6 +27,7 @@ TEST_CASE("every kind generates with small parameters, deterministically", "[gen
       {"powerlaw", {{"n", "300"}}},
       {"blockdiag", {{"blocks", "10"}, {"block_size", "3,4"}, {"noise", "0.01"}}},
       {"tensor", {{"dims", "10,20,30"}, {"nnz", "500"}, {"skew", "1"}}},
+      {"scenario", {{"name", "poisson"}}},
   };
   REQUIRE(generator_kinds().size() == small.size());
   for (const auto& kind : generator_kinds()) {
@@ -46,8 +47,10 @@ TEST_CASE("every kind generates with small parameters, deterministically", "[gen
       gen_test::require_well_formed(a.matrix);
       CHECK(a.matrix.nnz() > 0);
       CHECK(gen_test::identical(a.matrix, b.matrix));
-      // Stencils hold no randomness; every other kind changes with the seed.
-      if (kind.name.rfind("stencil", 0) != 0) CHECK_FALSE(gen_test::identical(a.matrix, c.matrix));
+      // Stencils and the fixed scenarios hold no randomness; every other kind changes with the
+      // seed.
+      if (kind.name.rfind("stencil", 0) != 0 && kind.name != "scenario")
+        CHECK_FALSE(gen_test::identical(a.matrix, c.matrix));
     }
     // Every parameter with a default is reported back with the value used.
     for (const auto& p : kind.params)
@@ -116,4 +119,15 @@ TEST_CASE("bad parameters are refused with their name", "[gen][front]") {
   refuses("tensor", {{"skew", "-2"}}, "skew");
   CHECK_THROWS_WITH(run("mesh", {}), Catch::Contains("unknown kind 'mesh'"));
   CHECK_THROWS_AS(run("tensor", {{"dims", "3,3"}, {"nnz", "10"}}), Error);
+}
+
+TEST_CASE("gen scenario writes the scenario list's matrices by name", "[gen][front]") {
+  CHECK(run("scenario", {{"name", "tall"}}).matrix.rows == 4000);
+  const auto d = run("scenario", {{"name", "dense-row"}, {"dense_row", "300"}});
+  CHECK(d.matrix.row_length(17) == 300);
+  CHECK(d.resolved.at("dense_row") == "300");
+  CHECK(run("scenario", {{"name", "0x0"}}).matrix.rows == 0);
+  CHECK_THROWS_WITH(run("scenario", {{"name", "nope"}}),
+                    Catch::Contains("unknown name 'nope'") && Catch::Contains("explicit-zeros"));
+  CHECK_THROWS_WITH(run("scenario", {}), Catch::Contains("'name' is required"));
 }

@@ -3,7 +3,7 @@
 // alpha/beta convention (beta = 0 never reads a y full of NaN; beta != 0 scales the old y), and
 // x holding NaN and infinities, which must propagate exactly as IEEE arithmetic over the stored
 // entries says. A failure prints the graph JSON and the scenario's recipe as its reproducer.
-#include "scenarios.hpp"
+#include "gen/scenarios.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -66,7 +66,7 @@ struct Outcome {
 };
 
 // Every check of one (graph, scenario, dtype); returns false when the Designer refuses it.
-bool check_case(const Graph& g, const test::Scenario& s, const std::string& dtype, int index_bits) {
+bool check_case(const Graph& g, const gen::Scenario& s, const std::string& dtype, int index_bits) {
   DesignOptions o;
   o.dtype = dtype;
   o.index_bits = index_bits;
@@ -123,7 +123,7 @@ std::vector<Graph> known_graphs() {
   return v;
 }
 
-Outcome run_graph(const Graph& g, const std::vector<test::Scenario>& list) {
+Outcome run_graph(const Graph& g, const std::vector<gen::Scenario>& list) {
   Outcome out;
   for (const auto& s : list) {
     INFO("scenario \"" << s.name << "\": " << s.recipe);
@@ -141,14 +141,14 @@ Outcome run_graph(const Graph& g, const std::vector<test::Scenario>& list) {
 }  // namespace
 
 TEST_CASE("scenario list: the matrices are what they claim", "[graph][scenarios]") {
-  const auto list = test::scenarios();
+  const auto list = gen::scenarios();
   REQUIRE(list.size() >= 14);
   for (const auto& s : list) {
     INFO(s.name);
     CHECK(s.a.row_ptr.size() == static_cast<std::size_t>(s.a.rows + 1));
     CHECK(s.a.row_ptr.back() == s.a.nnz());
   }
-  auto find = [&](const std::string& name) -> const test::Scenario& {
+  auto find = [&](const std::string& name) -> const gen::Scenario& {
     for (const auto& s : list)
       if (s.name == name) return s;
     FAIL("no scenario " << name);
@@ -173,7 +173,7 @@ TEST_CASE("scenario list: the matrices are what they claim", "[graph][scenarios]
 }
 
 TEST_CASE("scenario list: every known format", "[graph][scenarios]") {
-  const auto list = test::scenarios();
+  const auto list = gen::scenarios();
   const auto graphs = known_graphs();
   REQUIRE(graphs.size() >= 10);
   for (const auto& g : graphs) {
@@ -190,7 +190,7 @@ TEST_CASE("scenario list: random graphs, drawn afresh each run", "[graph][scenar
   const std::uint64_t seed = env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
   INFO("SPARSETUNE_SCENARIO_SEED=" << seed);
   std::mt19937_64 rng(seed);
-  const auto list = test::scenarios(20000);  // a shorter dense row: many graphs walk it
+  const auto list = gen::scenarios(20000);  // a shorter dense row: many graphs walk it
   int designed = 0;
   for (int i = 0; i < 12; ++i) designed += run_graph(random_graph(rng), list).designed;
   CHECK(designed > 0);

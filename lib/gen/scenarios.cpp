@@ -1,35 +1,20 @@
-#pragma once
-// The edge-case scenario list every format family is run through, after Ginkgo's: degenerate
-// shapes, empty rows and columns at every position, one dense row, a dense matrix, explicit
-// zeros, duplicates, Poisson-imbalanced rows, tall and wide shapes. The CPU tier walks each
-// format with the interpreter; the [gpu] tier runs the generated kernels on the same list.
-// Each scenario carries the `sparsetune gen`-style recipe that rebuilds it, printed with the
-// graph JSON when a check fails.
+#include "gen/scenarios.hpp"
+
 #include <algorithm>
-#include <cstdint>
 #include <random>
-#include <string>
 #include <tuple>
-#include <vector>
 
 #include "core/convert.hpp"
-#include "core/matrix.hpp"
+#include "core/error.hpp"
 
-namespace sparsetune::test {
+namespace sparsetune::gen {
 
-struct Scenario {
-  std::string name;
-  std::string recipe;  // how to rebuild it: the function and arguments below
-  Csr64 a;
-  std::int64_t duplicates = 0;  // entries merged into an earlier one when the COO was converted
-};
-
-namespace scenario_detail {
+namespace {
 
 using Triples = std::vector<std::tuple<std::int64_t, std::int64_t, double>>;
 
-inline Csr64 csr(std::int64_t rows, std::int64_t cols, const Triples& t,
-                 std::int64_t* duplicates = nullptr) {
+Csr64 csr(std::int64_t rows, std::int64_t cols, const Triples& t,
+          std::int64_t* duplicates = nullptr) {
   Coo64 c;
   c.rows = rows;
   c.cols = cols;
@@ -38,12 +23,13 @@ inline Csr64 csr(std::int64_t rows, std::int64_t cols, const Triples& t,
 }
 
 // A value that is never 0 and never repeats a simple pattern: wrong indexing shows in y.
-inline double value(std::int64_t r, std::int64_t c) {
-  return 0.5 + static_cast<double>((r * 31 + c * 17) % 23) / 8.0 - ((r + c) % 3 == 0 ? 2.0 : 0.0);
+double value(std::int64_t r, std::int64_t c) {
+  const double m = 1.0 + static_cast<double>((r * 31 + c * 17) % 23) / 8.0;  // in [1, 3.75]
+  return (r + c) % 3 == 0 ? -m : m;
 }
 
-inline Triples random_rows(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols,
-                           const std::vector<std::int64_t>& lengths) {
+Triples random_rows(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols,
+                    const std::vector<std::int64_t>& lengths) {
   Triples t;
   std::uniform_int_distribution<std::int64_t> col(0, std::max<std::int64_t>(0, cols - 1));
   for (std::int64_t r = 0; r < rows; ++r)
@@ -54,20 +40,24 @@ inline Triples random_rows(std::mt19937_64& rng, std::int64_t rows, std::int64_t
   return t;  // repeated columns merge when converted, so rows may come out a little shorter
 }
 
-}  // namespace scenario_detail
+}  // namespace
 
-// `dense_row` is the length of the one dense row (10^5 on the CPU; the GPU tier uses 10^6).
-inline std::vector<Scenario> scenarios(std::int64_t dense_row = 100000) {
-  using namespace scenario_detail;
+std::vector<Scenario> scenarios(std::int64_t dense_row) {
+  if (dense_row < 1 || dense_row > (std::int64_t{1} << 31))
+    throw Error("gen scenario: dense_row must be in 1..2^31, got " + std::to_string(dense_row));
   std::vector<Scenario> s;
-  auto add = [&](std::string name, std::string recipe, Csr64 a, std::int64_t dups = 0) {
-    s.push_back({std::move(name), std::move(recipe), std::move(a), dups});
+  auto add = [&](std::string id, std::string name, std::string how, Csr64 a,
+                 std::int64_t dups = 0) {
+    std::string recipe = "sparsetune gen scenario --name " + id;
+    if (id == "dense-row") recipe += " --dense-row " + std::to_string(dense_row);
+    s.push_back(
+        {std::move(id), std::move(name), std::move(how), recipe + " -o A.mtx", std::move(a), dups});
   };
-  add("0x0", "empty(0, 0)", csr(0, 0, {}));
-  add("0xN", "empty(0, 9)", csr(0, 9, {}));
-  add("Nx0", "empty(9, 0)", csr(9, 0, {}));
-  add("all-zero NxM", "empty(13, 7)", csr(13, 7, {}));
-  add("1x1", "single(3.5)", csr(1, 1, {{0, 0, 3.5}}));
+  add("0x0", "0x0", "empty(0, 0)", csr(0, 0, {}));
+  add("0xN", "0xN", "empty(0, 9)", csr(0, 9, {}));
+  add("Nx0", "Nx0", "empty(9, 0)", csr(9, 0, {}));
+  add("all-zero", "all-zero NxM", "empty(13, 7)", csr(13, 7, {}));
+  add("1x1", "1x1", "single(3.5)", csr(1, 1, {{0, 0, 3.5}}));
   {
     // Rows 0-4, 40-44 and 95-99 empty; the rest banded.
     Triples t;
@@ -77,8 +67,8 @@ inline std::vector<Scenario> scenarios(std::int64_t dense_row = 100000) {
            c < std::min<std::int64_t>(100, r + 4); ++c)
         t.emplace_back(r, c, value(r, c));
     }
-    add("empty rows at start, middle and end", "banded(100, 7) without rows 0-4, 40-44, 95-99",
-        csr(100, 100, t));
+    add("empty-rows", "empty rows at start, middle and end",
+        "banded(100, 7) without rows 0-4, 40-44, 95-99", csr(100, 100, t));
   }
   {
     // Columns 0-9, 50-59 and 110-119 never referenced.
@@ -91,15 +81,15 @@ inline std::vector<Scenario> scenarios(std::int64_t dense_row = 100000) {
         c += c < 40 ? 10 : 20;  // 10..49 and 60..109
         t.emplace_back(r, c, value(r, c));
       }
-    add("empty columns", "random(70, 120, 4 per row, seed 5) avoiding columns 0-9, 50-59, 110-119",
-        csr(70, 120, t));
+    add("empty-cols", "empty columns",
+        "random(70, 120, 4 per row, seed 5) avoiding columns 0-9, 50-59, 110-119", csr(70, 120, t));
   }
   {
     Triples t;
     for (std::int64_t c = 0; c < dense_row; ++c) t.emplace_back(17, c, value(17, c));
     for (std::int64_t r = 0; r < 64; ++r)
       if (r != 17) t.emplace_back(r, (r * 997) % dense_row, value(r, r));
-    add("one dense row of " + std::to_string(dense_row),
+    add("dense-row", "one dense row of " + std::to_string(dense_row),
         "dense_row(rows 64, cols " + std::to_string(dense_row) + ", row 17)",
         csr(64, dense_row, t));
   }
@@ -107,7 +97,7 @@ inline std::vector<Scenario> scenarios(std::int64_t dense_row = 100000) {
     Triples t;
     for (std::int64_t r = 0; r < 48; ++r)
       for (std::int64_t c = 0; c < 40; ++c) t.emplace_back(r, c, value(r, c));
-    add("dense 48x40", "dense(48, 40)", csr(48, 40, t));
+    add("dense", "dense 48x40", "dense(48, 40)", csr(48, 40, t));
   }
   {
     // A tridiagonal matrix whose every third entry is a stored 0.0.
@@ -116,7 +106,8 @@ inline std::vector<Scenario> scenarios(std::int64_t dense_row = 100000) {
       for (std::int64_t c = std::max<std::int64_t>(0, r - 1);
            c <= std::min<std::int64_t>(59, r + 1); ++c)
         t.emplace_back(r, c, (r + c) % 3 == 0 ? 0.0 : value(r, c));
-    add("explicit zeros", "tridiagonal(60) with every third entry 0.0", csr(60, 60, t));
+    add("explicit-zeros", "explicit zeros", "tridiagonal(60) with every third entry 0.0",
+        csr(60, 60, t));
   }
   {
     // Every entry given twice or three times (summed when converted, as Matrix Market does).
@@ -132,7 +123,8 @@ inline std::vector<Scenario> scenarios(std::int64_t dense_row = 100000) {
       }
     std::int64_t dups = 0;
     Csr64 a = csr(50, 50, t, &dups);
-    add("duplicates", "random(50, 50, 3 per row, seed 9), each entry repeated", std::move(a), dups);
+    add("duplicates", "duplicates", "random(50, 50, 3 per row, seed 9), each entry repeated",
+        std::move(a), dups);
   }
   {
     std::mt19937_64 rng(15);
@@ -140,21 +132,31 @@ inline std::vector<Scenario> scenarios(std::int64_t dense_row = 100000) {
     std::vector<std::int64_t> lengths(3000);
     for (auto& l : lengths) l = len(rng);
     for (std::int64_t r = 0; r < 3000; r += 401) lengths[r] = 700;  // a few heavy rows
-    add("Poisson(1.5) imbalanced rows",
+    add("poisson", "Poisson(1.5) imbalanced rows",
         "poisson(3000 x 2500, mean 1.5, every 401st row 700, seed 15)",
         csr(3000, 2500, random_rows(rng, 3000, 2500, lengths)));
   }
   {
     std::mt19937_64 rng(21);
-    add("tall 4000x30", "random(4000, 30, 3 per row, seed 21)",
+    add("tall", "tall 4000x30", "random(4000, 30, 3 per row, seed 21)",
         csr(4000, 30, random_rows(rng, 4000, 30, std::vector<std::int64_t>(4000, 3))));
   }
   {
     std::mt19937_64 rng(23);
-    add("wide 30x4000", "random(30, 4000, 90 per row, seed 23)",
+    add("wide", "wide 30x4000", "random(30, 4000, 90 per row, seed 23)",
         csr(30, 4000, random_rows(rng, 30, 4000, std::vector<std::int64_t>(30, 90))));
   }
   return s;
 }
 
-}  // namespace sparsetune::test
+Scenario scenario(const std::string& id, std::int64_t dense_row) {
+  auto all = scenarios(dense_row);
+  std::string ids;
+  for (auto& s : all) {
+    if (s.id == id) return std::move(s);
+    ids += (ids.empty() ? "" : ", ") + s.id;
+  }
+  throw Error("gen scenario: unknown name '" + id + "' (known: " + ids + ")");
+}
+
+}  // namespace sparsetune::gen
