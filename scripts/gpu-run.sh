@@ -26,6 +26,13 @@
 #                                 banded_1m (17 diagonals) and powerlaw_1m (mean degree 16) are
 #                                 made and tuned only when named there or TUNE_ALL=1);
 #                                 tune.tar.gz, tune-table.md
+#   scripts/gpu-run.sh peers      fp64 SpMV on $PEER_MATRICES (default: the shared matrices with
+#                                 >= 50k entries, kron18/20, a 27-point 100^3 stencil, powerlaw,
+#                                 geometric and banded 2^20 matrices): `sparsetune tune` (budget
+#                                 $TUNE_BUDGET s, default 60; cuSPARSE's algorithms inside it),
+#                                 DASP's spmv_double and MatXtract at several (tau_c, tau_r), all
+#                                 in this one command from .device/peers (build-peers.sh);
+#                                 peers.tar.gz, peers-table.md
 #   scripts/gpu-run.sh exec       the [gpu] tests (while formats-emit works on the CPU),
 #                                 formats, then tunes, inside one deadline
 #                                 ($DEADLINE s, default 570): each step gets what is left
@@ -194,6 +201,48 @@ case "${1:-}" in
       tar -czf "$out/tune.tar.gz" -C "$work" json
     done
     python3 scripts/gpu-exec-table.py tune "$work/json" >"$out/tune-table.md"
+    ;;
+  peers)
+    work=/tmp/sparsetune-peers
+    mkdir -p "$work/json" "$work/mtx" "$work/data"
+    peers=$PWD/$dev/peers
+    # Plain .mtx for the peers (they read neither gzip nor safetensors); generated ones made here.
+    plain() {  # plain NAME SOURCE-or-gen-args...
+      local name=$1; shift
+      [ -f "$work/mtx/$name.mtx" ] && return
+      if [ -f "$1" ]; then run sparsetune convert "$1" "$work/mtx/$name.mtx" >/dev/null
+      else run sparsetune gen "$@" -o "$work/mtx/$name.mtx" >/dev/null; fi
+    }
+    names=${PEER_MATRICES:-"G3_circuit landmark Maragal_6 delaunay_n16 bcsstk16 luxembourg_osm ca-CondMat wiki-Vote pubmed kron18 kron20 stencil27_100 powerlaw_1m geometric_1m banded_1m"}
+    for name in $names; do
+      case $name in
+        kron18) plain kron18 kron --scale 18 ;;
+        kron20) plain kron20 kron --scale 20 ;;
+        stencil27_100) plain stencil27_100 stencil3d --n 100 --points 27 ;;
+        powerlaw_1m) plain powerlaw_1m powerlaw --n 1048576 --degree 16 ;;
+        geometric_1m) plain geometric_1m geometric --n 1048576 --degree 8 ;;
+        banded_1m) plain banded_1m banded --n 1048576 --bandwidth 8 ;;
+        *) [ -f "$dev/shared/matrices/$name.mtx.gz" ] || continue
+           plain "$name" "$dev/shared/matrices/$name.mtx.gz" ;;
+      esac
+      m=$work/mtx/$name.mtx
+      echo "== peers on $name $(date +%T)"
+      timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$m" \
+        --dtype f64 --budget "${TUNE_BUDGET:-60}" --db "$work/tuning.db" --force \
+        -o "$work/out-$name" >"$work/json/$name-tune.json" 2>"$work/json/$name-tune.err"
+      if [ -x "$peers/spmv_double" ]; then
+        (cd "$work" && timeout "$(left 60)" "$peers/spmv_double" "$m") >"$work/json/$name-dasp.txt" 2>&1
+      fi
+      if [ -x "$peers/matxtract_perftest" ]; then
+        for tc in "" "0.2 0.1" "0.5 0.3" "0.8 0.5" "1.0 0.9"; do
+          tag=${tc:-default}; tag=${tag// /-}
+          (cd "$work" && timeout "$(left 60)" "$peers/matxtract_perftest" $tc "$m") \
+            >"$work/json/$name-matx-$tag.txt" 2>&1
+        done
+      fi
+      tar -czf "$out/peers.tar.gz" -C "$work" json
+    done
+    python3 scripts/peers-table.py "$work/json" >"$out/peers-table.md"
     ;;
   exec)
     run sparsetune info | tee "$out/info.txt"

@@ -15,6 +15,7 @@ namespace sparsetune::db {
 namespace {
 
 constexpr int kSchemaVersion = 1;
+constexpr int kBusyTimeoutMs = 120000;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -172,8 +173,13 @@ TuningDb::TuningDb(const std::string& path) : path_(path) {
     db_ = nullptr;
     throw Error(path + ": cannot open the tuning database: " + msg);
   }
-  sqlite3_busy_timeout(db_, 5000);
+  // Writers wait for each other (several tune processes may share a database) rather than fail.
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   try {
+    // WAL: readers never block the writer, and a writer killed at any point (kill -9) leaves the
+    // file consistent with every committed transaction; each measurement is its own transaction.
+    // synchronous=FULL makes a commit durable once add() returns.
+    exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL", path_);
     exec(db_, kSchema, path_);
     exec(db_,
          "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" +
@@ -275,14 +281,38 @@ Stats TuningDb::stats() const {
   return st;
 }
 
+std::string TuningDb::integrity_check() const {
+  Statement s(db_, "PRAGMA integrity_check", path_);
+  std::string out;
+  while (s.step()) out += (out.empty() ? "" : "; ") + s.text(0);
+  return out;
+}
+
 std::int64_t TuningDb::merge(const std::string& other_path) {
   if (!std::filesystem::is_regular_file(other_path))
     throw Error(other_path + ": no such tuning database");
-  Statement attach(db_, "ATTACH DATABASE ?1 AS other", other_path);
-  attach.bind(1, other_path);
-  attach.step();
+  // A truncated or damaged file is refused before anything is copied.
+  const auto refuse = [&](const std::string& why) {
+    return Error(other_path + ": not a complete SQLite tuning database (truncated or damaged: " +
+                 why + "); nothing was merged");
+  };
+  try {
+    Statement attach(db_, "ATTACH DATABASE ?1 AS other", other_path);
+    attach.bind(1, other_path);
+    attach.step();
+  } catch (const Error&) {
+    throw refuse(sqlite3_errmsg(db_));
+  }
   std::int64_t added = 0;
   try {
+    std::string check;
+    try {
+      Statement q(db_, "PRAGMA other.quick_check", other_path);
+      check = q.step() ? q.text(0) : "no answer";
+    } catch (const Error&) {
+      check = sqlite3_errmsg(db_);
+    }
+    if (check != "ok") throw refuse(check);
     check_schema(db_, "other", other_path);
     exec(db_, "BEGIN", path_);
     exec(db_,

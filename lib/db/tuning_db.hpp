@@ -74,6 +74,9 @@ class TuningDb {
 
   Stats stats() const;
 
+  // SQLite's full integrity check of the file: "ok", or what is wrong.
+  std::string integrity_check() const;
+
   // Copies every row of another database file into this one; returns how many were new.
   std::int64_t merge(const std::string& other_path);
 

@@ -91,6 +91,7 @@ class Driver {
         have_best_ = true;
       }
       out.push_back(g);
+      if (opt_.on_scored) opt_.on_scored(s);
       r_.history.push_back(std::move(s));
     }
     // Pruned ones after the last scored are handled too when everything run was scored.

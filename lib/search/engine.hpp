@@ -28,6 +28,11 @@ struct Progress {
   double seconds_left = -1;  // -1: no deadline
 };
 
+struct Scored {
+  Candidate candidate;
+  Evaluation evaluation;
+};
+
 struct SearchOptions {
   double budget_s = 60;    // wall-clock limit; 0: no deadline (predict-only runs)
   int max_candidates = 0;  // 0: no limit besides the budget and the annealing
@@ -39,11 +44,9 @@ struct SearchOptions {
   Evaluator* predictor = nullptr;
   const std::atomic<bool>* stop = nullptr;        // polled: set by Ctrl-C
   std::function<void(const Progress&)> progress;  // after each batch
-};
-
-struct Scored {
-  Candidate candidate;
-  Evaluation evaluation;
+  // Each candidate as soon as it is scored (tune commits it to the tuning database then, so a
+  // killed search keeps every candidate it finished).
+  std::function<void(const Scored&)> on_scored;
 };
 
 struct SearchStats {

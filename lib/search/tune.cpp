@@ -37,6 +37,32 @@ std::vector<double> check_vector(std::int64_t n) {
   return x;
 }
 
+// The tuning-database row of one scored candidate.
+db::Measurement measurement_of(const Scored& h, const std::string& fp, const TuneOptions& o,
+                               const Evaluator& eval) {
+  db::Measurement m;
+  m.fingerprint = fp;
+  m.op = o.op;
+  m.dtype = o.dtype;
+  m.device = eval.device();
+  m.arch = eval.arch();
+  m.tool_version = kVersion;
+  m.candidate = "graph/" + graph_hash(h.candidate.graph);
+  m.graph = graph::graph_to_json(h.candidate.graph).dump();
+  m.params = json({{"point", h.candidate.point},
+                   {"origin", h.candidate.origin},
+                   {"level", h.candidate.level},
+                   {"predicted", !h.evaluation.measured}})
+                 .dump();
+  m.time_us = h.evaluation.time_us;
+  m.gflops = h.evaluation.gflops;
+  m.gbps = h.evaluation.gbs;
+  m.error = h.evaluation.error;
+  m.ok = h.evaluation.ok;
+  m.failure = h.evaluation.ok ? std::string() : h.evaluation.category + ": " + h.evaluation.failure;
+  return m;
+}
+
 json candidate_json(const Scored& s) {
   const auto& e = s.evaluation;
   json j = {{"graph", graph::describe(s.candidate.graph)},
@@ -121,7 +147,8 @@ TuneOutcome tune(const TuneOptions& o) {
   std::string no_gpu;
   std::unique_ptr<GpuEvaluator> gpu;
   if (o.compile_only)
-    no_gpu = "--compile-only: designed and compiled on the full matrix, predicted by the cost model";
+    no_gpu =
+        "--compile-only: designed and compiled on the full matrix, predicted by the cost model";
   else if (o.budget_s == 0)
     no_gpu = "--budget 0: predicted by the cost model only";
   else if (!o.use_gpu)
@@ -180,33 +207,13 @@ TuneOutcome tune(const TuneOptions& o) {
     so.predictor = &model;
     so.stop = o.stop;
     so.progress = o.progress;
+    // Every candidate is committed as it is scored (one transaction each): a killed tune keeps
+    // what it measured.
+    so.on_scored = [&](const Scored& h) { db.add(measurement_of(h, fp, o, eval)); };
     const auto prune = prune_for(pruning, alpha);
     const SearchResult r = run_search(a, space, prune, seeds, baseline, eval, so);
-    for (const auto& h : r.history) {
-      db::Measurement m;
-      m.fingerprint = fp;
-      m.op = o.op;
-      m.dtype = o.dtype;
-      m.device = eval.device();
-      m.arch = eval.arch();
-      m.tool_version = kVersion;
-      m.candidate = "graph/" + graph_hash(h.candidate.graph);
-      m.graph = graph::graph_to_json(h.candidate.graph).dump();
-      m.params = json({{"point", h.candidate.point},
-                       {"origin", h.candidate.origin},
-                       {"level", h.candidate.level},
-                       {"predicted", !h.evaluation.measured}})
-                     .dump();
-      m.time_us = h.evaluation.time_us;
-      m.gflops = h.evaluation.gflops;
-      m.gbps = h.evaluation.gbs;
-      m.error = h.evaluation.error;
-      m.ok = h.evaluation.ok;
-      m.failure = h.evaluation.ok ? std::string()
-                                  : h.evaluation.category + ": " + h.evaluation.failure;
-      db.add(m);
+    for (const auto& h : r.history)
       if (h.evaluation.ok) ranked.push_back(h);
-    }
     std::stable_sort(ranked.begin(), ranked.end(), [](const Scored& x, const Scored& y) {
       return x.evaluation.gflops > y.evaluation.gflops;
     });

@@ -175,5 +175,26 @@ expect_fail "emit-kernel: data rule broken" "THREAD_TOTAL_RED: rule: every BMT m
   "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_bad"
 [ ! -e "$tmp/emit_bad" ] && ok || bad "a refused emit-kernel left $tmp/emit_bad behind"
 
+# --- two tune processes writing one database at once lose nothing ------------------------------
+"$st" gen stencil2d --nx 30 -o "$tmp/c1.mtx" >/dev/null && "$st" gen kron --scale 9 -o "$tmp/c2.mtx" >/dev/null
+count() { "$st" --json db --db "$1" stats | sed -n 's/.*"measurements": *\([0-9]*\).*/\1/p'; }
+for i in 1 2; do
+  "$st" -q tune "$tmp/c$i.mtx" --budget 0 --db "$tmp/alone$i.db" -o "$tmp/alone$i" >/dev/null 2>&1
+done
+"$st" -q tune "$tmp/c1.mtx" --budget 0 --db "$tmp/both.db" -o "$tmp/both1" >/dev/null 2>&1 &
+p1=$!
+"$st" -q tune "$tmp/c2.mtx" --budget 0 --db "$tmp/both.db" -o "$tmp/both2" >/dev/null 2>&1 &
+p2=$!
+wait $p1 && wait $p2 && ok || bad "concurrent tunes on one database failed"
+want=$(( $(count "$tmp/alone1.db") + $(count "$tmp/alone2.db") ))
+got=$(count "$tmp/both.db")
+[ "$want" -gt 0 ] && [ "$got" = "$want" ] && ok || bad "concurrent tunes: $got rows, expected $want"
+
+head -c 3000 "$tmp/alone1.db" >"$tmp/cut.db"
+expect_fail "db merge of a truncated file" "cut.db: not a complete SQLite tuning database" \
+  "$st" db --db "$tmp/alone2.db" merge "$tmp/cut.db"
+[ "$(count "$tmp/alone2.db")" = "$(( want - $(count "$tmp/alone1.db") ))" ] && ok ||
+  bad "a refused merge changed the target"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
