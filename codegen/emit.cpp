@@ -73,6 +73,13 @@ std::string build_host_header(const graph::Format& f, const std::string& bytes) 
   h += "constexpr const char* kFingerprint = \"" + f.fingerprint + "\";\n";
   h += "constexpr std::uint64_t kFileBytes = " + std::to_string(bytes.size()) +
        "ULL, kHeaderBytes = " + std::to_string(header_len) + "ULL;\n";
+  // FNV-1a of the JSON header: two binaries of one matrix and size (another graph, another
+  // version) differ there.
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (std::uint64_t i = 0; i < header_len; ++i)
+    hash = (hash ^ static_cast<unsigned char>(bytes[8 + i])) * 0x100000001b3ull;
+  h += "constexpr std::uint64_t kHeaderHash = " + std::to_string(hash) +
+       "ULL;  // FNV-1a of the JSON header\n";
   h += "constexpr int kArrays = " + std::to_string(st.arrays.size()) + ";\n";
   h += "// Each stored array: name and byte range in the data section of the file.\n";
   h += "struct ArrayRange {\n  const char* name;\n  std::uint64_t begin, end;\n};\n";
@@ -88,14 +95,15 @@ std::string build_host_header(const graph::Format& f, const std::string& bytes) 
   h += "};\n\n";
   h += "struct Format {\n  void* arrays[" +
        std::to_string(std::max<std::size_t>(1, st.arrays.size())) + "] = {};\n};\n\n";
-  h += R"(inline void release(Format* f) {
+  h += R"HDR(inline void release(Format* f) {
   for (void*& p : f->arrays) {
     if (p) cudaFree(p);
     p = nullptr;
   }
 }
 
-// Reads the format binary this header was generated with; checks its size and fingerprint.
+// Reads the format binary this header was generated with; checks its size, its header's length
+// and hash, and the matrix fingerprint before any device memory is taken.
 inline cudaError_t load(const char* path, Format* f) {
   std::FILE* in = std::fopen(path, "rb");
   if (!in) {
@@ -105,12 +113,24 @@ inline cudaError_t load(const char* path, Format* f) {
   std::vector<char> bytes(kFileBytes + 1);
   const std::size_t got = std::fread(bytes.data(), 1, bytes.size(), in);
   std::fclose(in);
-  std::uint64_t header = 0;
+  std::uint64_t header = 0, hash = 0xcbf29ce484222325ULL;
   if (got == kFileBytes) std::memcpy(&header, bytes.data(), 8);
+  if (header == kHeaderBytes)
+    for (std::uint64_t i = 0; i < kHeaderBytes; ++i)
+      hash = (hash ^ static_cast<unsigned char>(bytes[8 + i])) * 0x100000001b3ULL;
   const std::string_view text(bytes.data(), got);
-  if (got != kFileBytes || header != kHeaderBytes ||
-      text.substr(8, kHeaderBytes).find(kFingerprint) == std::string_view::npos) {
-    std::fprintf(stderr, "sparsetune_kernel: %s is not the format this header was generated for\n", path);
+  const bool known_matrix =
+      text.substr(8, kHeaderBytes).find(kFingerprint) != std::string_view::npos;
+  const char* wrong = got != kFileBytes        ? "its size"
+                      : header != kHeaderBytes ? "its header length"
+                      : hash != kHeaderHash    ? "its header (another graph, matrix or version)"
+                      : !known_matrix          ? "its matrix fingerprint"
+                                               : nullptr;
+  if (wrong) {
+    std::fprintf(stderr,
+                 "sparsetune_kernel: %s is not the format this header was generated for (%s "
+                 "differs)\n",
+                 path, wrong);
     return cudaErrorInvalidValue;
   }
   for (int i = 0; i < kArrays; ++i) {
@@ -127,7 +147,7 @@ inline cudaError_t load(const char* path, Format* f) {
   return cudaSuccess;
 }
 
-)";
+)HDR";
   h += f.store_only
            ? "// y = alpha A x + beta y (cuSPARSE's convention): runs the part kernels in order on "
              "`stream`.\n// Store-only: every row of y is written exactly once by one thread, "

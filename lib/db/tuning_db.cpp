@@ -2,11 +2,13 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -103,6 +105,25 @@ void exec(sqlite3* db, const std::string& sql, const std::string& path) {
   }
 }
 
+// exec() that waits out another connection's lock: switching the journal mode and creating the
+// schema can meet SQLITE_BUSY without the busy handler being asked (two processes opening one new
+// database at once), so they are retried until the busy timeout.
+void exec_waiting(sqlite3* db, const std::string& sql, const std::string& path) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (int attempt = 0;; ++attempt) {
+    char* msg = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg);
+    if (rc == SQLITE_OK) return;
+    const std::string m = msg ? msg : sqlite3_errstr(rc);
+    sqlite3_free(msg);
+    const int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+        std::chrono::steady_clock::now() > until)
+      throw Error(path + ": tuning database: " + m);
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50, 1 << std::min(attempt, 6))));
+  }
+}
+
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -179,12 +200,12 @@ TuningDb::TuningDb(const std::string& path) : path_(path) {
     // WAL: readers never block the writer, and a writer killed at any point (kill -9) leaves the
     // file consistent with every committed transaction; each measurement is its own transaction.
     // synchronous=FULL makes a commit durable once add() returns.
-    exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL", path_);
-    exec(db_, kSchema, path_);
-    exec(db_,
-         "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" +
-             std::to_string(kSchemaVersion) + "')",
-         path_);
+    exec_waiting(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL", path_);
+    exec_waiting(db_, kSchema, path_);
+    exec_waiting(db_,
+                 "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" +
+                     std::to_string(kSchemaVersion) + "')",
+                 path_);
     check_schema(db_, "main", path_);
   } catch (...) {
     sqlite3_close(db_);

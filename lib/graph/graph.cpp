@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "graph/registry.hpp"
@@ -12,9 +13,23 @@ namespace sparsetune::graph {
 
 namespace {
 
+// Bounds on a graph's size: far beyond any useful format (the known ones have at most 20
+// operators and one level of branches), so a hostile file is refused at once instead of taking
+// the Designer's time or the parser's stack.
+constexpr std::size_t kMaxOperators = 4096;
+constexpr int kMaxDepth = 8;
+constexpr int kMaxJsonDepth = 64;
+
 std::vector<OpNode> ops_from_json(const nlohmann::json& j, const std::string& source,
-                                  const std::string& where) {
+                                  const std::string& where, std::size_t& count, int depth = 0) {
   if (!j.is_array()) throw GraphError(source + ": " + where + " must be an array of operators");
+  if (depth > kMaxDepth)
+    throw GraphError(source + ": " + where + ": branches nest deeper than " +
+                     std::to_string(kMaxDepth) + " levels");
+  count += j.size();
+  if (count > kMaxOperators)
+    throw GraphError(source + ": " + where + ": more than " + std::to_string(kMaxOperators) +
+                     " operators in the graph");
   std::vector<OpNode> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const auto& o = j[i];
@@ -29,8 +44,9 @@ std::vector<OpNode> ops_from_json(const nlohmann::json& j, const std::string& so
         if (!it.value().is_array())
           throw GraphError(source + ": " + at + " (" + n.op + "): \"branches\" must be an array");
         for (std::size_t b = 0; b < it.value().size(); ++b)
-          n.branches.push_back(
-              ops_from_json(it.value()[b], source, at + ".branches[" + std::to_string(b) + "]"));
+          n.branches.push_back(ops_from_json(it.value()[b], source,
+                                             at + ".branches[" + std::to_string(b) + "]", count,
+                                             depth + 1));
         continue;
       }
       n.params[it.key()] = it.value();
@@ -183,8 +199,46 @@ Graph graph_from_json(const nlohmann::json& j, const std::string& source) {
     g.op = "spmv";
   }
   if (!j.contains("ops")) throw GraphError(source + ": missing \"ops\"");
-  g.ops = ops_from_json(j["ops"], source, "ops");
+  std::size_t count = 0;
+  g.ops = ops_from_json(j["ops"], source, "ops", count);
   return g;
+}
+
+Graph parse_graph(const std::string& text, const std::string& source) {
+  // JSON nested deeper than any graph needs is refused before parsing: copying or walking it
+  // later would recurse as deep. (A linear scan: the parser's own depth callback is far slower.)
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
+    if (depth > kMaxJsonDepth)
+      throw GraphError(source + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                       " levels");
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // also a number out of range (406)
+    throw InputError(source, 0, std::string("not valid JSON: ") + e.what());
+  }
+  try {
+    Graph g = graph_from_json(j, source);
+    validate(g, source);
+    return g;
+  } catch (const nlohmann::json::exception& e) {  // a value of the wrong JSON type
+    throw GraphError(source + ": " + e.what());
+  }
 }
 
 nlohmann::json graph_to_json(const Graph& g) {
@@ -198,17 +252,16 @@ nlohmann::json graph_to_json(const Graph& g) {
 void validate(Graph& g, const std::string& source) { walk(g.ops, GraphState{}, source, "ops"); }
 
 Graph read_graph(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open graph file " + path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
-  }
-  Graph g = graph_from_json(j, path);
-  validate(g, path);
-  return g;
+  if (std::filesystem::is_directory(path)) throw Error(path + " is a folder, not a graph file");
+  const auto size = std::filesystem::file_size(path);
+  if (size > kMaxGraphBytes)
+    throw Error(path + ": " + std::to_string(size) +
+                " bytes is too large for a graph file (at most " + std::to_string(kMaxGraphBytes) +
+                ")");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return parse_graph(text, path);
 }
 
 void write_graph(const std::string& path, const Graph& g) {

@@ -4,6 +4,7 @@
 //   {"format": "sparsetune-graph", "version": 1, "name": "csr-vector", "op": "spmv",
 //    "ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows": 1}, ...,
 //            {"op": "ROW_DIV", "count": 2, "branches": [[...], [...]]}]}
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ nlohmann::json graph_to_json(const Graph& g);
 void validate(Graph& g, const std::string& source = "graph");
 
 Graph read_graph(const std::string& path);  // parsed and validated
+// The same from text: at most 4096 operators, branches at most 8 levels deep; every error names
+// `source` and the operator at fault.
+Graph parse_graph(const std::string& text, const std::string& source);
+inline constexpr std::uintmax_t kMaxGraphBytes = 16u << 20;  // a graph file's largest size
 void write_graph(const std::string& path, const Graph& g);
 
 // One line per operator, for comments and logs: "COMPRESS > BMT_ROW_BLOCK(rows=1) > ...".

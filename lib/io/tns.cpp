@@ -49,7 +49,7 @@ void parse_header_ints(std::string_view line, int n, std::vector<std::int64_t>& 
   }
 }
 
-void check_order(int order, const std::string& src, std::int64_t lineno) {
+void check_order(std::int64_t order, const std::string& src, std::int64_t lineno) {
   if (order < 3)
     throw InputError(src, lineno,
                      "order-" + std::to_string(order) +
@@ -79,7 +79,7 @@ SparseTensor parse_tns(std::string_view text, const std::string& source, TnsInfo
     // ParTI-style header: the order alone on a line, then the dimensions.
     std::vector<std::int64_t> v;
     parse_header_ints(line, 1, v, source, cur.line, "order");
-    if (v[0] > kMaxTensorOrder) check_order(kMaxTensorOrder + 1, source, cur.line);
+    if (v[0] > kMaxTensorOrder) check_order(v[0], source, cur.line);  // before any allocation
     order = static_cast<int>(v[0]);
     check_order(order, source, cur.line);
     const std::int64_t order_line = cur.line;

@@ -175,6 +175,55 @@ expect_fail "emit-kernel: data rule broken" "THREAD_TOTAL_RED: rule: every BMT m
   "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_bad"
 [ ! -e "$tmp/emit_bad" ] && ok || bad "a refused emit-kernel left $tmp/emit_bad behind"
 
+# --- hostile inputs: clear errors within bounded memory and time ------------------------------
+# A tensor claiming 10^9 along every mode, and a header claiming order 10^9.
+f=$(mtx huge.tns '1 1 1 1.0\n1000000000 1000000000 1000000000 2.0\n')
+expect_ok "tensor of 10^9 per mode, 1 GB of memory" bash -c "ulimit -v 1000000; timeout 20 '$st' features '$f'"
+f=$(mtx order.tns '1000000000\n1 1 1 1.0\n')
+expect_fail "tensor claiming order 10^9" "order.tns:1: order 1000000000 exceeds" \
+  bash -c "ulimit -v 1000000; timeout 20 '$st' features '$f'"
+# Graph JSON: 10^6 operators, branches nested 10^5 deep, JSON nested 10^6 deep.
+python3 -c "import json; print(json.dumps({'ops': [{'op': 'SORT'}] * 1000000}, separators=(',', ':')))" \
+  >"$tmp/many.json"
+expect_fail "graph of 10^6 operators" "more than 4096 operators" \
+  bash -c "ulimit -v 2000000; timeout 20 '$st' emit-kernel --graph '$tmp/many.json' '$example' -o '$tmp/g1'"
+python3 -c "
+import sys; n = 100000
+sys.stdout.write('{\"ops\":' + '[{\"op\":\"HYB_SPLIT\",\"branches\":[' * n + '[]' + ']}]' * n + '}')" >"$tmp/deep.json"
+expect_fail "graph branches nested 10^5 deep" "nested deeper than" \
+  bash -c "ulimit -v 2000000; timeout 20 '$st' emit-kernel --graph '$tmp/deep.json' '$example' -o '$tmp/g2'"
+python3 -c "print('{\"ops\":[{\"op\":\"COMPRESS\",\"x\":' + '[' * 1000000 + ']' * 1000000 + '}]}')" >"$tmp/deepjson.json"
+expect_fail "graph JSON nested 10^6 deep" "nested deeper than 64" \
+  bash -c "ulimit -v 2000000; timeout 20 '$st' emit-kernel --graph '$tmp/deepjson.json' '$example' -o '$tmp/g3'"
+[ ! -e "$tmp/g1" ] && [ ! -e "$tmp/g2" ] && [ ! -e "$tmp/g3" ] && ok || bad "a refused graph left output"
+# Format binaries: header length 2^63, offsets past the end, overlapping arrays, bad UTF-8.
+"$st" emit-kernel --graph "$root/configs/graphs/csr-vector.json" "$example" -o "$tmp/fb" >/dev/null
+python3 - "$tmp" <<'PY'
+import json, shutil, struct, sys
+tmp = sys.argv[1]
+src = open(f"{tmp}/fb/format.safetensors", "rb").read()
+n = struct.unpack("<Q", src[:8])[0]
+head, data = json.loads(src[8:8 + n]), src[8 + n:]
+names = [k for k in head if k != "__metadata__"]
+def put(name, blob):
+    shutil.copytree(f"{tmp}/fb", f"{tmp}/fb-{name}")
+    open(f"{tmp}/fb-{name}/format.safetensors", "wb").write(blob)
+def packed(h):
+    t = json.dumps(h).encode()
+    return struct.pack("<Q", len(t)) + t + data
+put("hdr", struct.pack("<Q", 1 << 63) + src[8:])
+h = json.loads(json.dumps(head)); h[names[0]]["data_offsets"][1] += 10 ** 6; put("past", packed(h))
+h = json.loads(json.dumps(head)); h[names[1]]["data_offsets"] = list(h[names[0]]["data_offsets"]); put("overlap", packed(h))
+t = json.dumps(head).encode().replace(b'"tool": "', b'"tool": "\xff\xfe', 1)
+put("utf8", struct.pack("<Q", len(t)) + t + data)
+PY
+expect_fail "format binary: header length 2^63" "header length 9223372036854775808 runs past the end" \
+  bash -c "ulimit -v 2000000; timeout 20 '$st' run '$tmp/fb-hdr'"
+expect_fail "format binary: offsets past the end" "data_offsets .* run past the end" "$st" run "$tmp/fb-past"
+expect_fail "format binary: overlapping arrays" "overlap" "$st" run "$tmp/fb-overlap"
+expect_fail "format binary: bad UTF-8 in metadata" "format.safetensors: safetensors: header is not valid JSON.*UTF-8" \
+  "$st" run "$tmp/fb-utf8"
+
 # --- two tune processes writing one database at once lose nothing ------------------------------
 "$st" gen stencil2d --nx 30 -o "$tmp/c1.mtx" >/dev/null && "$st" gen kron --scale 9 -o "$tmp/c2.mtx" >/dev/null
 count() { "$st" --json db --db "$1" stats | sed -n 's/.*"measurements": *\([0-9]*\).*/\1/p'; }

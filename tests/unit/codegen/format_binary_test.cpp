@@ -1,6 +1,9 @@
 // The format binary: safetensors round trips (stored, narrowed and formula arrays) and
 // corrupted files rejected with an error, never a crash or a wrong answer.
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +14,7 @@
 #include "core/reference.hpp"
 #include "graph/interpreter.hpp"
 #include "io/safetensors.hpp"
+#include "test_support.hpp"
 
 using namespace sparsetune;
 
@@ -174,4 +178,56 @@ TEST_CASE("a corrupted table model is rejected", "[codegen]") {
   // A clamp that lets columns leave the matrix.
   REQUIRE(load_error(edit_col([](nlohmann::json& m) { m["c"] = m["c"].get<long long>() + 5; }), x)
               .find("out of range") != std::string::npos);
+}
+
+TEST_CASE("kernel.h refuses a format binary it was not generated for, by name", "[codegen]") {
+  const std::string nvcc = test::nvcc_path();
+  if (nvcc.empty()) {
+    WARN("no nvcc on this machine: kernel.h's load() is not compiled here");
+    return;
+  }
+  testing::TempDir t("sparsetune-wrong-binary");
+  const Csr64 a = test::stencil5(12), b = test::stencil5(13);
+  // The same matrix with another graph, the same graph on another matrix, and a flipped byte.
+  codegen::write_emitted(codegen::generate(by_name("csr-vector"), a), by_name("csr-vector"),
+                         (t.path / "a").string());
+  codegen::write_emitted(codegen::generate(by_name("csr-scalar"), a), by_name("csr-scalar"),
+                         (t.path / "other-graph").string());
+  codegen::write_emitted(codegen::generate(by_name("csr-vector"), b), by_name("csr-vector"),
+                         (t.path / "other-matrix").string());
+  {
+    std::ifstream in(t.path / "a" / "format.safetensors", std::ios::binary);
+    std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    bytes[12] ^= 0x20;  // inside the JSON header: same size, same length, other content
+    std::ofstream(t.path / "flipped.safetensors", std::ios::binary) << bytes;
+  }
+  // A host program that only loads: exit 3 when load() refuses the file as the wrong format.
+  std::ofstream(t.path / "a" / "load.cu")
+      << "#include \"kernel.h\"\nint main(int, char** argv) {\n"
+         "  sparsetune_kernel::Format f;\n"
+         "  const cudaError_t e = sparsetune_kernel::load(argv[1], &f);\n"
+         "  return e == cudaErrorInvalidValue ? 3 : 0;\n}\n";
+  const std::string dir = (t.path / "a").string();
+  REQUIRE(std::system(("cd '" + dir + "' && " + nvcc +
+                       " -arch=sm_90 -o load load.cu kernel.cu > nvcc.log 2>&1")
+                          .c_str()) == 0);
+  const auto load = [&](const std::filesystem::path& file, std::string& err) {
+    const std::string log = (t.path / "err.txt").string();
+    const int rc =
+        std::system(("'" + dir + "/load' '" + file.string() + "' 2> '" + log + "'").c_str());
+    std::ifstream in(log);
+    err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  std::string err;
+  CHECK(load(t.path / "other-graph" / "format.safetensors", err) == 3);
+  CHECK_THAT(err, Catch::Contains("is not the format this header was generated for"));
+  CHECK(load(t.path / "other-matrix" / "format.safetensors", err) == 3);
+  CHECK_THAT(err, Catch::Contains("differs"));
+  CHECK(load(t.path / "flipped.safetensors", err) == 3);
+  CHECK_THAT(err, Catch::Contains("its header (another graph, matrix or version) differs"));
+  CHECK(load(t.path / "missing.safetensors", err) == 3);
+  CHECK_THAT(err, Catch::Contains("cannot open"));
+  // Its own file passes every check (without a GPU the first allocation then fails otherwise).
+  CHECK(load(t.path / "a" / "format.safetensors", err) != 3);
 }

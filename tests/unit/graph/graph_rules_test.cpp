@@ -266,3 +266,34 @@ TEST_CASE("SORT, BIN and SORT_BMTB keep the row map consistent", "[graph]") {
   m = apply_graph(g, a);
   REQUIRE(m.parts[0].origin_row == std::vector<std::int64_t>{1, 0, 3, 2, 4});
 }
+
+TEST_CASE("graph JSON beyond the reader's bounds is refused by name", "[graph]") {
+  // 4096 operators pass the count (the rules then judge them); one more does not.
+  std::string ops;
+  for (int i = 0; i < 4097; ++i) ops += std::string(i ? "," : "") + R"({"op":"SORT"})";
+  CHECK_THROWS_WITH(parse_graph(R"({"ops":[)" + ops + "]}", "many.json"),
+                    Catch::Contains("many.json: ops: more than 4096 operators"));
+  // Branches nested 9 levels deep (each level an HYB_SPLIT with one branch).
+  std::string nested = "[]";
+  for (int i = 0; i < 9; ++i) nested = R"([{"op":"HYB_SPLIT","branches":[)" + nested + "]}]";
+  CHECK_THROWS_WITH(parse_graph(R"({"ops":)" + nested + "}", "deep.json"),
+                    Catch::Contains("nest deeper than 8 levels"));
+  // JSON nested 65 deep anywhere, even inside a parameter or a string-free value.
+  CHECK_THROWS_WITH(parse_graph(R"({"ops":[{"op":"SORT","x":)" + std::string(62, '[') +
+                                    std::string(62, ']') + "}]}",
+                                "json.json"),
+                    Catch::Contains("json.json: JSON nested deeper than 64 levels"));
+  // Brackets inside strings do not count.
+  CHECK_THROWS_WITH(
+      parse_graph(R"({"name":")" + std::string(100, '[') + R"(","ops":[{"op":"NOPE"}]})",
+                  "str.json"),
+      !Catch::Contains("nested deeper"));
+}
+
+TEST_CASE("graph JSON with a number out of range is an error, not a crash", "[graph]") {
+  // Found by fuzz_graph: nlohmann throws out_of_range (not parse_error) for 2e2222.
+  CHECK_THROWS_WITH(
+      parse_graph(R"({"format":"sparsetune-graph","opq":2222E2222,"ops":[]})", "n.json"),
+      Catch::Contains("n.json") && Catch::Contains("not valid JSON"));
+  CHECK_THROWS_AS(parse_graph(R"({"ops":[{"op":"SORT","window":1e400}]})", "w.json"), Error);
+}
