@@ -191,7 +191,10 @@ inline cudaError_t load(const char* path, Format* f) {
   return h;
 }
 
-std::vector<std::string> write_reference(const Csr64& a, const std::string& dir) {
+namespace {
+
+// x.f64 and y_reference.f64 as bytes.
+std::pair<std::string, std::string> reference_bytes(const Csr64& a) {
   std::vector<double> x(a.cols);
   for (std::int64_t i = 0; i < a.cols; ++i)
     x[i] = 1.0 + 0.25 * static_cast<double>((i * 7919) % 13) - 1.5;
@@ -199,26 +202,39 @@ std::vector<std::string> write_reference(const Csr64& a, const std::string& dir)
   const auto raw = [](const std::vector<double>& v) {
     return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
   };
+  return {raw(x), raw(y)};
+}
+
+}  // namespace
+
+void stage_reference(const Csr64& a, io::StagedFolder& out) {
+  const auto [x, y] = reference_bytes(a);
+  out.add("x.f64", x);
+  out.add("y_reference.f64", y);
+}
+
+std::vector<std::string> write_reference(const Csr64& a, const std::string& dir) {
+  const auto [x, y] = reference_bytes(a);
   const auto path = [&](const char* name) { return (std::filesystem::path(dir) / name).string(); };
   std::vector<std::string> out = {path("x.f64"), path("y_reference.f64")};
-  io::write_file_atomic(out[0], raw(x));
-  io::write_file_atomic(out[1], raw(y));
+  io::write_file_atomic(out[0], x);
+  io::write_file_atomic(out[1], y);
   return out;
+}
+
+void stage_emitted(const Emitted& e, const graph::Graph& g, io::StagedFolder& out) {
+  out.add("format.safetensors", e.format_bytes);
+  out.add("kernel.cu", e.kernels.source);
+  out.add("kernel.h", e.host_header);
+  out.add("graph.json", graph::graph_to_json(g).dump(2) + "\n");
 }
 
 std::vector<std::string> write_emitted(const Emitted& e, const graph::Graph& g,
                                        const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) throw Error("cannot create output folder " + dir);
-  const auto path = [&](const char* name) { return (std::filesystem::path(dir) / name).string(); };
-  std::vector<std::string> out = {path("format.safetensors"), path("kernel.cu"), path("kernel.h"),
-                                  path("graph.json")};
-  io::write_file_atomic(out[0], e.format_bytes);
-  io::write_file_atomic(out[1], e.kernels.source);
-  io::write_file_atomic(out[2], e.host_header);
-  io::write_file_atomic(out[3], graph::graph_to_json(g).dump(2) + "\n");
-  return out;
+  io::StagedFolder out(dir);
+  stage_emitted(e, g, out);
+  out.commit();
+  return out.files();
 }
 
 }  // namespace sparsetune::codegen

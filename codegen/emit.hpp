@@ -9,6 +9,7 @@
 #include "core/matrix.hpp"
 #include "graph/designer.hpp"
 #include "graph/graph.hpp"
+#include "io/staged_folder.hpp"
 
 namespace sparsetune::codegen {
 
@@ -31,12 +32,16 @@ Emitted generate(const graph::Graph& g, const Csr64& a, const EmitOptions& opt =
 // The host header for a format whose safetensors bytes are `format_bytes`.
 std::string build_host_header(const graph::Format& f, const std::string& format_bytes);
 
-// Writes DIR/x.f64 (a deterministic test vector) and DIR/y_reference.f64 (A·x by the fp64 CPU
-// reference), raw little-endian doubles, for checking a kernel where it runs. Returns the paths.
+// Stages x.f64 (a deterministic test vector) and y_reference.f64 (A·x by the fp64 CPU
+// reference), raw little-endian doubles, for checking a kernel where it runs.
+void stage_reference(const Csr64& a, io::StagedFolder& out);
+// The same written into `dir` (each file atomically). Returns the paths.
 std::vector<std::string> write_reference(const Csr64& a, const std::string& dir);
 
-// Writes the four files (each through a temporary file and a rename); creates `dir`.
-// Returns the paths written.
+// Stages the four files: format.safetensors, kernel.cu, kernel.h, graph.json.
+void stage_emitted(const Emitted& e, const graph::Graph& g, io::StagedFolder& out);
+// Writes them as a whole (io::StagedFolder): `dir` ends up holding all four new files or, after a
+// failure or a kill, its previous contents. Returns the paths written.
 std::vector<std::string> write_emitted(const Emitted& e, const graph::Graph& g,
                                        const std::string& dir);
 

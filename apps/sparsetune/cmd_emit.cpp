@@ -41,9 +41,11 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
     opt.design.index_bits = o->index_bits;
     if (o->no_optimize) opt.optimizer = {false, 0, false, false, false};
     const auto e = codegen::generate(gr, a, opt);
-    auto files = codegen::write_emitted(e, gr, o->out);
-    if (o->reference)
-      for (const auto& f : codegen::write_reference(a, o->out)) files.push_back(f);
+    io::StagedFolder out(o->out);  // all files or none
+    codegen::stage_emitted(e, gr, out);
+    if (o->reference) codegen::stage_reference(a, out);
+    out.commit();
+    const auto& files = out.files();
     nlohmann::json parts = nlohmann::json::array();
     for (const auto& p : e.format.parts)
       parts.push_back({{"kernel", p.kernel},

@@ -250,7 +250,12 @@ TuneOutcome tune(const TuneOptions& o) {
 
   graph::Graph g = best->candidate.graph;
   g.name = "tuned-" + name_of(o.matrix);
-  out.files = codegen::write_emitted(chosen->emitted, g, out.out_dir);
+  // The outputs are staged and put in place together with report.json at the end: a killed tune
+  // leaves the previous outputs whole.
+  io::StagedFolder staged(out.out_dir);
+  codegen::stage_emitted(chosen->emitted, g, staged);
+  out.files = staged.files();
+  out.files.push_back((std::filesystem::path(out.out_dir) / "report.json").string());
 
   // cuSPARSE, measured alongside when a GPU is there.
   json cusparse = nullptr;
@@ -326,11 +331,8 @@ TuneOutcome tune(const TuneOptions& o) {
       {"wall_budget", wall.to_json()},
       {"skipped", skipped},
       {"files", out.files}};
-  const std::string text = report.dump(2) + "\n";
-  const auto rpath = (std::filesystem::path(out.out_dir) / "report.json").string();
-  runtime::write_file_atomic(rpath, text.data(), text.size());
-  out.files.push_back(rpath);
-  report["files"] = out.files;
+  staged.add("report.json", report.dump(2) + "\n");
+  staged.commit();
   out.report = std::move(report);
   return out;
 }

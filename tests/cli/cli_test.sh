@@ -174,6 +174,13 @@ f=$(mtx rows.json '{"ops":[{"op":"COMPRESS"},{"op":"BMT_NNZ_BLOCK","nnz":9},{"op
 expect_fail "emit-kernel: data rule broken" "THREAD_TOTAL_RED: rule: every BMT must hold one row" \
   "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_bad"
 [ ! -e "$tmp/emit_bad" ] && ok || bad "a refused emit-kernel left $tmp/emit_bad behind"
+# A refused run into an existing folder leaves its previous outputs as they were.
+before=$(cat "$tmp/emit"/* | md5sum)
+expect_fail "emit-kernel over a folder: rule broken" "rule" \
+  "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit"
+[ "$(cat "$tmp/emit"/* | md5sum)" = "$before" ] && ok || bad "a refused emit-kernel changed $tmp/emit"
+expect_fail "emit-kernel into the current folder" "a name of its own|holds it" \
+  bash -c "cd '$tmp' && '$st' emit-kernel --graph '$root/configs/graphs/csr-vector.json' '$example' -o ."
 
 # --- hostile inputs: clear errors within bounded memory and time ------------------------------
 # A tensor claiming 10^9 along every mode, and a header claiming order 10^9.

@@ -1,0 +1,105 @@
+// Output folders replaced as a whole: all new files or all previous ones, even when the writer is
+// killed; files the run does not write are kept; the current folder is never replaced.
+#include "io/staged_folder.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "io/file_bytes.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetune;
+namespace fs = std::filesystem;
+
+namespace {
+std::string slurp(const fs::path& p) { return io::read_file(p.string()); }
+int hidden_entries(const fs::path& dir) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string()[0] == '.';
+  return n;
+}
+}  // namespace
+
+TEST_CASE("a staged folder appears whole, keeps other files, and replaces the old one",
+          "[io][staged]") {
+  testing::TempDir t("sparsetune-staged");
+  const fs::path out = t.path / "out";
+  {
+    io::StagedFolder s(out.string());
+    CHECK(s.add("a.txt", "one") == (out / "a.txt").string());
+    s.add("b.txt", "two");
+    CHECK_FALSE(fs::exists(out));  // nothing before commit
+    s.commit();
+    CHECK(s.files() ==
+          std::vector<std::string>{(out / "a.txt").string(), (out / "b.txt").string()});
+  }
+  CHECK(slurp(out / "a.txt") == "one");
+  CHECK(slurp(out / "b.txt") == "two");
+  std::ofstream(out / "notes.txt") << "mine";
+  {
+    io::StagedFolder s(out.string());
+    s.add("a.txt", "ONE");
+    s.add("b.txt", "TWO");
+    s.commit();
+  }
+  CHECK(slurp(out / "a.txt") == "ONE");
+  CHECK(slurp(out / "b.txt") == "TWO");
+  CHECK(slurp(out / "notes.txt") == "mine");  // a file this run does not write stays
+  CHECK(hidden_entries(t.path) == 0);         // no staging folder left behind
+}
+
+TEST_CASE("a staged folder never committed leaves the previous one as it was", "[io][staged]") {
+  testing::TempDir t("sparsetune-staged");
+  const fs::path out = t.path / "out";
+  {
+    io::StagedFolder s(out.string());
+    s.add("a.txt", "old");
+    s.commit();
+  }
+  {
+    io::StagedFolder s(out.string());
+    s.add("a.txt", "new");  // then an exception, say: no commit
+  }
+  CHECK(slurp(out / "a.txt") == "old");
+  CHECK(hidden_entries(t.path) == 0);
+  // A writer killed with SIGKILL after staging: the previous outputs are intact.
+  const pid_t pid = fork();
+  if (pid == 0) {
+    io::StagedFolder s(out.string());
+    s.add("a.txt", "killed");
+    s.add("b.txt", "killed");
+    raise(SIGKILL);
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(slurp(out / "a.txt") == "old");
+  CHECK_FALSE(fs::exists(out / "b.txt"));
+}
+
+TEST_CASE("a staged folder refuses the current folder, its parents and folders in the way",
+          "[io][staged]") {
+  testing::TempDir t("sparsetune-staged");
+  const auto cwd = fs::current_path();
+  fs::current_path(t.path);
+  CHECK_THROWS_WITH(io::StagedFolder("."), Catch::Contains("a name of its own"));
+  fs::create_directories("inner");
+  fs::current_path(t.path / "inner");
+  CHECK_THROWS_WITH(io::StagedFolder(t.path.string()), Catch::Contains("holds it"));
+  fs::current_path(cwd);
+  std::ofstream(t.path / "file") << "x";
+  CHECK_THROWS_WITH(io::StagedFolder((t.path / "file").string()), Catch::Contains("not a folder"));
+  fs::create_directories(t.path / "out" / "sub");
+  io::StagedFolder s((t.path / "out").string());
+  s.add("a.txt", "x");
+  CHECK_THROWS_WITH(s.commit(), Catch::Contains("sub, which is not a plain file"));
+  CHECK(fs::is_directory(t.path / "out" / "sub"));
+  CHECK_FALSE(fs::exists(t.path / "out" / "a.txt"));
+}
