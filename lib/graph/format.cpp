@@ -1,6 +1,7 @@
 #include "graph/format.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <cstring>
 #include <limits>
 
@@ -270,6 +271,26 @@ io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_vers
   return s;
 }
 
+namespace {
+
+// Every number in a format's metadata is an integer: a float there (or an integer past int64,
+// which the parser reads as a float) would make the integer reads below undefined. Iterative, as
+// the metadata may nest deep. (Found by fuzz_format.)
+void require_integers(const nlohmann::json& root, const std::function<Error(std::string)>& bad,
+                      const char* key) {
+  std::vector<const nlohmann::json*> todo = {&root};
+  while (!todo.empty()) {
+    const nlohmann::json* j = todo.back();
+    todo.pop_back();
+    if (j->is_number_float())
+      throw bad(std::string("'") + key + "' holds " + j->dump() + " where integers belong");
+    if (j->is_structured())
+      for (const auto& child : *j) todo.push_back(&child);
+  }
+}
+
+}  // namespace
+
 Format from_safetensors(const io::SafetensorsFile& s, const std::string& source) {
   auto meta = [&](const char* k) -> const std::string& {
     auto it = s.metadata.find(k);
@@ -288,6 +309,7 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
     f.index_bits = std::stoi(meta("index_bits"));
     if (f.index_bits != 32 && f.index_bits != 64) throw bad("index_bits must be 32 or 64");
     const auto shape = nlohmann::json::parse(meta("shape"));
+    require_integers(shape, bad, "shape");
     f.rows = shape.at(0).get<std::int64_t>();
     f.cols = shape.at(1).get<std::int64_t>();
     f.nnz = std::stoll(meta("nnz"));
@@ -295,6 +317,7 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
     f.fingerprint = meta("fingerprint");
     f.graph = nlohmann::json::parse(meta("graph"));
     const auto parts = nlohmann::json::parse(meta("parts"));
+    require_integers(parts, bad, "parts");
     if (!parts.is_array()) throw bad("'parts' is not an array");
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const auto& j = parts[i];

@@ -82,7 +82,10 @@ std::string check_param(const ParamSpec& s, nlohmann::json& v) {
       if (!v.is_boolean()) return "parameter '" + s.name + "' must be true or false";
       return "";
     case ParamType::Int:
-      if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())
+      // An integral float within the parameter's range becomes an integer (converting one out of
+      // int64's range would be undefined: found by fuzz_graph).
+      if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+          in_range(v.get<double>()))
         v = static_cast<std::int64_t>(v.get<double>());
       if (!v.is_number_integer() || !in_range(v.get<double>()))
         return "parameter '" + s.name + "' must be an integer" + range();

@@ -57,14 +57,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)seeded;
   const std::string other = scratch("other.db");
   write(other, data, size);
-  const auto before = static_cast<std::int64_t>(target.measurements().size());
+  const std::int64_t before = target.stats().measurements;
   try {
     const auto added = target.merge(other);
     FUZZ_ASSERT(added >= 0);
-    FUZZ_ASSERT(static_cast<std::int64_t>(target.measurements().size()) == before + added);
+    FUZZ_ASSERT(target.stats().measurements == before + added);
   } catch (const Error&) {
     // nothing half-merged
-    FUZZ_ASSERT(static_cast<std::int64_t>(target.measurements().size()) == before);
+    FUZZ_ASSERT(target.stats().measurements == before);
   }
   // The same file opened directly, as --db does, one input in 16 (it writes the schema).
   if (size > 0 && data[0] % 16 == 0) {

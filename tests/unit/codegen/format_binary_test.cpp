@@ -231,3 +231,20 @@ TEST_CASE("kernel.h refuses a format binary it was not generated for, by name", 
   // Its own file passes every check (without a GPU the first allocation then fails otherwise).
   CHECK(load(t.path / "a" / "format.safetensors", err) != 3);
 }
+
+TEST_CASE("a format binary with a float where an integer belongs is refused (fuzz_format finding)",
+          "[codegen]") {
+  const Csr64 a = test::stencil5(6);
+  const auto e = codegen::generate(by_name("csr-vector"), a);
+  const auto x = test::test_x(a.cols);
+  // 83922337203685477580711 does not fit int64: the parser reads it as a float.
+  for (const char* v : {"83922337203685477580711", "2.5", "1e300"}) {
+    INFO(v);
+    const auto bytes = with_metadata(e.format_bytes, "parts", [&](std::string& s) {
+      auto j = nlohmann::json::parse(s);
+      j[0]["nnz_stored"] = nlohmann::json::parse(v);
+      s = j.dump();
+    });
+    CHECK_THAT(load_error(bytes, x), Catch::Contains("where integers belong"));
+  }
+}

@@ -297,3 +297,15 @@ TEST_CASE("graph JSON with a number out of range is an error, not a crash", "[gr
       Catch::Contains("n.json") && Catch::Contains("not valid JSON"));
   CHECK_THROWS_AS(parse_graph(R"({"ops":[{"op":"SORT","window":1e400}]})", "w.json"), Error);
 }
+
+TEST_CASE("an integer parameter far outside int64 is refused (fuzz_graph finding)", "[graph]") {
+  // Converting 6.7e50 to an integer was undefined behaviour before the range check.
+  for (const char* v : {"6666666666666666666666666666666666666666666666666512", "1e24", "-3e30"}) {
+    INFO(v);
+    CHECK_THROWS_WITH(
+        parse_graph(std::string(R"({"ops":[{"op":"SORT_SUB","window":)") + v +
+                        R"(},{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}]})",
+                    "w.json"),
+        Catch::Contains("'window' must be an integer"));
+  }
+}
