@@ -50,6 +50,7 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
                             {"matrices", st.matrices},
                             {"measurements", st.measurements},
                             {"failures", st.failures},
+                            {"runs", st.runs},
                             {"per_device", nlohmann::json::object()},
                             {"per_op", nlohmann::json::object()}};
         for (const auto& [k, v] : st.per_device) j["per_device"][k] = v;
@@ -59,7 +60,8 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
             {"database", tdb.path()},
             {"matrices", std::to_string(st.matrices)},
             {"measurements", std::to_string(st.measurements)},
-            {"failures", std::to_string(st.failures)}};
+            {"failures", std::to_string(st.failures)},
+            {"runs (completed tunes)", std::to_string(st.runs)}};
         for (const auto& [k, v] : st.per_device) rows.push_back({"device " + k, std::to_string(v)});
         for (const auto& [k, v] : st.per_op) rows.push_back({"op " + k, std::to_string(v)});
         print_table(rows);

@@ -33,6 +33,8 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--db", o->db_path,
                   "Tuning database (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
   cmd->add_flag("--force", o->force, "Search even when the database already has an answer");
+  cmd->add_option("--family", o->family,
+                  "Family recorded with the run for reports (SuiteSparse group, generator, ...)");
   cmd->add_option("--config-dir", o->config_dir, "Folder of space.json and pruning.json");
   cmd->add_option("--graphs-dir", o->graphs_dir,
                   "Folder of the known-format graphs seeding the search");

@@ -50,7 +50,41 @@ CREATE TABLE IF NOT EXISTS measurements(
   created_at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS measurements_lookup
   ON measurements(fingerprint, op, dtype, n, device, ok, time_us);
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  fingerprint TEXT NOT NULL,
+  op TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  arch TEXT NOT NULL,
+  tool_version TEXT NOT NULL,
+  family TEXT NOT NULL,
+  winner TEXT NOT NULL,
+  winner_us REAL NOT NULL,
+  baseline TEXT NOT NULL,
+  baseline_us REAL NOT NULL,
+  peak_gbs REAL NOT NULL,
+  search_s REAL NOT NULL,
+  wall_s REAL NOT NULL,
+  candidates INTEGER NOT NULL,
+  structures INTEGER NOT NULL,
+  failures INTEGER NOT NULL,
+  from_database INTEGER NOT NULL,
+  created_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS runs_lookup ON runs(fingerprint, op, dtype, n, device);
 )sql";
+
+// The runs table came after schema version 1's first release; a database without it gets it
+// when opened, and a merged file without it simply has no runs.
+#define SPARSETUNE_RUN_FIELDS                                                                    \
+  "fingerprint, op, dtype, n, device, arch, tool_version, family, winner, winner_us, baseline, " \
+  "baseline_us, peak_gbs, search_s, wall_s, candidates, structures, failures, from_database, "   \
+  "created_at"
+constexpr const char* kRunColumns = "uid, " SPARSETUNE_RUN_FIELDS;
+constexpr const char* kRunSelect = "SELECT id, " SPARSETUNE_RUN_FIELDS " FROM runs ";
+#undef SPARSETUNE_RUN_FIELDS
 
 constexpr const char* kMeasurementColumns =
     "uid, fingerprint, op, dtype, n, device, arch, tool_version, candidate, graph, params, "
@@ -150,6 +184,48 @@ std::string uid_of(const Measurement& m) {
                 static_cast<unsigned long long>(fnv1a(key, 0xcbf29ce484222325ull)),
                 static_cast<unsigned long long>(fnv1a(key, 0x84222325cbf29ce4ull)));
   return buf;
+}
+
+std::string uid_of(const Run& r) {
+  char num[512];
+  std::snprintf(num, sizeof num, "%.17g %.17g %.17g %.17g %.17g %lld %lld %lld %d", r.winner_us,
+                r.baseline_us, r.peak_gbs, r.search_s, r.wall_s,
+                static_cast<long long>(r.candidates), static_cast<long long>(r.structures),
+                static_cast<long long>(r.failures), r.from_database ? 1 : 0);
+  const std::string key = "run\x1f" + r.fingerprint + '\x1f' + r.op + '\x1f' + r.dtype + '\x1f' +
+                          std::to_string(r.n) + '\x1f' + r.device + '\x1f' + r.arch + '\x1f' +
+                          r.tool_version + '\x1f' + r.family + '\x1f' + r.winner + '\x1f' +
+                          r.baseline + '\x1f' + num + '\x1f' + r.created_at;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx",
+                static_cast<unsigned long long>(fnv1a(key, 0xcbf29ce484222325ull)),
+                static_cast<unsigned long long>(fnv1a(key, 0x84222325cbf29ce4ull)));
+  return buf;
+}
+
+Run read_run(const Statement& s) {
+  Run r;
+  r.fingerprint = s.text(1);
+  r.op = s.text(2);
+  r.dtype = s.text(3);
+  r.n = s.integer(4);
+  r.device = s.text(5);
+  r.arch = s.text(6);
+  r.tool_version = s.text(7);
+  r.family = s.text(8);
+  r.winner = s.text(9);
+  r.winner_us = s.real(10);
+  r.baseline = s.text(11);
+  r.baseline_us = s.real(12);
+  r.peak_gbs = s.real(13);
+  r.search_s = s.real(14);
+  r.wall_s = s.real(15);
+  r.candidates = s.integer(16);
+  r.structures = s.integer(17);
+  r.failures = s.integer(18);
+  r.from_database = s.integer(19) != 0;
+  r.created_at = s.text(20);
+  return r;
 }
 
 Measurement read_measurement(const Statement& s) {
@@ -264,7 +340,8 @@ std::optional<Measurement> TuningDb::best(const std::string& fingerprint, const 
   Statement s(db_,
               std::string("SELECT ") + kMeasurementColumns +
                   " FROM measurements WHERE fingerprint = ?1 AND op = ?2 AND dtype = ?3 AND "
-                  "n = ?4 AND device = ?5 AND ok = 1 ORDER BY time_us ASC, id ASC LIMIT 1",
+                  "n = ?4 AND device = ?5 AND ok = 1 AND candidate LIKE 'graph/%' "
+                  "ORDER BY time_us ASC, id ASC LIMIT 1",
               path_);
   s.bind(1, fingerprint).bind(2, op).bind(3, dtype).bind(4, n).bind(5, device);
   if (!s.step()) return std::nullopt;
@@ -282,17 +359,67 @@ std::vector<Measurement> TuningDb::measurements(const std::string& fingerprint) 
   return out;
 }
 
+void TuningDb::add_run(const Run& run) {
+  Run r = run;
+  r.created_at = now_utc();
+  Statement s(db_,
+              std::string("INSERT OR IGNORE INTO runs(") + kRunColumns +
+                  ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                  "?16, ?17, ?18, ?19, ?20, ?21)",
+              path_);
+  s.bind(1, uid_of(r)).bind(2, r.fingerprint).bind(3, r.op).bind(4, r.dtype).bind(5, r.n);
+  s.bind(6, r.device).bind(7, r.arch).bind(8, r.tool_version).bind(9, r.family);
+  s.bind(10, r.winner).bind(11, r.winner_us).bind(12, r.baseline).bind(13, r.baseline_us);
+  s.bind(14, r.peak_gbs).bind(15, r.search_s).bind(16, r.wall_s).bind(17, r.candidates);
+  s.bind(18, r.structures).bind(19, r.failures).bind(20, std::int64_t{r.from_database ? 1 : 0});
+  s.bind(21, r.created_at);
+  s.step();
+}
+
+std::vector<Run> TuningDb::runs(const std::string& fingerprint) const {
+  Statement s(db_, std::string(kRunSelect) + "WHERE ?1 = '' OR fingerprint = ?1 ORDER BY id",
+              path_);
+  s.bind(1, fingerprint);
+  std::vector<Run> out;
+  while (s.step()) out.push_back(read_run(s));
+  return out;
+}
+
+std::optional<Run> TuningDb::last_search(const std::string& fingerprint, const std::string& op,
+                                         const std::string& dtype, std::int64_t n,
+                                         const std::string& device) const {
+  Statement s(db_,
+              std::string(kRunSelect) +
+                  "WHERE fingerprint = ?1 AND op = ?2 AND dtype = ?3 AND n = ?4 AND "
+                  "device = ?5 AND from_database = 0 ORDER BY id DESC LIMIT 1",
+              path_);
+  s.bind(1, fingerprint).bind(2, op).bind(3, dtype).bind(4, n).bind(5, device);
+  if (!s.step()) return std::nullopt;
+  return read_run(s);
+}
+
+std::vector<MatrixRow> TuningDb::matrices() const {
+  Statement s(db_,
+              "SELECT fingerprint, name, rows, cols, nnz, features FROM matrices ORDER BY name",
+              path_);
+  std::vector<MatrixRow> out;
+  while (s.step())
+    out.push_back({s.text(0), s.text(1), s.integer(2), s.integer(3), s.integer(4), s.text(5)});
+  return out;
+}
+
 Stats TuningDb::stats() const {
   Stats st;
   {
     Statement s(db_,
                 "SELECT (SELECT COUNT(*) FROM matrices), (SELECT COUNT(*) FROM measurements), "
-                "(SELECT COUNT(*) FROM measurements WHERE ok = 0)",
+                "(SELECT COUNT(*) FROM measurements WHERE ok = 0), (SELECT COUNT(*) FROM runs)",
                 path_);
     s.step();
     st.matrices = s.integer(0);
     st.measurements = s.integer(1);
     st.failures = s.integer(2);
+    st.runs = s.integer(3);
   }
   Statement d(db_, "SELECT device, COUNT(*) FROM measurements GROUP BY device ORDER BY device",
               path_);
@@ -346,6 +473,17 @@ std::int64_t TuningDb::merge(const std::string& other_path) {
              kMeasurementColumns + " FROM other.measurements ORDER BY id",
          path_);
     added = sqlite3_total_changes64(db_) - before;
+    bool other_has_runs = false;
+    {
+      Statement t(db_, "SELECT 1 FROM other.sqlite_master WHERE type = 'table' AND name = 'runs'",
+                  other_path);
+      other_has_runs = t.step();
+    }
+    if (other_has_runs)
+      exec(db_,
+           std::string("INSERT OR IGNORE INTO runs(") + kRunColumns + ") SELECT " + kRunColumns +
+               " FROM other.runs ORDER BY id",
+           path_);
     exec(db_, "COMMIT", path_);
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -38,10 +38,29 @@ struct MatrixRow {
   std::string features;  // JSON object
 };
 
+// One completed `tune` of a matrix: what the search did and what it found, for reports and
+// for deciding that a matrix is done (measurements alone may be a killed run's).
+struct Run {
+  std::string fingerprint, op, dtype;
+  std::int64_t n = 1;
+  std::string device, arch, tool_version;
+  std::string family;    // SuiteSparse group, generator kind, or what the user says
+  std::string winner;    // candidate id of the answer ("graph/<hash>")
+  double winner_us = 0;  // its time (flushed median)
+  std::string baseline;  // fastest verified cuSPARSE candidate, "" when none measured
+  double baseline_us = 0;
+  double peak_gbs = 0;  // the device's measured bandwidth, 0 when unknown
+  double search_s = 0, wall_s = 0;
+  std::int64_t candidates = 0, structures = 0, failures = 0;
+  bool from_database = false;  // answered from earlier measurements, no search
+  std::string created_at;      // set by add_run
+};
+
 // What a database holds, for `db stats`.
 struct Stats {
   std::int64_t matrices = 0;
   std::int64_t measurements = 0;
+  std::int64_t runs = 0;
   std::int64_t failures = 0;
   std::vector<std::pair<std::string, std::int64_t>> per_device;
   std::vector<std::pair<std::string, std::int64_t>> per_op;
@@ -64,10 +83,22 @@ class TuningDb {
   // Records a measurement; an identical row (same identity and result) is stored once.
   void add(const Measurement& m);
 
-  // The fastest successful measurement for this matrix, operation and device, if any.
+  // The fastest correct operator graph measured for this matrix, operation and device, if any
+  // (the cuSPARSE rows measured beside it are not answers).
   std::optional<Measurement> best(const std::string& fingerprint, const std::string& op,
                                   const std::string& dtype, std::int64_t n,
                                   const std::string& device) const;
+
+  // Records a completed tune.
+  void add_run(const Run& r);
+  // Every run (of one matrix when fingerprint is given), oldest first.
+  std::vector<Run> runs(const std::string& fingerprint = "") const;
+  // The newest run that searched (not answered from the database) for this key, if any.
+  std::optional<Run> last_search(const std::string& fingerprint, const std::string& op,
+                                 const std::string& dtype, std::int64_t n,
+                                 const std::string& device) const;
+  // Every matrix row.
+  std::vector<MatrixRow> matrices() const;
 
   // Every measurement of a matrix (all when fingerprint is empty), oldest first.
   std::vector<Measurement> measurements(const std::string& fingerprint = "") const;

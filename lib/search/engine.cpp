@@ -277,6 +277,7 @@ class Driver {
           {{"seed", cands[k].graph.name},
            {"predicted_us", ok(k) ? nlohmann::json(p[k].time_us) : nlohmann::json(nullptr)}});
       if (k < p.size()) seed_predictions_.push_back(p[k]);
+      if (ok(k)) cands[k].predicted_us = p[k].time_us;
       out.push_back(std::move(cands[k]));
     }
     return out;

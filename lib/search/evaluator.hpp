@@ -23,6 +23,7 @@ struct Candidate {
   std::vector<std::int64_t> point;  // its values on the structure's tunable slots
   std::string origin;               // baseline | seed:<name> | grown
   int level = 2;                    // 2: coarse grid, 3: predicted from the fine grid
+  double predicted_us = -1;         // the cost model's time, where it ranked this one; -1: none
 };
 
 struct Evaluation {

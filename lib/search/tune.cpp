@@ -49,17 +49,42 @@ db::Measurement measurement_of(const Scored& h, const std::string& fp, const Tun
   m.tool_version = kVersion;
   m.candidate = "graph/" + graph_hash(h.candidate.graph);
   m.graph = graph::graph_to_json(h.candidate.graph).dump();
-  m.params = json({{"point", h.candidate.point},
-                   {"origin", h.candidate.origin},
-                   {"level", h.candidate.level},
-                   {"predicted", !h.evaluation.measured}})
-                 .dump();
+  json params = {{"point", h.candidate.point},
+                 {"origin", h.candidate.origin},
+                 {"level", h.candidate.level},
+                 {"structure", h.candidate.structure},
+                 {"predicted", !h.evaluation.measured}};
+  // The cost model's time beside the measured one: the report's predicted-vs-measured plot.
+  if (h.candidate.predicted_us > 0 && h.evaluation.measured)
+    params["predicted_us"] = h.candidate.predicted_us;
+  m.params = params.dump();
   m.time_us = h.evaluation.time_us;
   m.gflops = h.evaluation.gflops;
   m.gbps = h.evaluation.gbs;
   m.error = h.evaluation.error;
   m.ok = h.evaluation.ok;
   m.failure = h.evaluation.ok ? std::string() : h.evaluation.category + ": " + h.evaluation.failure;
+  return m;
+}
+
+// A cuSPARSE algorithm measured beside the search, as a row of the tuning database.
+db::Measurement baseline_measurement(const runtime::BaselineResult& b, const std::string& fp,
+                                     const TuneOptions& o, const Evaluator& eval) {
+  db::Measurement m;
+  m.fingerprint = fp;
+  m.op = o.op;
+  m.dtype = o.dtype;
+  m.device = eval.device();
+  m.arch = eval.arch();
+  m.tool_version = kVersion;
+  m.candidate = "cusparse/" + b.name;
+  m.params = json({{"verified", b.verified}, {"note", b.note}}).dump();
+  m.time_us = b.time_ms.median * 1000;
+  m.gflops = b.gflops;
+  m.gbps = b.gbs;
+  m.error = b.error;
+  m.ok = b.status == "ok" && b.verified;
+  m.failure = m.ok ? std::string() : b.status + (b.note.empty() ? "" : ": " + b.note);
   return m;
 }
 
@@ -183,7 +208,10 @@ TuneOutcome tune(const TuneOptions& o) {
   json search_json;
   bool from_db = false;
   std::optional<db::Measurement> cached;
-  if (!o.force) cached = db.best(fp, o.op, o.dtype, 1, eval.device());
+  // The database answers once a search of this matrix finished on this device: a killed tune's
+  // measurements alone are not an answer (they are kept, and the new search adds to them).
+  if (!o.force && db.last_search(fp, o.op, o.dtype, 1, eval.device()))
+    cached = db.best(fp, o.op, o.dtype, 1, eval.device());
   if (cached) {
     from_db = true;
     Scored s;
@@ -259,7 +287,8 @@ TuneOutcome tune(const TuneOptions& o) {
 
   // cuSPARSE, measured alongside when a GPU is there.
   json cusparse = nullptr;
-  double cusparse_best = 0, cusparse_best_warm = 0, bandwidth = 0;
+  double cusparse_best = 0, cusparse_best_warm = 0, bandwidth = 0, baseline_us = 0;
+  std::string fastest_cusparse;  // the fastest verified algorithm's candidate id
   if (gpu && !from_db) {
     try {
       runtime::BenchOptions bo;
@@ -272,6 +301,15 @@ TuneOutcome tune(const TuneOptions& o) {
       cusparse = runtime::to_json(rep)["results"];
       cusparse_best = runtime::best_verified_gflops(rep.results, false);
       cusparse_best_warm = runtime::best_verified_gflops(rep.results, true);
+      for (const auto& b : rep.results) {
+        if (b.status == "unsupported" || b.status == "skipped") continue;
+        db.add(baseline_measurement(b, fp, o, eval));
+        if (b.status == "ok" && b.verified && b.gflops > 0 &&
+            (fastest_cusparse.empty() || b.time_ms.median * 1000 < baseline_us)) {
+          fastest_cusparse = "cusparse/" + b.name;
+          baseline_us = b.time_ms.median * 1000;
+        }
+      }
     } catch (const Error& e) {
       cusparse = {{"error", e.what()}};
     }
@@ -333,6 +371,28 @@ TuneOutcome tune(const TuneOptions& o) {
       {"files", out.files}};
   staged.add("report.json", report.dump(2) + "\n");
   staged.commit();
+
+  // The run is recorded once its outputs are in place: a matrix with a run is done.
+  db::Run run;
+  run.fingerprint = fp;
+  run.op = o.op;
+  run.dtype = o.dtype;
+  run.device = eval.device();
+  run.arch = arch;
+  run.tool_version = kVersion;
+  run.family = o.family;
+  run.winner = "graph/" + graph_hash(best->candidate.graph);
+  run.winner_us = e.time_us;
+  run.baseline = fastest_cusparse;
+  run.baseline_us = baseline_us;
+  run.peak_gbs = bandwidth;
+  run.search_s = search_json.value("seconds", 0.0);
+  run.wall_s = wall.elapsed();
+  run.candidates = search_json.value("candidates", 0);
+  run.structures = search_json.value("structures", 0);
+  run.failures = search_json.contains("failures") ? search_json["failures"].value("total", 0) : 0;
+  run.from_database = from_db;
+  db.add_run(run);
   out.report = std::move(report);
   return out;
 }

@@ -28,6 +28,7 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   std::string db_path;     // "": TuningDb::default_path()
   bool force = false;      // search even when the database has an answer
+  std::string family;      // recorded with the run: SuiteSparse group, generator kind, ...
   std::string config_dir;  // "": default_search_config_dir()
   std::string graphs_dir;  // "": default_graphs_dir()
   bool use_gpu = true;     // false: never start a worker

@@ -118,3 +118,108 @@ TEST_CASE("default path follows XDG_DATA_HOME", "[db]") {
   else
     ::unsetenv("XDG_DATA_HOME");
 }
+
+namespace {
+sparsetune::db::Run sample_run(const std::string& family, bool from_database = false) {
+  sparsetune::db::Run r;
+  r.fingerprint = "csr1-0123456789abcdef";
+  r.op = "spmv";
+  r.dtype = "f32";
+  r.device = "Test GPU";
+  r.arch = "sm_90";
+  r.tool_version = "0.1.0";
+  r.family = family;
+  r.winner = "graph/b";
+  r.winner_us = 7.5;
+  r.baseline = "cusparse/csr_alg1";
+  r.baseline_us = 9.0;
+  r.peak_gbs = 3000;
+  r.search_s = 41.5;
+  r.wall_s = 55.25;
+  r.candidates = 120;
+  r.structures = 11;
+  r.failures = 3;
+  r.from_database = from_database;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("a cuSPARSE row is never the database's answer", "[db]") {
+  testing::TempDir dir("sparsetune-db-test");
+  TuningDb db(dir.file("tuning.db"));
+  db.add(sample("cusparse/csr_alg1", 1.0));  // faster, but not an operator graph
+  CHECK_FALSE(db.best("csr1-0123456789abcdef", "spmv", "f32", 1, "Test GPU"));
+  db.add(sample("graph/a", 4.0));
+  CHECK(db.best("csr1-0123456789abcdef", "spmv", "f32", 1, "Test GPU")->candidate == "graph/a");
+}
+
+TEST_CASE("runs are kept field by field; last_search skips answers from the database", "[db]") {
+  testing::TempDir dir("sparsetune-db-test");
+  const auto path = dir.file("tuning.db");
+  {
+    TuningDb db(path);
+    CHECK_FALSE(db.last_search("csr1-0123456789abcdef", "spmv", "f32", 1, "Test GPU"));
+    db.add_run(sample_run("HB"));
+  }
+  TuningDb db(path);
+  db.add_run(sample_run("HB", /*from_database=*/true));
+  const auto runs = db.runs();
+  REQUIRE(runs.size() == 2);
+  const auto& r = runs[0];
+  CHECK(r.family == "HB");
+  CHECK(r.winner == "graph/b");
+  CHECK(r.winner_us == 7.5);
+  CHECK(r.baseline == "cusparse/csr_alg1");
+  CHECK(r.baseline_us == 9.0);
+  CHECK(r.peak_gbs == 3000);
+  CHECK(r.search_s == 41.5);
+  CHECK(r.wall_s == 55.25);
+  CHECK(r.candidates == 120);
+  CHECK(r.structures == 11);
+  CHECK(r.failures == 3);
+  CHECK_FALSE(r.from_database);
+  CHECK(r.created_at.size() == 20);  // 2026-11-24T01:02:03Z
+  CHECK(runs[1].from_database);
+  const auto last = db.last_search("csr1-0123456789abcdef", "spmv", "f32", 1, "Test GPU");
+  REQUIRE(last);
+  CHECK_FALSE(last->from_database);
+  CHECK_FALSE(db.last_search("csr1-0123456789abcdef", "spmv", "f32", 1, "Other GPU"));
+  CHECK(db.stats().runs == 2);
+}
+
+TEST_CASE("merge of two databases with overlapping rows keeps each row once", "[db]") {
+  testing::TempDir dir("sparsetune-db-test");
+  // Two task databases that measured one matrix in common, as two batch tasks given an
+  // overlapping list would.
+  {
+    TuningDb a(dir.file("a.db"));
+    a.put_matrix({"csr1-0123456789abcdef", "m", 3, 4, 5, "{}"});
+    a.add(sample("graph/a", 12.0));
+    a.add(sample("graph/shared", 5.0));
+    a.add_run(sample_run("HB"));
+  }
+  {
+    TuningDb b(dir.file("b.db"));
+    b.put_matrix({"csr1-0123456789abcdef", "m", 3, 4, 5, "{}"});
+    b.put_matrix({"csr1-fedcba9876543210", "n", 7, 7, 9, "{}"});
+    b.add(sample("graph/shared", 5.0));
+    Measurement other = sample("graph/z", 3.0);
+    other.fingerprint = "csr1-fedcba9876543210";
+    b.add(other);
+    auto r = sample_run("SNAP");
+    r.fingerprint = "csr1-fedcba9876543210";
+    b.add_run(r);
+  }
+  TuningDb all(dir.file("all.db"));
+  CHECK(all.merge(dir.file("a.db")) == 2);
+  CHECK(all.merge(dir.file("b.db")) == 1);  // graph/shared was already there
+  CHECK(all.merge(dir.file("a.db")) == 0);  // a second merge adds nothing
+  CHECK(all.merge(dir.file("b.db")) == 0);
+  const auto st = all.stats();
+  CHECK(st.matrices == 2);
+  CHECK(st.measurements == 3);
+  CHECK(st.runs == 2);
+  REQUIRE(all.matrices().size() == 2);
+  CHECK(all.matrices()[0].name == "m");
+  CHECK(all.runs("csr1-fedcba9876543210").at(0).family == "SNAP");
+}
