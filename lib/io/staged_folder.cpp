@@ -84,6 +84,23 @@ std::string StagedFolder::add(const std::string& name, std::string_view bytes) {
   return (fs::path(dir_) / name).string();
 }
 
+void StagedFolder::adopt_written() {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(staging_)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    if (!e.is_regular_file())
+      throw Error(dir_ + ": " + name + " was written into the staging folder and is not a file");
+    found.push_back(name);
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& name : found)
+    if (std::find(names_.begin(), names_.end(), name) == names_.end()) {
+      names_.push_back(name);
+      files_.push_back((fs::path(dir_) / name).string());
+    }
+}
+
 void StagedFolder::commit() {
   if (committed_) return;
   std::error_code ec;

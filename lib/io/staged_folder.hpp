@@ -19,6 +19,10 @@ class StagedFolder {
 
   // Writes `name` (a plain file name) into the staging folder; returns its final path.
   std::string add(const std::string& name, std::string_view bytes);
+  // The staging folder itself, for a program that writes its own files there; adopt_written()
+  // then takes in every plain file it finds (names starting with '.' are left out).
+  const std::string& staging_dir() const { return staging_; }
+  void adopt_written();
   // Puts the staged files in place of the target folder.
   void commit();
 
