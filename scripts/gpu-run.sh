@@ -33,6 +33,10 @@
 #                                 DASP's spmv_double and MatXtract at several (tau_c, tau_r), all
 #                                 in this one command from .device/peers (build-peers.sh);
 #                                 peers.tar.gz, peers-table.md
+#   scripts/gpu-run.sh batch      scripts/batch.sh over the shared matrices and 10 generated
+#                                 ones on every GPU ($BATCH_BUDGET s each, default 8),
+#                                 interrupted after $BATCH_INTERRUPT s (default 90) and resumed;
+#                                 batch.tar.gz (database, status, logs, nvidia-smi samples)
 #   scripts/gpu-run.sh exec       the [gpu] tests (while formats-emit works on the CPU),
 #                                 formats, then tunes, inside one deadline
 #                                 ($DEADLINE s, default 570): each step gets what is left
@@ -72,6 +76,9 @@ case "${1:-}" in
     if [ $# -gt 0 ]; then files=("$@"); else files=(../shared/matrices/*.mtx.gz); fi
     cp "${files[@]}" "$dev/shared/matrices/" || exit 1
     cp ../shared/tensors/{d_LMOP,T2_d_LMOP}.tns.gz "$dev/shared/tensors/" || exit 1
+    cp ../shared/matrices/SOURCES.tsv "$dev/shared/matrices/" || exit 1
+    # GNU parallel (one Perl script) for the batch step: the GPU machine has no package manager.
+    mkdir -p "$dev/bin" && cp "$(command -v parallel)" "$dev/bin/" || exit 1
     du -sh "$dev"
     ;;
   smoke)
@@ -243,6 +250,59 @@ case "${1:-}" in
       tar -czf "$out/peers.tar.gz" -C "$work" json
     done
     python3 scripts/peers-table.py "$work/json" >"$out/peers-table.md"
+    ;;
+  batch)
+    # scripts/batch.sh as a user runs it, on every GPU of the machine: the shared matrices and
+    # generated ones (list: $work/batch.list), interrupted after $BATCH_INTERRUPT s (as Ctrl-C
+    # would) and resumed; nvidia-smi samples every GPU meanwhile. batch.tar.gz holds the
+    # database, status files, logs and the GPU samples.
+    work=/tmp/sparsetune-batch
+    mkdir -p "$work/gen" "$work/bin"
+    printf '#!/bin/sh\nexec %s/%s/bundle/run sparsetune "$@"\n' "$PWD" "$dev" >"$work/bin/sparsetune"
+    chmod +x "$work/bin/sparsetune"
+    export PATH="$PWD/$dev/bin:$PATH"  # GNU parallel travels in .device/bin
+    gen() {  # gen NAME FAMILY ARGS...
+      local name=$1 fam=$2; shift 2
+      [ -f "$work/gen/$name.safetensors" ] ||
+        run sparsetune gen "$@" -o "$work/gen/$name.safetensors" >/dev/null
+      echo "$work/gen/$name.safetensors gen:$fam" >>"$work/batch.list"
+    }
+    : >"$work/batch.list"
+    # The shared matrices with their SuiteSparse group as family (SOURCES.tsv's provenance).
+    for m in "$dev"/shared/matrices/*.mtx.gz; do
+      f=$(basename "$m")
+      g=$(awk -F'\t' -v f="$f" '$1 == f { n = split($8, a, " — "); split(a[n], b, "/"); print b[1] }' \
+        "$dev/shared/matrices/SOURCES.tsv" 2>/dev/null)
+      echo "$PWD/$m ${g:-suitesparse}" >>"$work/batch.list"
+    done
+    gen kron16 kron kron --scale 16
+    gen kron18 kron kron --scale 18
+    gen stencil2d_512 stencil stencil2d --nx 512
+    gen stencil27_64 stencil stencil3d --n 64 --points 27
+    gen geometric_256k geometric geometric --n 262144 --degree 8
+    gen erdos_100k erdos erdos --n 100000 --degree 10
+    gen banded_500k banded banded --n 500000 --bandwidth 4
+    gen powerlaw_256k powerlaw powerlaw --n 262144 --degree 16
+    gen powerlaw_1m powerlaw powerlaw --n 1048576 --degree 8
+    gen blockdiag_64k blockdiag blockdiag --n 65536 --block-size 32 --noise 0.0001
+    wc -l <"$work/batch.list"
+    nvidia-smi --query-gpu=timestamp,index,utilization.gpu,memory.used --format=csv -lms 500 \
+      >"$work/gpu-samples.csv" 2>/dev/null &
+    smi=$!
+    args=("$work/batch.list" --budget "${BATCH_BUDGET:-8}" --out "$work/out" --sparsetune "$work/bin/sparsetune")
+    setsid scripts/batch.sh "${args[@]}" >"$work/first.log" 2>&1 &
+    b=$!
+    sleep "${BATCH_INTERRUPT:-90}"
+    kill -INT -- -"$b"
+    wait "$b"
+    echo "first batch exit $? after ${BATCH_INTERRUPT:-90} s" | tee -a "$work/first.log"
+    timeout "$(left 600)" scripts/batch.sh "${args[@]}" >"$work/second.log" 2>&1
+    echo "second batch exit $?" | tee -a "$work/second.log"
+    kill "$smi"
+    "$work/bin/sparsetune" db --db "$work/out/tuning.db" stats | tee "$work/db-stats.txt"
+    tar -czf "$out/batch.tar.gz" -C "$work" out/tuning.db out/status out/logs out/joblog \
+      batch.list first.log second.log gpu-samples.csv db-stats.txt
+    tail -3 "$work/first.log" "$work/second.log"
     ;;
   exec)
     run sparsetune info | tee "$out/info.txt"
