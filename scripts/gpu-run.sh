@@ -35,8 +35,9 @@
 #                                 peers.tar.gz, peers-table.md
 #   scripts/gpu-run.sh batch      scripts/batch.sh over the shared matrices and 10 generated
 #                                 ones on every GPU ($BATCH_BUDGET s each, default 8),
-#                                 interrupted after $BATCH_INTERRUPT s (default 90) and resumed;
-#                                 batch.tar.gz (database, status, logs, nvidia-smi samples)
+#                                 interrupted after $BATCH_INTERRUPT s (if set) and resumed;
+#                                 batch.tar.gz (database, status, logs, nvidia-smi samples),
+#                                 which .device/resume/ carries to a next command to resume
 #   scripts/gpu-run.sh exec       the [gpu] tests (while formats-emit works on the CPU),
 #                                 formats, then tunes, inside one deadline
 #                                 ($DEADLINE s, default 570): each step gets what is left
@@ -254,8 +255,9 @@ case "${1:-}" in
   batch)
     # scripts/batch.sh as a user runs it, on every GPU of the machine: the shared matrices and
     # generated ones (list: $work/batch.list), interrupted after $BATCH_INTERRUPT s (as Ctrl-C
-    # would) and resumed; nvidia-smi samples every GPU meanwhile. batch.tar.gz holds the
-    # database, status files, logs and the GPU samples.
+    # would) and resumed until the deadline; nvidia-smi samples every GPU meanwhile.
+    # batch.tar.gz holds the database, status files, logs and the GPU samples; unpacked into
+    # .device/resume/ it lets the next command resume the batch.
     work=/tmp/sparsetune-batch
     mkdir -p "$work/gen" "$work/bin"
     printf '#!/bin/sh\nexec %s/%s/bundle/run sparsetune "$@"\n' "$PWD" "$dev" >"$work/bin/sparsetune"
@@ -271,9 +273,10 @@ case "${1:-}" in
     # The shared matrices with their SuiteSparse group as family (SOURCES.tsv's provenance).
     for m in "$dev"/shared/matrices/*.mtx.gz; do
       f=$(basename "$m")
-      g=$(awk -F'\t' -v f="$f" '$1 == f { n = split($8, a, " — "); split(a[n], b, "/"); print b[1] }' \
-        "$dev/shared/matrices/SOURCES.tsv" 2>/dev/null)
-      echo "$PWD/$m ${g:-suitesparse}" >>"$work/batch.list"
+      # "... — Group/Name" for SuiteSparse matrices; anything else (Planetoid) is "other".
+      g=$(awk -F'\t' -v f="$f" '$1 == f { n = split($8, a, " — "); print a[n] }' \
+        "$dev/shared/matrices/SOURCES.tsv" 2>/dev/null | sed -n 's|^\([A-Za-z0-9_.-]*\)/[A-Za-z0-9_.-]*.*|\1|p')
+      echo "$PWD/$m ${g:-other}" >>"$work/batch.list"
     done
     gen kron16 kron kron --scale 16
     gen kron18 kron kron --scale 18
@@ -286,23 +289,31 @@ case "${1:-}" in
     gen powerlaw_1m powerlaw powerlaw --n 1048576 --degree 8
     gen blockdiag_64k blockdiag blockdiag --n 65536 --block-size 32 --noise 0.0001
     wc -l <"$work/batch.list"
-    nvidia-smi --query-gpu=timestamp,index,utilization.gpu,memory.used --format=csv -lms 500 \
-      >"$work/gpu-samples.csv" 2>/dev/null &
+    # BATCH_FRESH=1 starts over; else a batch carried over from an earlier command (its
+    # database and status files in .device/resume/out) resumes.
+    [ -n "${BATCH_FRESH:-}" ] && rm -rf "$work/out" "$work/batch.log" "$work/gpu-samples.csv"
+    if [ -d "$dev/resume/out" ] && [ ! -d "$work/out" ]; then cp -r "$dev/resume/out" "$work/out"; fi
+    nvidia-smi --query-gpu=timestamp,index,utilization.gpu,memory.used --format=csv,noheader -lms 500 \
+      >>"$work/gpu-samples.csv" 2>/dev/null &
     smi=$!
     args=("$work/batch.list" --budget "${BATCH_BUDGET:-8}" --out "$work/out" --sparsetune "$work/bin/sparsetune")
-    setsid scripts/batch.sh "${args[@]}" >"$work/first.log" 2>&1 &
-    b=$!
-    sleep "${BATCH_INTERRUPT:-90}"
-    kill -INT -- -"$b"
-    wait "$b"
-    echo "first batch exit $? after ${BATCH_INTERRUPT:-90} s" | tee -a "$work/first.log"
-    timeout "$(left 600)" scripts/batch.sh "${args[@]}" >"$work/second.log" 2>&1
-    echo "second batch exit $?" | tee -a "$work/second.log"
+    # batch_for SECONDS LOG: a batch in its own process group, sent SIGINT (as Ctrl-C does)
+    # when it is still running after SECONDS.
+    batch_for() {
+      setsid scripts/batch.sh "${args[@]}" >>"$2" 2>&1 &
+      local b=$! t=0
+      while kill -0 "$b" 2>/dev/null && [ "$t" -lt "$1" ]; do sleep 1; t=$((t + 1)); done
+      kill -0 "$b" 2>/dev/null && kill -INT -- -"$b"
+      wait "$b"
+      echo "batch exit $? after $t s" | tee -a "$2"
+    }
+    [ -n "${BATCH_INTERRUPT:-}" ] && batch_for "$BATCH_INTERRUPT" "$work/batch.log"
+    batch_for "$(left 600)" "$work/batch.log"
     kill "$smi"
     "$work/bin/sparsetune" db --db "$work/out/tuning.db" stats | tee "$work/db-stats.txt"
     tar -czf "$out/batch.tar.gz" -C "$work" out/tuning.db out/status out/logs out/joblog \
-      batch.list first.log second.log gpu-samples.csv db-stats.txt
-    tail -3 "$work/first.log" "$work/second.log"
+      batch.list batch.log gpu-samples.csv db-stats.txt
+    tail -n 4 "$work/batch.log"
     ;;
   exec)
     run sparsetune info | tee "$out/info.txt"

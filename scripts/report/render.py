@@ -7,8 +7,9 @@ Reads DIR/matrices.csv, DIR/predictions.csv (optional) and DIR/summary.json (opt
 writes six PNG plots and DIR/index.html. Exit status: 0 done; 2 a missing or malformed input,
 named with its line; 3 matplotlib is missing.
 
-The program carries this file as text (it is embedded at build time), so it stays one file
-that needs only the standard library, matplotlib and numpy, and stays ASCII.
+The program carries this file as text (lib/report/embed_script.cmake makes it C++ string
+literals, split at byte offsets), so it stays one ASCII file that needs only the standard
+library, matplotlib and numpy.
 """
 import csv
 import html
@@ -55,10 +56,12 @@ PLOTS = [
      "On the solid line the prediction was exact; the dotted lines are a factor 2 off."),
 ]
 
-# Matplotlib's mathtext would read "$" in names; sizes are for a page of two plots a row.
+# Sizes are for a page of two plots a row.
 DPI = 110
-FIG_SIZE = (7.6, 4.6)
+FIG_SIZE = (6.8, 4.2)
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+# Triangles look smaller and diamonds larger than a circle of the same area.
+MARKER_SCALE = {"^": 1.35, "v": 1.35, "<": 1.35, ">": 1.35, "D": 0.75, "s": 0.85}
 TIMES = "\u00d7"
 MICRO = "\u00b5"
 
@@ -166,21 +169,32 @@ def complete(rows):
             r["bandwidth_fraction"] = r["achieved_gbs"] / r["peak_gbs"]
         r["family"] = r["family"] or "(none)"
         r["name"] = r["name"] or r["fingerprint"] or "(unnamed)"
-    # One matrix can have several rows (op, value type, device): a label tells them apart.
-    names = Counter(r["name"] for r in rows)
-    ops = {(r["op"], r["dtype"]) for r in rows}
-    devices = {r["device"] for r in rows}
+    # One matrix can have several rows (op, value type, device): a label tells them apart
+    # by what differs among them.
+    by_name = {}
     for r in rows:
-        label = r["name"]
-        if names[label] > 1:
-            extra = []
-            if len(ops) > 1:
-                extra.append(f"{r['op']} {r['dtype']}".strip())
-            if len(devices) > 1:
-                extra.append(r["device"])
-            if extra:
-                label += " (" + ", ".join(extra) + ")"
-        r["label"] = label
+        by_name.setdefault(r["name"], []).append(r)
+    for name, group in by_name.items():
+        varying = [c for c in ("op", "dtype", "device") if len({r[c] for r in group}) > 1]
+        for r in group:
+            extra = " ".join(r[c] for c in varying if r[c])
+            r["label"] = f"{name} ({extra})" if extra else name
+
+
+def plain(text, limit=28):
+    """User text for matplotlib: shortened, and "$" escaped (it would start mathtext)."""
+    text = str(text).replace("\n", " ")
+    if len(text) > limit:
+        text = text[:limit - 1] + "\u2026"
+    return text.replace("$", "\\$")
+
+
+def duration(seconds):
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 120:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds:.0f} s"
 
 
 def geomean(values):
@@ -204,6 +218,7 @@ def load_matplotlib():
     try:
         import matplotlib
         matplotlib.use("Agg")
+        import matplotlib.patches as patches
         import matplotlib.pyplot as plt
         import matplotlib.ticker as ticker
         import numpy as np
@@ -226,15 +241,14 @@ def load_matplotlib():
         "text.usetex": False,
         "axes.formatter.use_mathtext": False,
     })
-    return plt, ticker, np
+    return plt, patches, ticker, np
 
 
 class Plotter:
-    def __init__(self, rows, predictions, summary):
-        self.plt, self.ticker, self.np = load_matplotlib()
+    def __init__(self, rows, predictions):
+        self.plt, self.patches, self.ticker, self.np = load_matplotlib()
         self.rows = rows
         self.predictions = predictions
-        self.summary = summary
         families = sorted({r["family"] for r in rows}
                           | {p["family"] or "(none)" for p in predictions or []})
         colours = self.plt.get_cmap("tab10").colors
@@ -245,7 +259,9 @@ class Plotter:
     # -- helpers
 
     def figure(self, size=FIG_SIZE):
-        fig, ax = self.plt.subplots(figsize=size, dpi=DPI)
+        # Constrained layout at a fixed size (not a tight bounding box), so every plot of a
+        # size has the same pixels and the page shows them at one scale.
+        fig, ax = self.plt.subplots(figsize=size, dpi=DPI, layout="constrained")
         return fig, ax
 
     @staticmethod
@@ -265,26 +281,40 @@ class Plotter:
                 bbox=dict(boxstyle="round,pad=0.8", fc="#f5f5f5", ec="#cccccc"))
 
     @staticmethod
-    def note(ax, text):
-        ax.text(0.99, 0.02, text, transform=ax.transAxes, ha="right", va="bottom",
-                fontsize=8, color="#666666")
+    def note(ax, lines):
+        if lines:
+            ax.text(0.99, 0.02, "\n".join(lines), transform=ax.transAxes, ha="right",
+                    va="bottom", fontsize=8, color="#666666")
 
-    def family_legend(self, ax, families):
+    @staticmethod
+    def legend(ax, handles, title="family"):
+        """Right of the plot; smaller and in two columns when there are many families."""
+        many = len(handles) > 12
+        ax.legend(handles=handles, title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0, fontsize=7.5 if len(handles) > 8 else None,
+                  ncol=2 if many else 1, columnspacing=0.8, handletextpad=0.3 if many else None)
+
+    def family_patches(self, families):
+        patches = self.patches
+        return [patches.Patch(color=self.style[f][0], label=plain(f, 22))
+                for f in sorted(families)]
+
+    def family_legend(self, ax, families, extra=()):
         handles = [self.plt.Line2D([], [], linestyle="", marker=self.style[f][1],
-                                   color=self.style[f][0], markersize=7, label=f)
+                                   color=self.style[f][0], label=plain(f, 22),
+                                   markersize=6.5 * MARKER_SCALE.get(self.style[f][1], 1) ** 0.5)
                    for f in sorted(families)]
-        ax.legend(handles=handles, title="family", loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  borderaxespad=0)
+        self.legend(ax, handles + list(extra))
 
-    def scatter_families(self, ax, points, size=38):
-        """points: (x, y, family) triples, drawn one family at a time."""
+    def scatter_families(self, ax, points, size=42, extra=()):
+        """points: (x, y, family) triples, drawn one family at a time; extra: legend lines."""
         for family in sorted({p[2] for p in points}):
             xs = [p[0] for p in points if p[2] == family]
             ys = [p[1] for p in points if p[2] == family]
             colour, marker = self.style[family]
-            ax.scatter(xs, ys, s=size, color=colour, marker=marker, alpha=0.85,
-                       edgecolors="white", linewidths=0.6, zorder=3)
-        self.family_legend(ax, {p[2] for p in points})
+            ax.scatter(xs, ys, s=size * MARKER_SCALE.get(marker, 1), color=colour, marker=marker,
+                       alpha=0.85, edgecolors="white", linewidths=0.6, zorder=3)
+        self.family_legend(ax, {p[2] for p in points}, extra)
 
     def ratio_axis(self, ax, values):
         """A log axis for speedups with plain ticks (0.5x, 1x, 2x), always showing 1."""
@@ -310,13 +340,12 @@ class Plotter:
         if len(points) > 14:
             points = [min(points, key=lambda p: p[1]), max(points, key=lambda p: p[1])]
         for x, y, label in points:
-            ax.annotate(label, (x, y), xytext=(5, 3), textcoords="offset points", fontsize=7,
-                        color="#333333", zorder=4)
+            ax.annotate(plain(label, 24), (x, y), xytext=(5, 3), textcoords="offset points",
+                        fontsize=7, color="#333333", zorder=4)
 
     def save(self, fig, path):
         # No Software/date chunks: the same data gives the same bytes.
-        fig.savefig(path, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.15,
-                    metadata={"Software": None})
+        fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
         self.plt.close(fig)
 
     # -- the six plots
@@ -332,54 +361,61 @@ class Plotter:
         speedups = [p[1] for p in pts]
         g = geomean(speedups)
         wins = sum(s >= 1 for s in speedups)
-        self.titles(ax, f"Speedup over cuSPARSE against nnz: geomean {g:.2f}{TIMES}",
+        self.titles(ax, f"Speedup against nnz: geomean {g:.2f}{TIMES}",
                     f"{wins} of {len(pts)} faster than the best cuSPARSE algorithm")
         ax.set_xscale("log")
         self.ratio_axis(ax, speedups)
-        ax.axhline(1.0, color="#444444", linestyle="--", linewidth=1.1, zorder=2)
-        ax.axhline(g, color="#1f77b4", linestyle=":", linewidth=1.0, zorder=2)
-        ax.text(1.0, g, f" geomean {g:.2f}{TIMES}", transform=ax.get_yaxis_transform(),
-                fontsize=8, color="#1f77b4", va="bottom", ha="right")
-        self.scatter_families(ax, [(p[0], p[1], p[2]) for p in pts])
+        lines = self.reference_lines(ax, g)
+        self.scatter_families(ax, [(p[0], p[1], p[2]) for p in pts], extra=lines)
         self.label_points(ax, [(p[0], p[1], p[3]) for p in pts])
         self.pad_log_x(ax, [p[0] for p in pts])
+        ax.xaxis.set_major_formatter(self.ticker.FuncFormatter(lambda v, _: si(v)))
         ax.set_xlabel("nonzeros (nnz)")
         ax.set_ylabel("speedup (cuSPARSE time / tuned time)")
         missing = len(self.rows) - len(pts)
         if missing:
-            self.note(ax, f"{missing} row(s) without a cuSPARSE time not shown")
+            self.note(ax, [f"{missing} row(s) without a cuSPARSE time not shown"])
         self.save(fig, path)
+
+    def reference_lines(self, ax, g):
+        """The 1x line and the geometric mean, as legend entries rather than labels."""
+        one = ax.axhline(1.0, color="#444444", linestyle="--", linewidth=1.1, zorder=2,
+                         label=f"cuSPARSE (1{TIMES})")
+        mean = ax.axhline(g, color="#1f77b4", linestyle=":", linewidth=1.2, zorder=2,
+                          label=f"geomean {g:.2f}{TIMES}")
+        return one, mean
 
     @staticmethod
     def pad_log_x(ax, xs):
         lo, hi = min(xs), max(xs)
-        ax.set_xlim(lo / 2.0, hi * 2.0)
+        ax.set_xlim(lo / 2.0, hi * 3.0)  # room for the names right of the points
 
     def speedup_vs_variance(self, path):
         fig, ax = self.figure()
         with_speedup = [r for r in self.rows if r["speedup"] and r["speedup"] > 0]
         known = [r for r in with_speedup if r["row_nnz_var"] is not None]
         if not known:
-            self.titles(ax, "Speedup over cuSPARSE against row-length variance")
+            self.titles(ax, "Speedup against row-length variance")
             self.no_data(ax, "no row has both a row-length variance and a cuSPARSE time")
             return self.save(fig, path)
         positive = [r["row_nnz_var"] for r in known if r["row_nnz_var"] > 0]
-        # Log axes cannot show 0: a uniform matrix is drawn at a floor below the rest.
-        floor = min(positive) / 10.0 if positive else 0.1
+        # Log axes cannot show 0: a uniform matrix is drawn at a floor, a decade below the rest.
+        floor = 10.0 ** (math.floor(math.log10(min(positive))) - 1) if positive else 0.1
         pts = [(max(r["row_nnz_var"], 0.0) or floor, r["speedup"], r["family"], r["label"])
                for r in known]
         zeros = sum(1 for r in known if r["row_nnz_var"] <= 0)
         g = geomean(p[1] for p in pts)
-        self.titles(ax, "Speedup over cuSPARSE against row-length variance",
-                    f"geomean {g:.2f}{TIMES} over {len(pts)} rows")
+        self.titles(ax, "Speedup against row-length variance",
+                    f"over the best cuSPARSE algorithm; geomean {g:.2f}{TIMES} "
+                    f"over {len(pts)} rows")
         ax.set_xscale("log")
         self.ratio_axis(ax, [p[1] for p in pts])
-        ax.axhline(1.0, color="#444444", linestyle="--", linewidth=1.1, zorder=2)
+        lines = self.reference_lines(ax, g)
         if zeros:
             ax.axvline(floor, color="#bbbbbb", linewidth=6, alpha=0.4, zorder=1)
             ax.text(floor, 0.98, " variance 0", transform=ax.get_xaxis_transform(),
                     fontsize=8, color="#666666", va="top", ha="left")
-        self.scatter_families(ax, [(p[0], p[1], p[2]) for p in pts])
+        self.scatter_families(ax, [(p[0], p[1], p[2]) for p in pts], extra=lines)
         self.label_points(ax, [(p[0], p[1], p[3]) for p in pts])
         self.pad_log_x(ax, [p[0] for p in pts])
         ax.set_xlabel("variance of nonzeros per row")
@@ -392,8 +428,7 @@ class Plotter:
         if len(self.rows) > len(with_speedup):
             notes.append(f"{len(self.rows) - len(with_speedup)} without a cuSPARSE time "
                          "not shown")
-        if notes:
-            self.note(ax, "; ".join(notes))
+        self.note(ax, notes)
         self.save(fig, path)
 
     def bandwidth_hist(self, path):
@@ -412,11 +447,11 @@ class Plotter:
         data = [[100.0 * r["bandwidth_fraction"] for r in known if r["family"] == f]
                 for f in families]
         ax.hist(data, bins=bins, stacked=True, color=[self.style[f][0] for f in families],
-                label=families, edgecolor="white", linewidth=0.6, zorder=3)
+                edgecolor="white", linewidth=0.6, zorder=3)
         mid = median(percent)
         ax.axvline(100.0, color="#444444", linestyle="--", linewidth=1.1, zorder=4)
-        ax.text(100.0, 0.98, " measured peak", transform=ax.get_xaxis_transform(), fontsize=8,
-                color="#444444", va="top", ha="left")
+        ax.text(100.0, 0.98, "measured peak ", transform=ax.get_xaxis_transform(), fontsize=8,
+                color="#444444", va="top", ha="right")
         ax.axvline(mid, color="#d62728", linestyle=":", linewidth=1.2, zorder=4)
         ax.text(mid, 0.90, f" median {mid:.0f}%", transform=ax.get_xaxis_transform(),
                 fontsize=8, color="#d62728", va="top", ha="left")
@@ -431,9 +466,12 @@ class Plotter:
         ax.set_xlabel("effective bandwidth, % of the device's measured peak")
         ax.set_ylabel("rows")
         ax.yaxis.set_major_locator(self.ticker.MaxNLocator(integer=True))
-        ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        self.legend(ax, self.family_patches(families))
         if len(known) < len(self.rows):
-            self.note(ax, f"{len(self.rows) - len(known)} row(s) without a fraction not shown")
+            # Top left: the bottom right is where fractions above 100% stack up.
+            ax.text(0.01, 0.98, f"{len(self.rows) - len(known)} row(s) without a fraction "
+                    "not shown", transform=ax.transAxes, fontsize=8, color="#666666",
+                    va="top", ha="left")
         self.save(fig, path)
 
     def search_time(self, path):
@@ -451,20 +489,24 @@ class Plotter:
         colours = [self.style[r["family"]][0] for r in known]
         search = [r["search_s"] or 0.0 for r in known]
         wall = [r["wall_s"] or 0.0 for r in known]
-        bar = 0.75 if n > 1 else 0.4
-        ax.bar(xs, wall, width=bar, color=colours, alpha=0.35, zorder=2)
-        ax.bar(xs, search, width=bar * 0.6, color=colours, zorder=3)
-        total = sum(search)
-        total_text = f"{total / 60:.1f} min" if total >= 120 else f"{total:.0f} s"
-        self.titles(ax, "Search time per matrix, by nnz",
-                    f"{total_text} of search in all; median {median(search):.1f} s")
+        if labelled:
+            bar = 0.75 if n > 1 else 0.4
+            ax.bar(xs, wall, width=bar, color=colours, alpha=0.35, zorder=2)
+            ax.bar(xs, search, width=bar * 0.6, color=colours, zorder=3)
+        else:  # too many for bars: points, the whole tune as a grey tick above each
+            ax.scatter(xs, wall, marker="_", s=30, color="#999999", zorder=2)
+            ax.scatter(xs, search, s=14, c=colours, zorder=3, edgecolors="none")
+        sub = f"{duration(sum(search))} of search in all; median {median(search):.1f} s"
+        if n < len(self.rows):
+            sub += f"; {len(self.rows) - n} row(s) answered from the database not shown"
+        self.titles(ax, "Search time per matrix, by nnz", sub)
         top = max(max(search), max(wall))
         positive = [v for v in search + wall if v > 0]
         if positive and top / min(positive) > 100:
             ax.set_yscale("log")
         if labelled:
             ax.set_xticks(xs)
-            ax.set_xticklabels([r["label"] for r in known], rotation=50, ha="right",
+            ax.set_xticklabels([plain(r["label"], 26) for r in known], rotation=50, ha="right",
                                rotation_mode="anchor", fontsize=8)
             ax.set_xlabel("matrix (by nnz)")
         else:
@@ -473,15 +515,17 @@ class Plotter:
         ax.grid(axis="x", visible=False)
         ax.set_xlim(-0.6, n - 0.4)
         ax.set_ylabel("seconds")
-        patches = self.plt.matplotlib.patches
-        families = sorted({r["family"] for r in known})
-        handles = [patches.Patch(color=self.style[f][0], label=f) for f in families]
-        handles += [patches.Patch(color="#555555", label="search"),
-                    patches.Patch(color="#555555", alpha=0.35, label="whole tune")]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  borderaxespad=0)
-        if n < len(self.rows):
-            self.note(ax, f"{len(self.rows) - n} row(s) answered from the database not shown")
+        patches = self.patches
+        handles = self.family_patches({r["family"] for r in known})
+        if labelled:
+            handles += [patches.Patch(color="#555555", label="search"),
+                        patches.Patch(color="#555555", alpha=0.35, label="whole tune")]
+        else:
+            line = self.plt.Line2D
+            handles += [line([], [], linestyle="", marker="o", color="#555555", label="search"),
+                        line([], [], linestyle="", marker="_", color="#999999",
+                             label="whole tune")]
+        self.legend(ax, handles)
         self.save(fig, path)
 
     def format_wins(self, path):
@@ -509,13 +553,13 @@ class Plotter:
         for f in families:
             counts = Counter(bucket(r) for r in self.rows if r["family"] == f)
             widths = [counts.get(s, 0) for s in order]
-            ax.barh(ys, widths, left=left, color=self.style[f][0], label=f, height=0.65,
+            ax.barh(ys, widths, left=left, color=self.style[f][0], height=0.65,
                     edgecolor="white", linewidth=0.6, zorder=3)
             left = [a + b for a, b in zip(left, widths)]
         for y, total in zip(ys, left):
             ax.text(total, y, f" {total}", va="center", ha="left", fontsize=9, color="#333333")
         ax.set_yticks(ys)
-        ax.set_yticklabels(order, fontsize=9, family="monospace")
+        ax.set_yticklabels([plain(s, 24) for s in order], fontsize=9, family="monospace")
         ax.grid(axis="y", visible=False)
         ax.set_xlim(0, max(left) * 1.12 + 0.5)
         ax.xaxis.set_major_locator(self.ticker.MaxNLocator(integer=True))
@@ -523,7 +567,7 @@ class Plotter:
         grown = sum(v for s, v in wins.items() if s.startswith("grown:"))
         self.titles(ax, "Winning structures",
                     f"{len(self.rows)} rows, {len(wins)} structures; grown graphs won {grown}")
-        ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        self.legend(ax, self.family_patches(families))
         self.save(fig, path)
 
     def predicted_vs_measured(self, path):
@@ -544,7 +588,8 @@ class Plotter:
         meas = np.array([p[1] for p in pts])
         err = float(np.exp(np.median(np.abs(np.log(pred / meas)))))
         within2 = float(np.mean(np.abs(np.log2(pred / meas)) <= 1.0)) * 100.0
-        sub = f"{len(pts)} candidates; median error {err:.2f}{TIMES}; {within2:.0f}% within 2{TIMES}"
+        sub = (f"{len(pts)} candidates; median error {err:.2f}{TIMES}; "
+               f"{within2:.0f}% within 2{TIMES}")
         rho = rank_correlation(np, pred, meas)
         if rho is not None:
             sub += f"; rank correlation {rho:.2f}"
@@ -554,16 +599,32 @@ class Plotter:
         lo = min(pred.min(), meas.min()) / 1.5
         hi = max(pred.max(), meas.max()) * 1.5
         line = np.array([lo, hi])
-        ax.plot(line, line, color="#444444", linewidth=1.1, zorder=2)
-        ax.plot(line, line * 2, color="#888888", linewidth=0.9, linestyle=":", zorder=2)
+        exact, = ax.plot(line, line, color="#444444", linewidth=1.1, zorder=2, label="exact")
+        off, = ax.plot(line, line * 2, color="#888888", linewidth=0.9, linestyle=":", zorder=2,
+                       label=f"2{TIMES} off")
         ax.plot(line, line / 2, color="#888888", linewidth=0.9, linestyle=":", zorder=2)
         ax.set_xlim(lo, hi)
         ax.set_ylim(lo, hi)
         ax.set_aspect("equal", adjustable="box")
-        self.scatter_families(ax, pts, size=26 if len(pts) < 300 else 10)
+        self.scatter_families(ax, pts, size=30 if len(pts) < 300 else 10, extra=(exact, off))
+        # 1-2-5 ticks over a few decades, decades only over more.
+        subs = (1.0, 2.0, 5.0) if hi / lo <= 10 ** 2.5 else (1.0,)
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(self.ticker.LogLocator(base=10, subs=subs))
+            axis.set_major_formatter(self.ticker.FuncFormatter(
+                lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+            axis.set_minor_locator(self.ticker.NullLocator())
         ax.set_xlabel(f"predicted time ({MICRO}s)")
         ax.set_ylabel(f"measured time ({MICRO}s)")
         self.save(fig, path)
+
+
+def si(v):
+    """1000 -> 1k, 2e6 -> 2M: tick labels for counts."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:g}{suffix}"
+    return f"{v:g}"
 
 
 def rank_correlation(np, a, b):
@@ -619,12 +680,6 @@ def fmt_float(v, digits):
     return "" if v is None else f"{v:.{digits}f}"
 
 
-def fmt_var(v):
-    if v is None:
-        return ""
-    return f"{v:.3g}" if v < 1e5 else f"{v:.2e}"
-
-
 CSS = """
 :root { --fg:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#ffffff; --panel:#f6f8fa;
         --good:#116329; --good-bg:#dafbe1; --bad:#a40e26; --bad-bg:#ffebe9; --accent:#0969da; }
@@ -638,42 +693,47 @@ header h1 span { color: var(--muted); font-weight: 400; }
 .meta code { font-size: 13px; background: var(--panel); padding: 1px 5px; border-radius: 4px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(190px, 1fr)); gap: 12px;
          margin: 0 0 26px; }
-.card { border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px; background: var(--panel); }
+.card { border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px;
+        background: var(--panel); }
 .card .v { font-size: 26px; font-weight: 650; font-variant-numeric: tabular-nums; }
 .card .k { color: var(--muted); font-size: 12.5px; }
 .card.good .v { color: var(--good); } .card.bad .v { color: var(--bad); }
-h2 { font-size: 19px; margin: 30px 0 12px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
+h2 { font-size: 19px; margin: 30px 0 12px; padding-bottom: 6px;
+     border-bottom: 1px solid var(--line); }
 .plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 18px; }
-figure { margin: 0; border: 1px solid var(--line); border-radius: 10px; padding: 12px; background: #fff; }
+figure { margin: 0; border: 1px solid var(--line); border-radius: 10px; padding: 12px;
+         background: #fff; }
 figure.wide { grid-column: 1 / -1; }
 figure img { display: block; max-width: 100%; height: auto; margin: 0 auto; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 8px; }
 figcaption b { color: var(--fg); }
 .tools { display: flex; gap: 14px; align-items: center; flex-wrap: wrap; margin: 0 0 10px; }
 .tools input { font: inherit; padding: 5px 9px; border: 1px solid var(--line); border-radius: 6px;
-               min-width: 260px; }
+               min-width: 340px; }
 .tools .count { color: var(--muted); }
 a { color: var(--accent); }
 .scroll { overflow-x: auto; border: 1px solid var(--line); border-radius: 10px; }
-table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { padding: 6px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
-thead th { position: sticky; top: 0; background: var(--panel); z-index: 1; white-space: nowrap; }
+table { border-collapse: collapse; width: 100%; font-size: 12.5px; }
+th, td { padding: 6px 8px; border-bottom: 1px solid var(--line); text-align: left;
+         vertical-align: top; }
+thead th { position: sticky; top: 0; background: var(--panel); z-index: 1; vertical-align: bottom; }
 th button { all: unset; cursor: pointer; font-weight: 600; }
 th button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-th button::after { content: " \\2195"; color: #b0b8c1; font-weight: 400; }
-th[aria-sort=ascending] button::after { content: " \\2191"; color: var(--accent); }
-th[aria-sort=descending] button::after { content: " \\2193"; color: var(--accent); }
-th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th button::after { content: "\\00a0\\2195"; color: #b0b8c1; font-weight: 400; }
+th[aria-sort=ascending] button::after { content: "\\00a0\\2191"; color: var(--accent); }
+th[aria-sort=descending] button::after { content: "\\00a0\\2193"; color: var(--accent); }
+th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, td.op { white-space: nowrap; }
 tbody tr:nth-child(even) { background: #fbfcfd; }
 tbody tr:hover { background: #eef4ff; }
-td.name { font-weight: 600; white-space: nowrap; }
+td.name { font-weight: 600; min-width: 9.5em; overflow-wrap: anywhere; }
 td .alg { color: var(--muted); font-size: 11.5px; }
 td.speedup span { display: inline-block; min-width: 4.2em; padding: 1px 7px; border-radius: 10px;
                   font-weight: 650; text-align: right; }
 td.good span { color: var(--good); background: var(--good-bg); }
 td.bad span { color: var(--bad); background: var(--bad-bg); }
 td.mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
-td.winner { max-width: 34em; min-width: 18em; cursor: pointer; }
+td.winner { max-width: 32em; min-width: 14em; cursor: pointer; }
 td.winner div { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical;
                 overflow: hidden; overflow-wrap: anywhere; }
 td.winner.open div { display: block; }
@@ -770,7 +830,7 @@ def table_columns(rows):
     def cusparse(r):
         if r["cusparse_us"] is None:
             return None, ""
-        alg = f' <span class="alg">{esc(r["cusparse_alg"])}</span>' if r["cusparse_alg"] else ""
+        alg = f'<br><span class="alg">{esc(r["cusparse_alg"])}</span>' if r["cusparse_alg"] else ""
         return r["cusparse_us"], esc(fmt_us(r["cusparse_us"])) + alg
 
     def speedup(r):
@@ -794,23 +854,26 @@ def table_columns(rows):
         title = ", ".join(extra)
         return c, f'<span title="{esc(title)}">{esc(fmt_int(c))}</span>'
 
+    def op(r):
+        return None, esc(" ".join(v for v in (r["op"], r["dtype"]) if v))
+
     columns = [("Name", "name", False, name), ("Family", "", False, text("family")),
-               ("Op", "", False, text("op")), ("Dtype", "", False, text("dtype"))]
+               ("Op", "op", False, op)]
     if len({r["device"] for r in rows}) > 1:
         columns.append(("Device", "", False, text("device")))
+    # The long winner comes last, so a narrow window still shows every number.
     columns += [
         ("Rows", "num", True, number("rows", fmt_int)),
         ("Cols", "num", True, number("cols", fmt_int)),
         ("nnz", "num", True, number("nnz", fmt_int)),
-        ("Row var", "num", True, number("row_nnz_var", fmt_var)),
         (f"Tuned {MICRO}s", "num", True, number("tuned_us", fmt_us)),
-        (f"cuSPARSE {MICRO}s (alg)", "num", True, cusparse),
+        (f"cuSPARSE {MICRO}s", "num", True, cusparse),
         ("Speedup", "num speedup", True, speedup),
-        ("Structure", "mono", False, text("structure")),
-        ("Winner", "mono winner", False, winner),
-        ("Bandwidth", "num", True, bandwidth),
+        ("Bandwidth % of peak", "num", True, bandwidth),
         ("Search s", "num", True, number("search_s", lambda v: fmt_float(v, 1))),
         ("Candidates", "num", True, candidates),
+        ("Structure", "mono", False, text("structure")),
+        ("Winner", "mono winner", False, winner),
     ]
     return columns
 
@@ -844,9 +907,12 @@ def render_page(rows, predictions, summary, images, directory):
     if not isinstance(devices, list) or not devices:
         devices = sorted({r["device"] for r in rows if r["device"]})
     speedups = [r["speedup"] for r in rows if r["speedup"] and r["speedup"] > 0]
-    g = summary.get("geomean_speedup")
-    if not isinstance(g, (int, float)) or isinstance(g, bool) or g <= 0:
-        g = geomean(speedups)
+    # From the rows, as the plots are; summary.json's value only when the rows have none.
+    g = geomean(speedups)
+    if g is None:
+        g = summary.get("geomean_speedup")
+        if not isinstance(g, (int, float)) or isinstance(g, bool) or g <= 0:
+            g = None
     wins = sum(s >= 1 for s in speedups)
     matrices = len({r["fingerprint"] or r["name"] for r in rows})
     bandwidths = [r["bandwidth_fraction"] for r in rows if r["bandwidth_fraction"] is not None]
@@ -863,8 +929,7 @@ def render_page(rows, predictions, summary, images, directory):
         card(f"{matrices}", f"matrices ({len(rows)} rows: matrix, op, dtype, device)"),
         card(f"{100.0 * median(bandwidths):.0f}%" if bandwidths else "n/a",
              "median bandwidth, % of peak"),
-        card(f"{search / 60.0:.1f} min" if search >= 120 else f"{search:.0f} s",
-             "search time in all"),
+        card(duration(search), "search time in all"),
     ]
 
     meta = []
@@ -916,11 +981,12 @@ def render_page(rows, predictions, summary, images, directory):
 {chr(10).join(figures)}
 </section>
 <h2>Matrices</h2>
-<div class="tools"><input id="filter" type="search" placeholder="Filter rows (name, family, structure...)"
- aria-label="Filter rows"><span class="count" id="shown"></span>
+<div class="tools"><input id="filter" type="search" aria-label="Filter rows"
+ placeholder="Filter rows (name, family, structure...)"><span class="count" id="shown"></span>
 <span class="count">Click a column header to sort; click a winner to see all of it.</span></div>
 {render_table(rows)}
-<footer>Times are medians of warm runs in {MICRO}s. Speedup = cuSPARSE time / tuned time.
+<footer>Times in {MICRO}s; speedup = cuSPARSE time / tuned time; bandwidth = effective GB/s of
+the winner / the device's measured peak.
 Page check: <pre id="selfcheck">images-ok=? (the page's script has not run)</pre></footer>
 </main>
 <script>{JS}</script>
@@ -947,7 +1013,7 @@ def main(argv):
     summary = read_summary(os.path.join(directory, "summary.json"))
     complete(rows)
 
-    plotter = Plotter(rows, predictions, summary)
+    plotter = Plotter(rows, predictions)
     # Everything is drawn under temporary names first and renamed at the end, so a failure
     # leaves no half-written file (and the previous outputs, if any, whole).
     written = []

@@ -133,6 +133,22 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
     check "report wrote $f" [ -s "$tmp/o2/report/$f" ]
   done
   check "one table row per matrix" [ "$(tail -n +2 "$tmp/o2/report/matrices.csv" | wc -l)" -eq 2 ]
+  # The renderer alone on a fixture of 10 rows (a name with a comma, empty cells, two dtypes).
+  cp -r "$root/tests/cli/report_fixture" "$tmp/fx"
+  /usr/bin/python3 "$root/scripts/report/render.py" "$tmp/fx" 2>"$tmp/err"
+  check "renderer on the fixture" [ $? -eq 0 ]
+  check "fixture page lists every row" [ "$(grep -c '<tr' "$tmp/fx/index.html")" -ge 11 ]
+  check "fixture: six plots" [ "$(ls "$tmp/fx"/*.png | wc -l)" -eq 6 ]
+  sed -i '3s/^\([^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,\)[0-9]*/\1many/' "$tmp/fx/matrices.csv"
+  /usr/bin/python3 "$root/scripts/report/render.py" "$tmp/fx" 2>"$tmp/err"
+  check "a malformed CSV is exit 2" [ $? -eq 2 ]
+  check "naming file and line" grep -q "matrices.csv:3" "$tmp/err"
+  if command -v chromium >/dev/null; then
+    bash "$root/scripts/check-report.sh" "$tmp/o2/report" >"$tmp/out" 2>&1
+    check "headless Chromium sees every image and row" grep -q "check-report: OK" "$tmp/out"
+  else
+    echo "SKIPPED: check-report.sh (no chromium)"
+  fi
 else
   echo "SKIPPED: report plots (python3-matplotlib not installed)"
 fi
