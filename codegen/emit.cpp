@@ -14,6 +14,74 @@ namespace sparsetune::codegen {
 
 namespace {
 
+// kernel.h's Graph: run()'s launches (the y scaling or memset, then every part) captured once in
+// a CUDA graph and replayed, so a call costs one launch however many the format needs; captured
+// again when the format, x, y, alpha or beta change.
+constexpr const char* kGraphClass = R"HDR(// The launches of run() captured once in a CUDA graph and replayed: one launch per call however
+// many the format needs (a memset or scaling of y, then each part). Captured again when f, x, y,
+// alpha or beta change, so keep one Graph per set of arguments that is called repeatedly.
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph() { reset(); }
+
+  cudaError_t run(const Format& f, const value_t* x, result_t* y, result_t alpha = result_t(1),
+                  result_t beta = result_t(0), cudaStream_t stream = 0) {
+#if CUDART_VERSION >= 12000
+    if (!exec_ || &f != f_ || x != x_ || y != y_ || !same(alpha, alpha_) || !same(beta, beta_)) {
+      reset();
+      cudaStream_t s = nullptr;
+      cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      if (e != cudaSuccess) return e;
+      cudaGraph_t g = nullptr;
+      e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+      if (e == cudaSuccess) {
+        const cudaError_t launched = sparsetune_kernel::run(f, x, y, alpha, beta, s);
+        e = cudaStreamEndCapture(s, &g);
+        if (launched != cudaSuccess) e = launched;
+      }
+      if (e == cudaSuccess) e = cudaGraphInstantiate(&exec_, g, 0);
+      if (g) cudaGraphDestroy(g);
+      cudaStreamDestroy(s);
+      if (e != cudaSuccess) {
+        exec_ = nullptr;
+        return e;
+      }
+      f_ = &f;
+      x_ = x;
+      y_ = y;
+      alpha_ = alpha;
+      beta_ = beta;
+    }
+    return cudaGraphLaunch(exec_, stream);
+#else
+    return sparsetune_kernel::run(f, x, y, alpha, beta, stream);  // graphs need CUDA 12
+#endif
+  }
+
+  void reset() {
+#if CUDART_VERSION >= 12000
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+#endif
+  }
+
+ private:
+  static bool same(result_t a, result_t b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+#if CUDART_VERSION >= 12000
+  cudaGraphExec_t exec_ = nullptr;
+#endif
+  const Format* f_ = nullptr;
+  const value_t* x_ = nullptr;
+  result_t* y_ = nullptr;
+  result_t alpha_{}, beta_{};
+};
+
+)HDR";
+
+
 const char* value_c(const std::string& dtype) {
   return dtype == "f64" ? "double" : dtype == "f32" ? "float" : "unsigned short";
 }
@@ -186,8 +254,9 @@ inline cudaError_t load(const char* path, Format* f) {
   h += "  (void)f;\n  (void)alpha;\n  return cudaGetLastError();\n}\n\n";
   h += "// y = A x (alpha = 1, beta = 0).\n"
        "inline cudaError_t run(const Format& f, const value_t* x, result_t* y, cudaStream_t stream "
-       "= 0) {\n  return run(f, x, y, result_t(1), result_t(0), stream);\n}\n\n"
-       "}  // namespace sparsetune_kernel\n";
+       "= 0) {\n  return run(f, x, y, result_t(1), result_t(0), stream);\n}\n\n";
+  h += kGraphClass;
+  h += "}  // namespace sparsetune_kernel\n";
   return h;
 }
 

@@ -9,8 +9,8 @@
 # There:  scripts/bench-kernels.sh run [DTYPE]
 #           generates a 27-point 96^3 stencil and a scale-18 Kronecker graph, emits every known
 #           graph for both (f32 unless DTYPE is given), builds, checks, times; one line per
-#           case in $OUT/kernels.txt: matrix, graph, OK/FAIL, error, median ms, format bytes,
-#           rows, cols, nnz. `build [DTYPE]` and `time` are its two halves (build is CPU work
+#           case in $OUT/kernels.txt: matrix, graph, OK/FAIL, error, median ms, the same through
+#           kernel.h's Graph, warm ms plain and through Graph, format bytes, rows, cols, nnz. `build [DTYPE]` and `time` are its two halves (build is CPU work
 #           that can overlap other GPU work). With AB_UNGUARDED=1 each case is also built with
 #           the stored-zero guard of ST_MAC removed (every stored entry multiplied, as before the
 #           guard existed) and timed as "<graph>+unguarded": the guard's cost, in one command.
@@ -34,6 +34,13 @@ case "${1:-}" in
     st() { bundle/run sparsetune "$@"; }
     st gen stencil3d --n 96 --points 27 -o m/stencil27.safetensors >> "$out/log.txt" 2>&1
     st gen kron --scale 18 -o m/kron18.safetensors >> "$out/log.txt" 2>&1
+    # $EXTRA_MATRICES: more matrix files (paths from the repository root), e.g. small ones where
+    # launch overhead shows.
+    names="stencil27 kron18"
+    for p in ${EXTRA_MATRICES:-}; do
+      n=$(basename "$p"); n=${n%%.*}
+      st convert "../../$p" "m/$n.safetensors" >> "$out/log.txt" 2>&1 && names="$names $n"
+    done
     job() {
       m=$1 g=$2 d=work/$1.$2
       bundle/run sparsetune --json emit-kernel --graph "graphs/$g.json" "m/$m.safetensors" \
@@ -51,7 +58,7 @@ case "${1:-}" in
     }
     export -f job
     export dtype AB_UNGUARDED
-    for m in stencil27 kron18; do for g in graphs/*.json; do echo "$m $(basename "$g" .json)"; done; done |
+    for m in $names; do for g in graphs/*.json; do echo "$m $(basename "$g" .json)"; done; done |
       xargs -P "${JOBS:-6}" -n 2 bash -c 'job "$0" "$1"' >> "$out/log.txt" 2>&1 ;;
   time)
     out=$(realpath -m "${OUT:-$dev/results}")

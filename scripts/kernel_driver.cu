@@ -3,7 +3,9 @@
 // relative L2 error (also alpha A x + beta y for alpha = -2, beta = 0 on a NaN-poisoned y and for
 // alpha = 0.5, beta = -1.5), then timed (median of 25 runs after 5 warm-ups, CUDA events). Build it beside kernel.cu:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu
-// Prints "OK|FAIL err <relative L2 error> ms <median milliseconds>".
+// The same checks run through kernel.h's Graph. Prints "OK|FAIL err <relative L2 error> ms
+// <median ms> graph_ms <median ms through Graph> warm_ms <ms> warm_graph_ms <ms>" (warm: 100
+// back-to-back runs timed together).
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -81,25 +83,60 @@ int main() {
   run(f, dx, dy, result_t(0.5), result_t(-1.5));
   cudaMemcpy(y3.data(), dy, sizeof(result_t) * kRows, cudaMemcpyDeviceToHost);
   err = std::max(err, error(y3, 0.5, -1.5, y));
+  // The same three cases through kernel.h's Graph (captured, then replayed).
+  Graph graph;
+  cudaMemset(dy, 0xff, sizeof(result_t) * std::max<long long>(1, kRows));
+  graph.run(f, dx, dy);
+  graph.run(f, dx, dy);  // a replay
+  cudaMemcpy(y2.data(), dy, sizeof(result_t) * kRows, cudaMemcpyDeviceToHost);
+  err = std::max(err, error(y2, 1.0, 0.0, y2));
+  cudaMemset(dy, 0xff, sizeof(result_t) * std::max<long long>(1, kRows));
+  graph.run(f, dx, dy, result_t(-2), result_t(0));
+  cudaMemcpy(y2.data(), dy, sizeof(result_t) * kRows, cudaMemcpyDeviceToHost);
+  err = std::max(err, error(y2, -2.0, 0.0, y2));
+  cudaMemcpy(dy, y.data(), sizeof(result_t) * kRows, cudaMemcpyHostToDevice);
+  graph.run(f, dx, dy, result_t(0.5), result_t(-1.5));
+  cudaMemcpy(y3.data(), dy, sizeof(result_t) * kRows, cudaMemcpyDeviceToHost);
+  err = std::max(err, error(y3, 0.5, -1.5, y));
+  if (cudaGetLastError() != cudaSuccess) err = INFINITY;
   if (!std::isfinite(err)) err = INFINITY;
   cudaEvent_t a, b;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
-  for (int i = 0; i < 5; ++i) run(f, dx, dy);
-  std::vector<float> t;
-  for (int i = 0; i < 25; ++i) {
+  // Median of 25 single runs, and warm: 100 back-to-back runs timed together, per run.
+  auto median_single = [&](auto&& call) {
+    for (int i = 0; i < 5; ++i) call();
+    std::vector<float> t;
+    for (int i = 0; i < 25; ++i) {
+      cudaEventRecord(a);
+      call();
+      cudaEventRecord(b);
+      cudaEventSynchronize(b);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, a, b);
+      t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  auto warm = [&](auto&& call) {
     cudaEventRecord(a);
-    run(f, dx, dy);
+    for (int i = 0; i < 100; ++i) call();
     cudaEventRecord(b);
     cudaEventSynchronize(b);
     float ms = 0;
     cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
+    return ms / 100;
+  };
+  auto plain = [&] { run(f, dx, dy); };
+  auto graphed = [&] { graph.run(f, dx, dy); };
+  const double ms = median_single(plain);
+  const double graph_ms = median_single(graphed);
+  const double warm_ms = warm(plain), warm_graph_ms = warm(graphed);
   const double tol = sizeof(value_t) == 8 ? 1e-12 : sizeof(value_t) == 4 ? 1e-5 : 1e-2;
   const bool ok = std::isfinite(err) && err <= tol;
-  std::printf("%s err %.3e ms %.4f\n", ok ? "OK" : "FAIL", err, t[t.size() / 2]);
+  std::printf("%s err %.3e ms %.4f graph_ms %.4f warm_ms %.4f warm_graph_ms %.4f\n",
+              ok ? "OK" : "FAIL", err, ms, graph_ms, warm_ms, warm_graph_ms);
   release(&f);
   return ok ? 0 : 2;
 }

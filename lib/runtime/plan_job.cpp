@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 
@@ -32,6 +34,33 @@ PlanContext& plan_context() {
   if (!g_plan_context) g_plan_context = std::make_unique<PlanContext>();
   return *g_plan_context;
 }
+
+// A stream's work captured once and instantiated; destroyed with its owner.
+struct CapturedGraph {
+  cudaGraphExec_t exec = nullptr;
+  CapturedGraph() = default;
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+  ~CapturedGraph() {
+    if (exec) cudaGraphExecDestroy(exec);
+  }
+  // Relaxed capture: the module's kernel lookups may run while the stream is capturing.
+  void capture(cudaStream_t stream, const std::function<void()>& work) {
+    SPARSETUNE_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+    cudaGraph_t g = nullptr;
+    try {
+      work();
+    } catch (...) {
+      cudaStreamEndCapture(stream, &g);
+      if (g) cudaGraphDestroy(g);
+      throw;
+    }
+    SPARSETUNE_CUDA(cudaStreamEndCapture(stream, &g));
+    const cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
+    cudaGraphDestroy(g);
+    SPARSETUNE_CUDA(e);
+  }
+};
 
 std::vector<char> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -136,11 +165,25 @@ nlohmann::json plan_job(const nlohmann::json& req) {
                     static_cast<std::size_t>(pl.shared_bytes), c.stream, false);
     }
   };
+  // More than one operation a run (y zeroed or reset, several parts): captured once in a CUDA
+  // graph and replayed, as kernel.h's Graph runs them, so a run pays one launch's overhead.
+  // SPARSETUNE_NO_GRAPH=1 launches them one by one (to compare).
+  const std::size_t ops = plan.launches.size() + (plan.zero_output && y_bytes ? 1 : 0) +
+                          (y_init && y_bytes ? 1 : 0);
+  const char* no_graph = std::getenv("SPARSETUNE_NO_GRAPH");
+  const bool use_graph = ops > 1 && !(no_graph && *no_graph && std::string(no_graph) != "0");
+  CapturedGraph graph;
+  if (use_graph) graph.capture(c.stream, op);
+  const std::function<void()> run_once = use_graph ? std::function<void()>([&] {
+    SPARSETUNE_CUDA(cudaGraphLaunch(graph.exec, c.stream));
+  })
+                                                   : std::function<void()>(op);
+
   // Checking run: y poisoned (all bytes 0xFF, a NaN in every float type), then every entry must
   // be written and close to the reference. A plan that zeroes y overwrites the poison itself;
   // its rows are then checked by the error alone.
   SPARSETUNE_CUDA(cudaMemsetAsync(y.get(), 0xff, y.bytes(), c.stream));
-  op();
+  run_once();
   SPARSETUNE_CUDA(cudaStreamSynchronize(c.stream));
   cuda_check(cudaGetLastError(), "checking run");
   std::vector<char> raw(y_bytes);
@@ -153,10 +196,11 @@ nlohmann::json plan_job(const nlohmann::json& req) {
       check_output(out, ref, error_tolerance(parse_dtype(plan.check_dtype), plan.max_len));
 
   // The measuring protocol of every result (runtime/timing.hpp): flushed and warm.
-  const Timing t = time_op(c.timing(), op, runs);
+  const Timing t = time_op(c.timing(), run_once, runs);
   const OpCost cost = spmv_cost(plan.rows, plan.cols, plan.nnz, plan.index_bytes, plan.value_bytes);
   std::string note =
       std::to_string(plan.launches.size()) + " launch" + (plan.launches.size() == 1 ? "" : "es");
+  if (use_graph) note += " captured in one CUDA graph";
   if (plan.zero_output) note += ", y zeroed in each run";
   if (y_init) note += ", y reset to its initial value in each run";
   nlohmann::json r = result_json(check, t.flushed_ms, t.warm_ms, cost, note);

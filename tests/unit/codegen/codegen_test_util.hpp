@@ -84,6 +84,9 @@ inline int nvcc_compile_as_user(const codegen::Emitted& e, const graph::Graph& g
             "  double *x = nullptr, *y = nullptr;\n"
             "  sparsetune_kernel::run(f, x, y);\n"
             "  sparsetune_kernel::run(f, x, y, 2.0, 0.5, cudaStream_t{});\n"
+            "  sparsetune_kernel::Graph graph;\n"
+            "  graph.run(f, x, y);\n"
+            "  graph.run(f, x, y, 2.0, 0.5, cudaStream_t{});\n"
             "  sparsetune_kernel::release(&f);\n  return 0;\n}\n";
   }
   const std::string nvcc = nvcc_path();
