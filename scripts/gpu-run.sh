@@ -242,7 +242,9 @@ case "${1:-}" in
         (cd "$work" && timeout "$(left 60)" "$peers/spmv_double" "$m") >"$work/json/$name-dasp.txt" 2>&1
       fi
       if [ -x "$peers/matxtract_perftest" ]; then
-        for tc in "" "0.2 0.1" "0.5 0.3" "0.8 0.5" "1.0 0.9"; do
+        # $MATX_SETTINGS: "tau_c,tau_r" pairs separated by spaces ("default": its own choice).
+        for tc in ${MATX_SETTINGS:-default 0.2,0.1 0.5,0.3 0.8,0.5 1.0,0.9}; do
+          [ "$tc" = default ] && tc="" || tc=${tc/,/ }
           tag=${tc:-default}; tag=${tag// /-}
           (cd "$work" && timeout "$(left 60)" "$peers/matxtract_perftest" $tc "$m") \
             >"$work/json/$name-matx-$tag.txt" 2>&1
