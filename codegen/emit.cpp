@@ -17,7 +17,8 @@ namespace {
 // kernel.h's Graph: run()'s launches (the y scaling or memset, then every part) captured once in
 // a CUDA graph and replayed, so a call costs one launch however many the format needs; captured
 // again when the format, x, y, alpha or beta change.
-constexpr const char* kGraphClass = R"HDR(// The launches of run() captured once in a CUDA graph and replayed: one launch per call however
+constexpr const char* kGraphClass =
+    R"HDR(// The launches of run() captured once in a CUDA graph and replayed: one launch per call however
 // many the format needs (a memset or scaling of y, then each part). Captured again when f, x, y,
 // alpha or beta change, so keep one Graph per set of arguments that is called repeatedly.
 class Graph {
@@ -80,7 +81,6 @@ class Graph {
 };
 
 )HDR";
-
 
 const char* value_c(const std::string& dtype) {
   return dtype == "f64" ? "double" : dtype == "f32" ? "float" : "unsigned short";

@@ -168,16 +168,16 @@ nlohmann::json plan_job(const nlohmann::json& req) {
   // More than one operation a run (y zeroed or reset, several parts): captured once in a CUDA
   // graph and replayed, as kernel.h's Graph runs them, so a run pays one launch's overhead.
   // SPARSETUNE_NO_GRAPH=1 launches them one by one (to compare).
-  const std::size_t ops = plan.launches.size() + (plan.zero_output && y_bytes ? 1 : 0) +
-                          (y_init && y_bytes ? 1 : 0);
+  const std::size_t ops =
+      plan.launches.size() + (plan.zero_output && y_bytes ? 1 : 0) + (y_init && y_bytes ? 1 : 0);
   const char* no_graph = std::getenv("SPARSETUNE_NO_GRAPH");
   const bool use_graph = ops > 1 && !(no_graph && *no_graph && std::string(no_graph) != "0");
   CapturedGraph graph;
   if (use_graph) graph.capture(c.stream, op);
-  const std::function<void()> run_once = use_graph ? std::function<void()>([&] {
-    SPARSETUNE_CUDA(cudaGraphLaunch(graph.exec, c.stream));
-  })
-                                                   : std::function<void()>(op);
+  const std::function<void()> run_once =
+      use_graph
+          ? std::function<void()>([&] { SPARSETUNE_CUDA(cudaGraphLaunch(graph.exec, c.stream)); })
+          : std::function<void()>(op);
 
   // Checking run: y poisoned (all bytes 0xFF, a NaN in every float type), then every entry must
   // be written and close to the reference. A plan that zeroes y overwrites the poison itself;

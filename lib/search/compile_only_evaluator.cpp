@@ -41,7 +41,8 @@ std::vector<Evaluation> CompileOnlyEvaluator::evaluate_until(
         e.detail["plan_bytes"] = p.plan_bytes.size();
         e.detail["prepare_s"] = p.seconds;
         out.push_back(std::move(e));
-      });
+      },
+      &times_);
   return out;
 }
 

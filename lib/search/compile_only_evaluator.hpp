@@ -25,6 +25,7 @@ class CompileOnlyEvaluator : public Evaluator {
   SourceEdit edit_;
   std::int64_t max_len_ = 1;
   CostModelEvaluator model_;
+  PipelineTimes times_;  // longest preparation and measurement so far, across batches
 };
 
 }  // namespace sparsetune::search

@@ -82,7 +82,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate_until(const std::vector<Candidate
       [&](std::size_t i) {
         return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_);
       },
-      [&](std::size_t i, Prepared& p) { out.push_back(measure(batch[i], p)); });
+      [&](std::size_t i, Prepared& p) { out.push_back(measure(batch[i], p)); }, &times_);
   return out;
 }
 

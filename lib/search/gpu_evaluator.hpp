@@ -60,6 +60,7 @@ class GpuEvaluator : public Evaluator {
   int crash_at_ = -1;
   SourceEdit edit_;
   CostModelEvaluator model_;
+  PipelineTimes times_;  // longest preparation and measurement so far, across batches
 };
 
 }  // namespace sparsetune::search

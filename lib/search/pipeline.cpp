@@ -60,30 +60,37 @@ int pipeline_batch(std::int64_t rows, std::int64_t nnz) {
 
 std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bool(double)>& start,
                          const std::function<Prepared(std::size_t)>& prepare,
-                         const std::function<void(std::size_t, Prepared&)>& consume) {
+                         const std::function<void(std::size_t, Prepared&)>& consume,
+                         PipelineTimes* times) {
   if (n == 0) return 0;
+  PipelineTimes local;
+  PipelineTimes& t = times ? *times : local;
   std::mutex mu;
   std::condition_variable cv;
   std::vector<std::optional<Prepared>> ready(n);
   std::vector<bool> skipped(n, false);
   bool stopped = false;
-  double longest = 0;
+  std::size_t started = 0, consumed = 0;
   std::thread producer([&] {
     runtime::parallel_for(
         static_cast<std::int64_t>(n),
         [&](std::int64_t i) {
           {
             std::lock_guard lock(mu);
-            if (stopped || !start(longest)) {
+            // Until this item is consumed: its preparation, then the measurements of the items
+            // ahead of it that are not consumed yet, then its own.
+            const double need = t.prepare + t.consume * static_cast<double>(started - consumed + 1);
+            if (stopped || !start(need)) {
               stopped = true;
               skipped[i] = true;
               cv.notify_all();
               return;
             }
+            ++started;
           }
           Prepared p = prepare(static_cast<std::size_t>(i));
           std::lock_guard lock(mu);
-          longest = std::max(longest, p.seconds);
+          t.prepare = std::max(t.prepare, p.seconds);
           ready[i] = std::move(p);
           cv.notify_all();
         },
@@ -96,7 +103,6 @@ std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bo
     }
     producer.join();
   };
-  std::size_t consumed = 0;
   try {
     for (std::size_t i = 0; i < n; ++i) {
       Prepared p;
@@ -107,7 +113,12 @@ std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bo
         p = std::move(*ready[i]);
         ready[i].reset();  // a plan is freed as soon as it is measured
       }
+      const auto t0 = std::chrono::steady_clock::now();
       consume(i, p);
+      const double took =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::lock_guard lock(mu);
+      t.consume = std::max(t.consume, took);
       ++consumed;
     }
   } catch (...) {

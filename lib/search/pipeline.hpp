@@ -37,13 +37,23 @@ unsigned design_slots(std::int64_t rows, std::int64_t nnz);
 // busy, at least 4.
 int pipeline_batch(std::int64_t rows, std::int64_t nnz);
 
+// The longest preparation and the longest consumption (measurement) seen, in seconds: an
+// evaluator keeps one across its batches, so the first item of a batch is not started blind.
+struct PipelineTimes {
+  double prepare = 0, consume = 0;
+};
+
 // Prepares items 0..n-1 on up to `threads` threads, in order, and hands each to `consume` on the
 // calling thread, in order, as soon as it is ready (later ones are prepared meanwhile). `start`
-// is asked (one call at a time) before an item is prepared, with the longest preparation seen so
-// far in seconds; once it says no, nothing more starts, the items started finish, and those after
-// the first one not started are not consumed. Returns how many were consumed.
+// is asked (one call at a time) before an item is prepared, with the seconds until that item
+// would be consumed: the longest preparation, plus the longest consumption once for it and once
+// for every item started but not yet consumed (they are measured one after another). Once it
+// says no, nothing more starts, the items started finish, and those after the first one not
+// started are not consumed. `times` (may be null) carries the longest times across calls.
+// Returns how many were consumed.
 std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bool(double)>& start,
                          const std::function<Prepared(std::size_t)>& prepare,
-                         const std::function<void(std::size_t, Prepared&)>& consume);
+                         const std::function<void(std::size_t, Prepared&)>& consume,
+                         PipelineTimes* times = nullptr);
 
 }  // namespace sparsetune::search
