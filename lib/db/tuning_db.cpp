@@ -171,6 +171,15 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
   return h;
 }
 
+// Two differently seeded hashes (128 bits, hex) make accidental collisions negligible.
+std::string hash128(const std::string& key) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx",
+                static_cast<unsigned long long>(fnv1a(key, 0xcbf29ce484222325ull)),
+                static_cast<unsigned long long>(fnv1a(key, 0x84222325cbf29ce4ull)));
+  return buf;
+}
+
 // Identity of a row for de-duplication: everything but the time it was stored.
 std::string uid_of(const Measurement& m) {
   std::string key = m.fingerprint + '\x1f' + m.op + '\x1f' + m.dtype + '\x1f' +
@@ -178,12 +187,7 @@ std::string uid_of(const Measurement& m) {
                     m.tool_version + '\x1f' + m.candidate + '\x1f' + m.graph + '\x1f' + m.params +
                     '\x1f' + std::to_string(m.time_us) + '\x1f' + std::to_string(m.error) + '\x1f' +
                     (m.ok ? "1" : "0") + '\x1f' + m.failure;
-  // Two differently seeded hashes (128 bits) make accidental collisions negligible.
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx",
-                static_cast<unsigned long long>(fnv1a(key, 0xcbf29ce484222325ull)),
-                static_cast<unsigned long long>(fnv1a(key, 0x84222325cbf29ce4ull)));
-  return buf;
+  return hash128(key);
 }
 
 std::string uid_of(const Run& r) {
@@ -196,11 +200,7 @@ std::string uid_of(const Run& r) {
                           std::to_string(r.n) + '\x1f' + r.device + '\x1f' + r.arch + '\x1f' +
                           r.tool_version + '\x1f' + r.family + '\x1f' + r.winner + '\x1f' +
                           r.baseline + '\x1f' + num + '\x1f' + r.created_at;
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx",
-                static_cast<unsigned long long>(fnv1a(key, 0xcbf29ce484222325ull)),
-                static_cast<unsigned long long>(fnv1a(key, 0x84222325cbf29ce4ull)));
-  return buf;
+  return hash128(key);
 }
 
 Run read_run(const Statement& s) {

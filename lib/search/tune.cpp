@@ -37,9 +37,8 @@ std::vector<double> check_vector(std::int64_t n) {
   return x;
 }
 
-// The tuning-database row of one scored candidate.
-db::Measurement measurement_of(const Scored& h, const std::string& fp, const TuneOptions& o,
-                               const Evaluator& eval) {
+// A tuning-database row of this matrix, operation and device, its result still to fill in.
+db::Measurement row_of(const std::string& fp, const TuneOptions& o, const Evaluator& eval) {
   db::Measurement m;
   m.fingerprint = fp;
   m.op = o.op;
@@ -47,6 +46,13 @@ db::Measurement measurement_of(const Scored& h, const std::string& fp, const Tun
   m.device = eval.device();
   m.arch = eval.arch();
   m.tool_version = kVersion;
+  return m;
+}
+
+// The tuning-database row of one scored candidate.
+db::Measurement measurement_of(const Scored& h, const std::string& fp, const TuneOptions& o,
+                               const Evaluator& eval) {
+  db::Measurement m = row_of(fp, o, eval);
   m.candidate = "graph/" + graph_hash(h.candidate.graph);
   m.graph = graph::graph_to_json(h.candidate.graph).dump();
   json params = {{"point", h.candidate.point},
@@ -70,13 +76,7 @@ db::Measurement measurement_of(const Scored& h, const std::string& fp, const Tun
 // A cuSPARSE algorithm measured beside the search, as a row of the tuning database.
 db::Measurement baseline_measurement(const runtime::BaselineResult& b, const std::string& fp,
                                      const TuneOptions& o, const Evaluator& eval) {
-  db::Measurement m;
-  m.fingerprint = fp;
-  m.op = o.op;
-  m.dtype = o.dtype;
-  m.device = eval.device();
-  m.arch = eval.arch();
-  m.tool_version = kVersion;
+  db::Measurement m = row_of(fp, o, eval);
   m.candidate = "cusparse/" + b.name;
   m.params = json({{"verified", b.verified}, {"note", b.note}}).dump();
   m.time_us = b.time_ms.median * 1000;

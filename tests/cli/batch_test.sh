@@ -9,23 +9,9 @@ root=$2
 batch="$root/scripts/batch.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*"; }
+source "$(dirname "$0")/assert.sh"
 # check NAME COMMAND...: the command (a test) holds.
 check() { local name=$1; shift; if "$@"; then ok; else bad "$name"; fi; }
-# expect_fail NAME PATTERN CMD...: non-zero exit (no signal), stderr matches PATTERN.
-expect_fail() {
-  local name=$1 pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ $rc -eq 0 ]; then bad "$name: exit 0, expected failure"; return; fi
-  if [ $rc -ge 128 ]; then bad "$name: killed by signal $((rc - 128))"; return; fi
-  if grep -Eq -- "$pattern" "$tmp/err"; then ok; else
-    bad "$name: stderr does not match /$pattern/"; sed 's/^/  /' "$tmp/err" | head -5
-  fi
-}
 
 # Small matrices: a 5-point stencil, a random one, and one without non-zeros (tune refuses it).
 mkdir -p "$tmp/m"
