@@ -72,6 +72,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                                     " failed, " + std::to_string(s["pruned"]["total"].get<int>()) +
                                     " pruned, " + fixed(s["seconds"].get<double>(), 1) +
                                     " s, stopped by " + s["stopped_by"].get<std::string>()});
+      if (s.contains("note")) rows.push_back({"note", s["note"].get<std::string>()});
       std::string by;
       for (const auto& [k, v] : s["failures"]["by_category"].items())
         by += (by.empty() ? "" : ", ") + std::to_string(v.get<int>()) + " " + k;

@@ -1,6 +1,7 @@
 #include "search/tune.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -247,11 +248,23 @@ TuneOutcome tune(const TuneOptions& o) {
     });
     search_json = r.stats.to_json();
     search_json["from_database"] = false;
-    if (r.stats.stopped_by == "budget")
+    if (o.budget_s > 0 && so.budget_s < 1.0) {
+      // Nothing but CSR-vector could be scored: say which budget would let the search run.
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "--budget %g s leaves the search no time on this matrix (the final steps%s "
+                    "need about %.0f s): only CSR-vector was scored; give --budget %.0f or more "
+                    "for a search",
+                    o.budget_s, gpu ? " and the cuSPARSE baselines" : "",
+                    wall.to_json()["reserved_for_final_s"].get<double>(),
+                    std::ceil(wall.budget_for_search(10.0)));
+      search_json["note"] = text;
+    } else if (r.stats.stopped_by == "budget") {
       search_json["note"] =
           "stopped early to finish within --budget: the time left was reserved for the final "
           "check, compile and files" +
           std::string(gpu ? " and the cuSPARSE baselines" : "");
+    }
     search_json["baseline_csr_vector"] = candidate_json(r.baseline);
     json top = json::array();
     for (std::size_t i = 0; i < ranked.size() && i < 5; ++i)

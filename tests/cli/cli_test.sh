@@ -223,6 +223,11 @@ want=$(( $(count "$tmp/alone1.db") + $(count "$tmp/alone2.db") ))
 got=$(count "$tmp/both.db")
 [ "$want" -gt 0 ] && [ "$got" = "$want" ] && ok || bad "concurrent tunes: $got rows, expected $want"
 
+# A budget below what the final steps need says so, and which budget would let the search run.
+"$st" --json tune "$tmp/c1.mtx" --budget 0.5 --db "$tmp/short.db" -o "$tmp/short" >"$tmp/out" 2>"$tmp/err"
+grep -q 'leaves the search no time on this matrix.*only CSR-vector was scored; give --budget [0-9]* or more' \
+  "$tmp/out" && ok || bad "a too-short --budget is not explained"
+
 head -c 3000 "$tmp/alone1.db" >"$tmp/cut.db"
 expect_fail "db merge of a truncated file" "cut.db: not a complete SQLite tuning database" \
   "$st" db --db "$tmp/alone2.db" merge "$tmp/cut.db"
