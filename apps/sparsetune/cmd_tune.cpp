@@ -33,6 +33,10 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--db", o->db_path,
                   "Tuning database (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
   cmd->add_flag("--force", o->force, "Search even when the database already has an answer");
+  cmd->add_option("--screen-above", o->screen_above,
+                  "With a GPU, search matrices of more entries on a row sample first and confirm "
+                  "its best candidates on the full matrix (0: never)")
+      ->capture_default_str();
   cmd->add_option("--family", o->family,
                   "Family recorded with the run for reports (SuiteSparse group, generator, ...)");
   cmd->add_option("--config-dir", o->config_dir, "Folder of space.json and pruning.json");

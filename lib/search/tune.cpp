@@ -21,6 +21,8 @@
 #include "runtime/stats.hpp"
 #include "search/compile_only_evaluator.hpp"
 #include "search/gpu_evaluator.hpp"
+#include "search/row_sample.hpp"
+#include "search/screen.hpp"
 #include "search/space.hpp"
 #include "search/wall_budget.hpp"
 
@@ -240,7 +242,33 @@ TuneOutcome tune(const TuneOptions& o) {
     // what it measured.
     so.on_scored = [&](const Scored& h) { db.add(measurement_of(h, fp, o, eval)); };
     const auto prune = prune_for(pruning, alpha);
-    const SearchResult r = run_search(a, space, prune, seeds, baseline, eval, so);
+    // A large matrix with a GPU is searched on a row sample and the best candidates found there
+    // are measured on the full matrix (search/screen.hpp).
+    std::unique_ptr<GpuEvaluator> sample_gpu;
+    RowSample sample;
+    if (gpu && o.screen_above > 0 && a.nnz() > o.screen_above) {
+      sample = sample_rows(a, o.screen_sample);
+      sample_gpu = std::make_unique<GpuEvaluator>(sample.matrix, o.dtype, o.launch);
+      if (o.edit_source) sample_gpu->edit_sources(o.edit_source);
+      std::string why;
+      if (!sample_gpu->open(&why)) sample_gpu.reset();
+    }
+    SearchResult r;
+    json screen_json;
+    if (sample_gpu) {
+      ScreenResult sr =
+          screen_then_confirm(sample.matrix, space, prune, seeds, baseline, *sample_gpu, eval, so);
+      r = std::move(sr.sample);
+      r.history = sr.confirmed;
+      r.baseline = sr.confirmed.front();
+      screen_json = {
+          {"sample_rows", sample.matrix.rows},       {"sample_nnz", sample.matrix.nnz()},
+          {"sample_candidates", r.stats.candidates}, {"sample_structures", r.stats.structures},
+          {"sample_seconds", sr.sample_s},           {"confirmed_candidates", sr.confirmed.size()},
+          {"confirm_seconds", sr.confirm_s}};
+    } else {
+      r = run_search(a, space, prune, seeds, baseline, eval, so);
+    }
     for (const auto& h : r.history)
       if (h.evaluation.ok) ranked.push_back(h);
     std::stable_sort(ranked.begin(), ranked.end(), [](const Scored& x, const Scored& y) {
@@ -248,6 +276,11 @@ TuneOutcome tune(const TuneOptions& o) {
     });
     search_json = r.stats.to_json();
     search_json["from_database"] = false;
+    if (!screen_json.is_null()) {
+      // Candidates and structures count the sample's search plus the full matrix's measurements.
+      search_json["screened_on_sample"] = screen_json;
+      search_json["candidates"] = r.stats.candidates + static_cast<int>(r.history.size());
+    }
     if (o.budget_s > 0 && so.budget_s < 1.0) {
       // Nothing but CSR-vector could be scored: say which budget would let the search run.
       char text[320];

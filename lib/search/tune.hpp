@@ -26,9 +26,13 @@ struct TuneOptions {
   double budget_s = 60;       // 0: predict only (cost model, no GPU)
   int max_candidates = 0;     // 0: the budget alone (predict only: 64)
   std::uint64_t seed = 1;
-  std::string db_path;     // "": TuningDb::default_path()
-  bool force = false;      // search even when the database has an answer
-  std::string family;      // recorded with the run: SuiteSparse group, generator kind, ...
+  std::string db_path;  // "": TuningDb::default_path()
+  bool force = false;   // search even when the database has an answer
+  std::string family;   // recorded with the run: SuiteSparse group, generator kind, ...
+  // With a GPU, a matrix of more entries than this is searched on a row sample of about
+  // screen_sample entries and its best candidates confirmed on the full matrix (0: never).
+  std::int64_t screen_above = 4'000'000;
+  std::int64_t screen_sample = 1'000'000;
   std::string config_dir;  // "": default_search_config_dir()
   std::string graphs_dir;  // "": default_graphs_dir()
   bool use_gpu = true;     // false: never start a worker
