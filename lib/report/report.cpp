@@ -158,7 +158,8 @@ ReportData collect(const db::TuningDb& db) {
     const auto& [fp, op, dtype, n, device] = k;
     MatrixResult r;
     r.fingerprint = fp;
-    r.op = op;
+    // SpMM's dense columns (SpTV's mode) tell rows of one matrix and operation apart.
+    r.op = n == 1 ? op : op + " n=" + std::to_string(n);
     r.dtype = dtype;
     r.device = device;
     if (auto it = matrices.find(fp); it != matrices.end()) {
@@ -205,7 +206,8 @@ ReportData collect(const db::TuningDb& db) {
     d.matrices.push_back(std::move(r));
   }
   std::sort(d.matrices.begin(), d.matrices.end(), [](const auto& x, const auto& y) {
-    return std::tie(x.nnz, x.name, x.device) < std::tie(y.nnz, y.name, y.device);
+    return std::tie(x.nnz, x.name, x.op, x.dtype, x.device) <
+           std::tie(y.nnz, y.name, y.op, y.dtype, y.device);
   });
 
   std::map<std::string, const MatrixResult*> by_fp;
