@@ -21,6 +21,7 @@ if [ "$BATCH_MODE" = tune ]; then
        --db "$BATCH_DB" --family "$family" -o "$out/tuned/$name" --json)
 else
   cmd=("$BATCH_ST" bench "$path" --op "$BATCH_OP" --dtype "$BATCH_DTYPE" --json)
+  [ "$BATCH_OP" = sptv ] || cmd+=(--db "$BATCH_DB")  # matrices' results feed the report
 fi
 
 start=$(date +%s.%N)

@@ -10,6 +10,8 @@
 #include "io/tns.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/worker.hpp"
+#include "search/bench_record.hpp"
+#include "search/tune.hpp"
 
 namespace sparsetune::cli {
 
@@ -53,7 +55,7 @@ void print_report(const runtime::BenchReport& r) {
 
 void add_bench_command(CLI::App& app, const GlobalOptions& g) {
   struct Args {
-    std::string file, op = "spmv", dtype = "f32";
+    std::string file, op = "spmv", dtype = "f32", db;
     std::vector<std::int64_t> n = {32};
     int mode = 0, runs = 20;
     std::uint64_t seed = 1;
@@ -73,6 +75,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--runs", args->runs, "Timed runs per baseline (median and spread)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", args->seed, "Seed of the random dense inputs");
+  cmd->add_option("--db", args->db,
+                  "Also record every result in this tuning database (for sparsetune report)");
   cmd->add_option("--timeout", args->timeout, "Seconds a baseline may take before it is killed")
       ->check(CLI::PositiveNumber);
   cmd->callback([args, &g] {
@@ -84,8 +88,17 @@ void add_bench_command(CLI::App& app, const GlobalOptions& g) {
     o.runs = args->runs;
     o.seed = args->seed;
     o.timeout_s = args->timeout;
-    const auto report = o.op == "sptv" ? runtime::bench_tensor(io::read_tns(args->file), o)
-                                       : runtime::bench_matrix(io::read_matrix(args->file), o);
+    if (!args->db.empty() && o.op == "sptv")
+      throw Error("bench: --db records matrices (spmv, spmm); sptv results are not recorded");
+    runtime::BenchReport report;
+    if (o.op == "sptv") {
+      report = runtime::bench_tensor(io::read_tns(args->file), o);
+    } else {
+      const Csr64 a = io::read_matrix(args->file);
+      report = runtime::bench_matrix(a, o);
+      if (!args->db.empty())
+        search::record_bench(args->db, search::matrix_name(args->file), a, report);
+    }
     if (g.json) return print_json(runtime::to_json(report));
     print_report(report);
   });

@@ -154,7 +154,7 @@ ReportData collect(const db::TuningDb& db) {
   double log_sum = 0;
   int speedups = 0;
   for (const auto& [k, a] : acc) {
-    if (!a.best) continue;  // only cuSPARSE, or nothing correct: nothing to show
+    if (!a.best && !a.baseline) continue;  // nothing ran correctly: nothing to show
     const auto& [fp, op, dtype, n, device] = k;
     MatrixResult r;
     r.fingerprint = fp;
@@ -175,15 +175,19 @@ ReportData collect(const db::TuningDb& db) {
       r.name = fp;
     }
     r.family = family.count(fp) ? family[fp] : "";
-    r.tuned_us = a.best->time_us;
-    const json p = params_of(*a.best);
-    r.structure = structure_of(p, a.best->candidate);
-    r.winner = describe_graph(a.best->graph);
-    r.achieved_gbs = a.best->gbps;
+    if (a.best) {
+      r.tuned_us = a.best->time_us;
+      const json p = params_of(*a.best);
+      r.structure = structure_of(p, a.best->candidate);
+      r.winner = describe_graph(a.best->graph);
+      r.achieved_gbs = a.best->gbps;
+    }
     if (a.baseline) {
       r.cusparse_us = a.baseline->time_us;
       r.cusparse_alg = a.baseline->candidate.substr(std::strlen("cusparse/"));
-      r.speedup = *r.cusparse_us / r.tuned_us;
+    }
+    if (r.tuned_us && r.cusparse_us) {
+      r.speedup = *r.cusparse_us / *r.tuned_us;
       log_sum += std::log(*r.speedup);
       ++speedups;
     }

@@ -15,7 +15,7 @@ struct MatrixResult {
   std::string name, family, fingerprint, op, dtype, device;
   std::int64_t rows = 0, cols = 0, nnz = 0;
   std::optional<double> row_nnz_var;  // AlphaSparse's row variance, from the stored features
-  double tuned_us = 0;                // fastest correct operator graph
+  std::optional<double> tuned_us;     // fastest correct operator graph (none: bench only)
   std::optional<double> cusparse_us;  // fastest verified cuSPARSE algorithm
   std::string cusparse_alg;
   std::optional<double> speedup;  // cusparse_us / tuned_us

@@ -19,6 +19,7 @@
 #include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc.hpp"
 #include "runtime/stats.hpp"
+#include "search/bench_record.hpp"
 #include "search/compile_only_evaluator.hpp"
 #include "search/gpu_evaluator.hpp"
 #include "search/row_sample.hpp"
@@ -76,21 +77,6 @@ db::Measurement measurement_of(const Scored& h, const std::string& fp, const Tun
   return m;
 }
 
-// A cuSPARSE algorithm measured beside the search, as a row of the tuning database.
-db::Measurement baseline_measurement(const runtime::BaselineResult& b, const std::string& fp,
-                                     const TuneOptions& o, const Evaluator& eval) {
-  db::Measurement m = row_of(fp, o, eval);
-  m.candidate = "cusparse/" + b.name;
-  m.params = json({{"verified", b.verified}, {"note", b.note}}).dump();
-  m.time_us = b.time_ms.median * 1000;
-  m.gflops = b.gflops;
-  m.gbps = b.gbs;
-  m.error = b.error;
-  m.ok = b.status == "ok" && b.verified;
-  m.failure = m.ok ? std::string() : b.status + (b.note.empty() ? "" : ": " + b.note);
-  return m;
-}
-
 json candidate_json(const Scored& s) {
   const auto& e = s.evaluation;
   json j = {{"graph", graph::describe(s.candidate.graph)},
@@ -143,6 +129,8 @@ std::string name_of(const std::string& path) {
 }
 
 }  // namespace
+
+std::string matrix_name(const std::string& path) { return name_of(path); }
 
 std::string default_out_dir(const std::string& matrix) { return name_of(matrix) + ".tuned"; }
 
@@ -347,9 +335,14 @@ TuneOutcome tune(const TuneOptions& o) {
       cusparse = runtime::to_json(rep)["results"];
       cusparse_best = runtime::best_verified_gflops(rep.results, false);
       cusparse_best_warm = runtime::best_verified_gflops(rep.results, true);
+      // Keyed as the search's rows are, so the database and reports set them side by side.
+      for (auto m : baseline_rows(rep, fp, kVersion)) {
+        m.device = eval.device();
+        m.arch = eval.arch();
+        m.dtype = o.dtype;
+        db.add(m);
+      }
       for (const auto& b : rep.results) {
-        if (b.status == "unsupported" || b.status == "skipped") continue;
-        db.add(baseline_measurement(b, fp, o, eval));
         if (b.status == "ok" && b.verified && b.gflops > 0 &&
             (fastest_cusparse.empty() || b.time_ms.median * 1000 < baseline_us)) {
           fastest_cusparse = "cusparse/" + b.name;

@@ -54,6 +54,9 @@ struct TuneOutcome {
 
 TuneOutcome tune(const TuneOptions& o);
 
+// A matrix's name from its path: the file name without .gz, .mtx and .safetensors.
+std::string matrix_name(const std::string& path);
+
 // "<name>.tuned" for a matrix path: the file name without .gz and .mtx.
 std::string default_out_dir(const std::string& matrix);
 

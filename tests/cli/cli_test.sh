@@ -77,6 +77,8 @@ if "$st" --json info | grep -q '"devices": \[\]'; then
   expect_fail "bench without a GPU" "no CUDA device" "$st" bench "$example" --op spmv
 fi
 
+expect_fail "bench --db with sptv" "--db records matrices" "$st" bench "$tmp/t.tns" --op sptv --db "$tmp/b.db"
+
 # --- tuning database -------------------------------------------------------------------------
 expect_ok "db stats on a new database" "$st" db --db "$tmp/db/t.db" stats
 expect_out "empty database" "measurements +0"

@@ -53,6 +53,9 @@ void fill(const std::string& path) {
   d.add(row("fa", "cusparse/coo_alg2", 9.6, true));
   d.add(row("fa", "cusparse/bad", 1.0, false));
   d.add(row("fb", "graph/w", 4.0, true, R"({"origin":"baseline"})"));
+  // A matrix only benched (bench --db): cuSPARSE rows, no graph.
+  d.put_matrix({"fc", "gamma", 5, 5, 9, "{}"});
+  d.add(row("fc", "cusparse/csr_alg1", 3.0, true));
   auto spmm = row("fb", "graph/w", 40.0, true, R"({"origin":"baseline"})");
   spmm.op = "spmm";
   spmm.n = 32;
@@ -91,11 +94,16 @@ TEST_CASE("report: per-matrix results from a hand-built database", "[report]") {
   fill(dir.file("tuning.db"));
   const db::TuningDb d(dir.file("tuning.db"));
   const auto data = report::collect(d);
-  REQUIRE(data.matrices.size() == 3);
+  REQUIRE(data.matrices.size() == 4);
+  const auto& c = data.matrices[2];  // by nnz: the two beta rows (7), gamma (9), alpha (100)
+  CHECK(c.name == "gamma");
+  CHECK_FALSE(c.tuned_us);
+  CHECK(*c.cusparse_us == 3.0);
+  CHECK_FALSE(c.speedup);
   // Sorted by nnz: beta (7) first, its SpMM row (told apart by n) beside it.
   const auto& b = data.matrices[0].op == "spmv" ? data.matrices[0] : data.matrices[1];
   const auto& b32 = data.matrices[0].op == "spmv" ? data.matrices[1] : data.matrices[0];
-  const auto& a = data.matrices[2];
+  const auto& a = data.matrices.back();
   CHECK(b32.op == "spmm n=32");
   CHECK(b32.tuned_us == 40.0);
   CHECK(b.name == "beta");
@@ -126,17 +134,17 @@ TEST_CASE("report: per-matrix results from a hand-built database", "[report]") {
   CHECK(data.predictions[0].predicted_us == 12.0);
   CHECK(data.predictions[0].measured_us == 10.0);
   CHECK(data.summary["geomean_speedup"].get<double>() == Approx(1.2));
-  CHECK(data.summary["matrices"] == 3);
+  CHECK(data.summary["matrices"] == 4);
 
   const auto csv = lines(report::matrices_csv(data));
-  REQUIRE(csv.size() == 4);
+  REQUIRE(csv.size() == 5);
   CHECK(csv[0].rfind("name,family,fingerprint,op,dtype,device,rows,cols,nnz,row_nnz_var,", 0) == 0);
   CHECK((csv[1].rfind("beta,,fb,spmv,f64,Test GPU,3,3,7,,4,,,,", 0) == 0 ||
          csv[2].rfind("beta,,fb,spmv,f64,Test GPU,3,3,7,,4,,,,", 0) == 0));
-  CHECK(csv[3].rfind(
+  CHECK(csv[4].rfind(
             "\"alpha, the first\",HB,fa,spmv,f64,Test GPU,10,12,100,2.5,8,9.6,coo_alg2,1.2,", 0) ==
         0);
-  CHECK(csv[3].find(",grown:abcdef01,500,2000,0.25,30,40,3,2,1") != std::string::npos);
+  CHECK(csv[4].find(",grown:abcdef01,500,2000,0.25,30,40,3,2,1") != std::string::npos);
   const auto pred = lines(report::predictions_csv(data));
   REQUIRE(pred.size() == 2);
   CHECK(pred[1] == "\"alpha, the first\",HB,ell,12,10");
@@ -170,7 +178,7 @@ TEST_CASE("report: --no-plots writes the CSV files and summary into a fresh fold
   std::ifstream in(dir.file("out/matrices.csv"));
   std::stringstream ss;
   ss << in.rdbuf();
-  CHECK(lines(ss.str()).size() == 4);
+  CHECK(lines(ss.str()).size() == 5);
   CHECK(std::filesystem::exists(dir.file("out/summary.json")));
 }
 
