@@ -196,6 +196,7 @@ TuneOutcome tune(const TuneOptions& o) {
                  }()});
 
   std::vector<Scored> ranked;  // candidates to emit, best first
+  bool starved = false;        // the budget left the search no time
   json search_json;
   bool from_db = false;
   std::optional<db::Measurement> cached;
@@ -269,13 +270,14 @@ TuneOutcome tune(const TuneOptions& o) {
       search_json["screened_on_sample"] = screen_json;
       search_json["candidates"] = r.stats.candidates + static_cast<int>(r.history.size());
     }
-    if (o.budget_s > 0 && so.budget_s < 1.0) {
+    starved = o.budget_s > 0 && so.budget_s < 1.0;
+    if (starved) {
       // Nothing but CSR-vector could be scored: say which budget would let the search run.
       char text[320];
       std::snprintf(text, sizeof text,
                     "--budget %g s leaves the search no time on this matrix (the final steps%s "
-                    "need about %.0f s): only CSR-vector was scored; give --budget %.0f or more "
-                    "for a search",
+                    "need about %.0f s): only CSR-vector was scored, and the database will not "
+                    "answer with it; give --budget %.0f or more for a search",
                     o.budget_s, gpu ? " and the cuSPARSE baselines" : "",
                     wall.to_json()["reserved_for_final_s"].get<double>(),
                     std::ceil(wall.budget_for_search(10.0)));
@@ -431,7 +433,8 @@ TuneOutcome tune(const TuneOptions& o) {
   run.structures = search_json.value("structures", 0);
   run.failures = search_json.contains("failures") ? search_json["failures"].value("total", 0) : 0;
   run.from_database = from_db;
-  db.add_run(run);
+  // A search that had no time is not a completed one: the next tune of the matrix searches.
+  if (!starved) db.add_run(run);
   out.report = std::move(report);
   return out;
 }

@@ -227,8 +227,11 @@ got=$(count "$tmp/both.db")
 
 # A budget below what the final steps need says so, and which budget would let the search run.
 "$st" --json tune "$tmp/c1.mtx" --budget 0.5 --db "$tmp/short.db" -o "$tmp/short" >"$tmp/out" 2>"$tmp/err"
-grep -q 'leaves the search no time on this matrix.*only CSR-vector was scored; give --budget [0-9]* or more' \
+grep -q 'leaves the search no time on this matrix.*only CSR-vector was scored.*give --budget [0-9]* or more' \
   "$tmp/out" && ok || bad "a too-short --budget is not explained"
+# ... and is not taken as the matrix's answer: the next tune searches again.
+"$st" --json tune "$tmp/c1.mtx" --budget 0.5 --db "$tmp/short.db" -o "$tmp/short" >"$tmp/out" 2>"$tmp/err"
+grep -q '"from_database": false' "$tmp/out" && ok || bad "a starved search answered the next tune"
 
 head -c 3000 "$tmp/alone1.db" >"$tmp/cut.db"
 expect_fail "db merge of a truncated file" "cut.db: not a complete SQLite tuning database" \
