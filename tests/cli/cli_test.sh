@@ -233,6 +233,11 @@ grep -q 'leaves the search no time on this matrix.*only CSR-vector was scored.*g
 "$st" --json tune "$tmp/c1.mtx" --budget 0.5 --db "$tmp/short.db" -o "$tmp/short" >"$tmp/out" 2>"$tmp/err"
 grep -q '"from_database": false' "$tmp/out" && ok || bad "a starved search answered the next tune"
 
+# eval: a database of predictions only has nothing to score, and says so.
+expect_ok "eval of a predict-only database" "$st" eval "$tmp/alone1.db"
+expect_out "eval says nothing was measured" "no matrix has measured candidates"
+expect_fail "eval of a missing database" "nodb.db" "$st" eval "$tmp/nodb.db"
+
 head -c 3000 "$tmp/alone1.db" >"$tmp/cut.db"
 expect_fail "db merge of a truncated file" "cut.db: not a complete SQLite tuning database" \
   "$st" db --db "$tmp/alone2.db" merge "$tmp/cut.db"

@@ -1,0 +1,95 @@
+#include "report/eval.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace sparsetune::report {
+
+namespace {
+using Key = std::tuple<std::string, std::string, std::string, std::int64_t, std::string>;
+}  // namespace
+
+PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std::string>& only) {
+  std::map<std::string, std::string> names;
+  for (const auto& m : db.matrices()) names[m.fingerprint] = m.name;
+  struct Acc {
+    const db::Measurement* best = nullptr;  // fastest measured graph of the key
+    const db::Measurement* pick = nullptr;  // lowest prediction among the measured ones
+    double pick_predicted = 0;
+    int ranked = 0;
+  };
+  const auto all = db.measurements();
+  std::map<Key, Acc> acc;
+  for (const auto& m : all) {
+    if (!m.ok || m.time_us <= 0 || m.candidate.rfind("graph/", 0) != 0) continue;
+    const auto p = nlohmann::json::parse(m.params, nullptr, false);
+    if (p.is_object() && p.value("predicted", false)) continue;  // a prediction, not a time
+    auto& a = acc[{m.fingerprint, m.op, m.dtype, m.n, m.device}];
+    if (!a.best || m.time_us < a.best->time_us) a.best = &m;
+    if (!p.is_object() || !p.contains("predicted_us") || !p["predicted_us"].is_number()) continue;
+    const double predicted = p["predicted_us"].get<double>();
+    ++a.ranked;
+    if (!a.pick || predicted < a.pick_predicted) a.pick = &m, a.pick_predicted = predicted;
+  }
+
+  PredictorEval e;
+  e.predictor = "cost-model";
+  double log_sum = 0;
+  int top1 = 0;
+  for (const auto& [k, a] : acc) {
+    if (!a.pick) continue;
+    const auto& [fp, op, dtype, n, device] = k;
+    const std::string name = names.count(fp) ? names[fp] : fp;
+    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
+    PickResult r;
+    r.name = name;
+    r.op = n == 1 ? op : op + " n=" + std::to_string(n);
+    r.dtype = dtype;
+    r.device = device;
+    r.ranked = a.ranked;
+    r.pick = a.pick->candidate;
+    r.best = a.best->candidate;
+    r.pick_us = a.pick->time_us;
+    r.oracle_us = a.best->time_us;
+    r.share = r.oracle_us / r.pick_us;
+    log_sum += std::log(r.share);
+    top1 += r.pick == r.best;
+    e.within_10_percent += r.share >= 1.0 / 1.1;
+    e.matrices.push_back(std::move(r));
+  }
+  std::sort(e.matrices.begin(), e.matrices.end(),
+            [](const PickResult& x, const PickResult& y) { return x.share < y.share; });
+  if (!e.matrices.empty()) {
+    const double n = static_cast<double>(e.matrices.size());
+    e.top1 = top1 / n;
+    e.geomean_share = std::exp(log_sum / n);
+    e.min_share = e.matrices.front().share;
+  }
+  return e;
+}
+
+nlohmann::json to_json(const PredictorEval& e) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : e.matrices)
+    rows.push_back({{"matrix", r.name},
+                    {"op", r.op},
+                    {"dtype", r.dtype},
+                    {"device", r.device},
+                    {"ranked", r.ranked},
+                    {"pick", r.pick},
+                    {"oracle", r.best},
+                    {"pick_us", r.pick_us},
+                    {"oracle_us", r.oracle_us},
+                    {"share_of_oracle", r.share}});
+  return {{"predictor", e.predictor},
+          {"matrices", e.matrices.size()},
+          {"top1_accuracy", e.top1},
+          {"geomean_share_of_oracle", e.geomean_share},
+          {"min_share_of_oracle", e.min_share},
+          {"within_10_percent", e.within_10_percent},
+          {"per_matrix", rows}};
+}
+
+}  // namespace sparsetune::report

@@ -1,0 +1,37 @@
+#pragma once
+// `sparsetune eval`: how good a predictor's choice is, read from the tuning database. For each
+// matrix, operation, value type and device with measured candidates that the predictor had
+// ranked, its pick (the lowest prediction) is compared with the oracle (the fastest candidate
+// measured for that key): top-1 accuracy and the pick's speed as a share of the oracle's.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "db/tuning_db.hpp"
+
+namespace sparsetune::report {
+
+struct PickResult {
+  std::string name, op, dtype, device;
+  int ranked = 0;          // measured candidates the predictor had a time for
+  std::string pick, best;  // candidate ids
+  double pick_us = 0, oracle_us = 0;
+  double share = 0;  // oracle_us / pick_us: 1 when the pick is the oracle
+};
+
+struct PredictorEval {
+  std::string predictor;  // "cost-model"
+  std::vector<PickResult> matrices;
+  double top1 = 0;           // share of matrices where the pick is the oracle
+  double geomean_share = 0;  // geometric mean of share
+  double min_share = 0;
+  int within_10_percent = 0;  // matrices with share >= 1/1.1
+};
+
+// Only matrices named in `only` when it is not empty.
+PredictorEval evaluate_cost_model(const db::TuningDb& db,
+                                  const std::vector<std::string>& only = {});
+
+nlohmann::json to_json(const PredictorEval& e);
+
+}  // namespace sparsetune::report
