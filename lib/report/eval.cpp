@@ -5,11 +5,9 @@
 #include <map>
 #include <tuple>
 
-namespace sparsetune::report {
+#include "report/rows.hpp"
 
-namespace {
-using Key = std::tuple<std::string, std::string, std::string, std::int64_t, std::string>;
-}  // namespace
+namespace sparsetune::report {
 
 PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std::string>& only) {
   std::map<std::string, std::string> names;
@@ -21,14 +19,14 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std:
     int ranked = 0;
   };
   const auto all = db.measurements();
-  std::map<Key, Acc> acc;
+  std::map<RowKey, Acc> acc;
   for (const auto& m : all) {
     if (!m.ok || m.time_us <= 0 || m.candidate.rfind("graph/", 0) != 0) continue;
-    const auto p = nlohmann::json::parse(m.params, nullptr, false);
-    if (p.is_object() && p.value("predicted", false)) continue;  // a prediction, not a time
-    auto& a = acc[{m.fingerprint, m.op, m.dtype, m.n, m.device}];
+    const auto p = params_of(m);
+    if (p.value("predicted", false)) continue;  // a prediction, not a time
+    auto& a = acc[key_of(m)];
     if (!a.best || m.time_us < a.best->time_us) a.best = &m;
-    if (!p.is_object() || !p.contains("predicted_us") || !p["predicted_us"].is_number()) continue;
+    if (!p.contains("predicted_us") || !p["predicted_us"].is_number()) continue;
     const double predicted = p["predicted_us"].get<double>();
     ++a.ranked;
     if (!a.pick || predicted < a.pick_predicted) a.pick = &m, a.pick_predicted = predicted;
@@ -45,7 +43,7 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std:
     if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
     PickResult r;
     r.name = name;
-    r.op = n == 1 ? op : op + " n=" + std::to_string(n);
+    r.op = op_label(op, n);
     r.dtype = dtype;
     r.device = device;
     r.ranked = a.ranked;

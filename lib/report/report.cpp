@@ -19,21 +19,13 @@
 #include "graph/graph.hpp"
 #include "io/file_bytes.hpp"
 #include "io/staged_folder.hpp"
+#include "report/rows.hpp"
 
 namespace sparsetune::report {
 
 namespace {
 
 using nlohmann::json;
-using Key = std::tuple<std::string, std::string, std::string, std::int64_t, std::string>;
-
-Key key_of(const db::Measurement& m) { return {m.fingerprint, m.op, m.dtype, m.n, m.device}; }
-Key key_of(const db::Run& r) { return {r.fingerprint, r.op, r.dtype, r.n, r.device}; }
-
-json params_of(const db::Measurement& m) {
-  const json p = json::parse(m.params, nullptr, false);
-  return p.is_object() ? p : json::object();
-}
 
 // A known format's name ("seed:ell" -> "ell"), else the structure's hash, short.
 std::string structure_of(const json& params, const std::string& candidate) {
@@ -114,7 +106,7 @@ ReportData collect(const db::TuningDb& db) {
   for (auto& m : db.matrices()) matrices[m.fingerprint] = m;
 
   // Newest search per key, and each matrix's family (the newest one given).
-  std::map<Key, db::Run> searches;
+  std::map<RowKey, db::Run> searches;
   std::map<std::string, std::string> family;
   std::map<std::string, double> peak;  // per device
   for (const auto& r : db.runs()) {
@@ -130,7 +122,7 @@ ReportData collect(const db::TuningDb& db) {
     std::int64_t candidates = 0, failures = 0;
   };
   const auto all = db.measurements();
-  std::map<Key, Acc> acc;
+  std::map<RowKey, Acc> acc;
   for (const auto& m : all) {
     const bool is_graph = m.candidate.rfind("graph/", 0) == 0;
     const bool is_cusparse = m.candidate.rfind("cusparse/", 0) == 0;
@@ -146,8 +138,18 @@ ReportData collect(const db::TuningDb& db) {
       ++a.failures;
       continue;
     }
-    a.structures.insert(params_of(m).value("structure", m.candidate));
+    const json p = params_of(m);
+    a.structures.insert(p.value("structure", m.candidate));
     if (m.time_us > 0 && (!a.best || m.time_us < a.best->time_us)) a.best = &m;
+    // A measured candidate the cost model had ranked: both times, for the plot.
+    if (m.time_us > 0 && p.contains("predicted_us") && p["predicted_us"].is_number() &&
+        p["predicted_us"].get<double>() > 0) {
+      const auto it = matrices.find(m.fingerprint);
+      d.predictions.push_back({it != matrices.end() ? it->second.name : m.fingerprint,
+                               family.count(m.fingerprint) ? family[m.fingerprint] : "",
+                               structure_of(p, m.candidate), p["predicted_us"].get<double>(),
+                               m.time_us});
+    }
   }
 
   std::set<std::string> devices;
@@ -158,8 +160,7 @@ ReportData collect(const db::TuningDb& db) {
     const auto& [fp, op, dtype, n, device] = k;
     MatrixResult r;
     r.fingerprint = fp;
-    // SpMM's dense columns (SpTV's mode) tell rows of one matrix and operation apart.
-    r.op = n == 1 ? op : op + " n=" + std::to_string(n);
+    r.op = op_label(op, n);
     r.dtype = dtype;
     r.device = device;
     if (auto it = matrices.find(fp); it != matrices.end()) {
@@ -213,22 +214,6 @@ ReportData collect(const db::TuningDb& db) {
     return std::tie(x.nnz, x.name, x.op, x.dtype, x.device) <
            std::tie(y.nnz, y.name, y.op, y.dtype, y.device);
   });
-
-  std::map<std::string, const MatrixResult*> by_fp;
-  for (const auto& r : d.matrices) by_fp.emplace(r.fingerprint, &r);
-  for (const auto& m : all) {
-    if (!m.ok || m.candidate.rfind("graph/", 0) != 0 || m.time_us <= 0) continue;
-    const json p = params_of(m);
-    if (!p.contains("predicted_us") || !p["predicted_us"].is_number()) continue;
-    Prediction q;
-    const auto it = by_fp.find(m.fingerprint);
-    q.name = it != by_fp.end() ? it->second->name : m.fingerprint;
-    q.family = family.count(m.fingerprint) ? family[m.fingerprint] : "";
-    q.structure = structure_of(p, m.candidate);
-    q.predicted_us = p["predicted_us"].get<double>();
-    q.measured_us = m.time_us;
-    if (q.predicted_us > 0) d.predictions.push_back(std::move(q));
-  }
 
   d.summary = {{"database", db.path()},
                {"tool_version", kVersion},

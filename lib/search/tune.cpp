@@ -278,8 +278,7 @@ TuneOutcome tune(const TuneOptions& o) {
                     "--budget %g s leaves the search no time on this matrix (the final steps%s "
                     "need about %.0f s): only CSR-vector was scored, and the database will not "
                     "answer with it; give --budget %.0f or more for a search",
-                    o.budget_s, gpu ? " and the cuSPARSE baselines" : "",
-                    wall.to_json()["reserved_for_final_s"].get<double>(),
+                    o.budget_s, gpu ? " and the cuSPARSE baselines" : "", wall.reserved(),
                     std::ceil(wall.budget_for_search(10.0)));
       search_json["note"] = text;
     } else if (r.stats.stopped_by == "budget") {
@@ -343,12 +342,9 @@ TuneOutcome tune(const TuneOptions& o) {
         m.arch = eval.arch();
         m.dtype = o.dtype;
         db.add(m);
-      }
-      for (const auto& b : rep.results) {
-        if (b.status == "ok" && b.verified && b.gflops > 0 &&
-            (fastest_cusparse.empty() || b.time_ms.median * 1000 < baseline_us)) {
-          fastest_cusparse = "cusparse/" + b.name;
-          baseline_us = b.time_ms.median * 1000;
+        if (m.ok && m.gflops > 0 && (fastest_cusparse.empty() || m.time_us < baseline_us)) {
+          fastest_cusparse = m.candidate;
+          baseline_us = m.time_us;
         }
       }
     } catch (const Error& e) {

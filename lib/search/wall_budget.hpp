@@ -29,6 +29,7 @@ class WallBudget {
   double plan_search(double reserve_s);
   // {"budget_s", "spent_before_search_s", "reserved_for_final_s", "search_budget_s", "wall_s"}
   nlohmann::json to_json() const;
+  double reserved() const { return reserve_; }  // for the final steps, once planned
   // The whole-command budget under which the search would get at least `search_s` seconds.
   double budget_for_search(double search_s) const { return before_ + reserve_ + search_s; }
 
