@@ -33,6 +33,9 @@
 #                                 DASP's spmv_double and MatXtract at several (tau_c, tau_r), all
 #                                 in this one command from .device/peers (build-peers.sh);
 #                                 peers.tar.gz, peers-table.md
+#   scripts/gpu-run.sh ncu        Nsight Compute figures (achieved bandwidth, launches, stall
+#                                 reasons) of the tuned winner, cuSPARSE and DASP on
+#                                 $NCU_MATRICES; ncu.tar.gz, ncu-table.md
 #   scripts/gpu-run.sh batch      scripts/batch.sh over the shared matrices and 10 generated
 #                                 ones on every GPU ($BATCH_BUDGET s each, default 8),
 #                                 interrupted after $BATCH_INTERRUPT s (if set) and resumed;
@@ -59,6 +62,24 @@ left() {
   [ "$l" -gt "$1" ] && l=$1
   [ "$l" -lt 1 ] && l=1
   echo "$l"
+}
+
+# plain_named DIR NAME: DIR/NAME.mtx, a plain .mtx (the peers read neither gzip nor
+# safetensors) of a shared matrix or of one of the generated benchmark matrices, made once.
+plain_named() {
+  local dir=$1 name=$2 f=$1/$2.mtx
+  [ -f "$f" ] && return 0
+  mkdir -p "$dir"
+  case $name in
+    kron18) run sparsetune gen kron --scale 18 -o "$f" ;;
+    kron20) run sparsetune gen kron --scale 20 -o "$f" ;;
+    stencil27_100) run sparsetune gen stencil3d --n 100 --points 27 -o "$f" ;;
+    powerlaw_1m) run sparsetune gen powerlaw --n 1048576 --degree 16 -o "$f" ;;
+    geometric_1m) run sparsetune gen geometric --n 1048576 --degree 8 -o "$f" ;;
+    banded_1m) run sparsetune gen banded --n 1048576 --bandwidth 8 -o "$f" ;;
+    *) [ -f "$dev/shared/matrices/$name.mtx.gz" ] || return 1
+       run sparsetune convert "$dev/shared/matrices/$name.mtx.gz" "$f" ;;
+  esac >/dev/null
 }
 
 # The shared matrices with at least 100k entries once symmetric ones are mirrored.
@@ -214,25 +235,9 @@ case "${1:-}" in
     work=/tmp/sparsetune-peers
     mkdir -p "$work/json" "$work/mtx" "$work/data"
     peers=$PWD/$dev/peers
-    # Plain .mtx for the peers (they read neither gzip nor safetensors); generated ones made here.
-    plain() {  # plain NAME SOURCE-or-gen-args...
-      local name=$1; shift
-      [ -f "$work/mtx/$name.mtx" ] && return
-      if [ -f "$1" ]; then run sparsetune convert "$1" "$work/mtx/$name.mtx" >/dev/null
-      else run sparsetune gen "$@" -o "$work/mtx/$name.mtx" >/dev/null; fi
-    }
     names=${PEER_MATRICES:-"G3_circuit landmark Maragal_6 delaunay_n16 bcsstk16 luxembourg_osm ca-CondMat wiki-Vote pubmed kron18 kron20 stencil27_100 powerlaw_1m geometric_1m banded_1m"}
     for name in $names; do
-      case $name in
-        kron18) plain kron18 kron --scale 18 ;;
-        kron20) plain kron20 kron --scale 20 ;;
-        stencil27_100) plain stencil27_100 stencil3d --n 100 --points 27 ;;
-        powerlaw_1m) plain powerlaw_1m powerlaw --n 1048576 --degree 16 ;;
-        geometric_1m) plain geometric_1m geometric --n 1048576 --degree 8 ;;
-        banded_1m) plain banded_1m banded --n 1048576 --bandwidth 8 ;;
-        *) [ -f "$dev/shared/matrices/$name.mtx.gz" ] || continue
-           plain "$name" "$dev/shared/matrices/$name.mtx.gz" ;;
-      esac
+      plain_named "$work/mtx" "$name" || continue
       m=$work/mtx/$name.mtx
       echo "== peers on $name $(date +%T)"
       timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$m" \
@@ -253,6 +258,46 @@ case "${1:-}" in
       tar -czf "$out/peers.tar.gz" -C "$work" json
     done
     python3 scripts/peers-table.py "$work/json" >"$out/peers-table.md"
+    ;;
+  ncu)
+    # Where the time goes, tuned against the peers: for each of $NCU_MATRICES, `tune` (budget
+    # $TUNE_BUDGET, default 60), the winner rebuilt with nvcc as a user's program
+    # (kernel_driver.cu), then Nsight Compute over its launches, over cuSPARSE's (inside
+    # `sparsetune bench`) and over DASP's; scripts/ncu-summary.py turns the CSVs into one table.
+    work=/tmp/sparsetune-ncu
+    mkdir -p "$work/csv" "$work/mtx"
+    peers=$PWD/$dev/peers
+    sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy"
+    # prof OUT.csv SKIP COUNT FILTER PROGRAM ARGS...: COUNT kernels whose names match the regex
+    # FILTER ("." for all) after the first SKIP of them
+    prof() {
+      local csv=$1 skip=$2 count=$3 filter=$4; shift 4
+      timeout "$(left 240)" ncu --clock-control none --target-processes all $sections \
+        -k "regex:$filter" --launch-skip "$skip" --launch-count "$count" --csv --page raw "$@" \
+        >"$csv" 2>"${csv%.csv}.err"
+    }
+    for name in ${NCU_MATRICES:-kron20 powerlaw_1m G3_circuit luxembourg_osm}; do
+      plain_named "$work/mtx" "$name" || continue
+      m=$work/mtx/$name.mtx
+      echo "== ncu on $name $(date +%T)"
+      timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$m" \
+        --dtype f64 --budget "${TUNE_BUDGET:-60}" --db "$work/tuning.db" --force \
+        -o "$work/tuned-$name" >"$work/csv/$name-tune.json" 2>"$work/csv/$name-tune.err"
+      d=$work/emit-$name
+      run sparsetune emit-kernel --graph "$work/tuned-$name/graph.json" "$m" --dtype f64 \
+        --reference -o "$d" >/dev/null 2>"$work/csv/$name-emit.err" &&
+        cp scripts/kernel_driver.cu "$d/" &&
+        (cd "$d" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu) \
+          >"$work/csv/$name-nvcc.log" 2>&1 &&
+        (cd "$d" && ./run) >"$work/csv/$name-driver.txt" 2>&1 &&
+        (cd "$d" && prof "$work/csv/$name-tuned.csv" 20 12 . ./run)
+      prof "$work/csv/$name-cusparse.csv" 0 "${NCU_CUSPARSE_COUNT:-80}" . \
+        "$PWD/$dev/bundle/run" sparsetune bench "$m" --op spmv --dtype f64 --runs 3
+      [ -x "$peers/spmv_double" ] &&
+        (cd "$work" && prof "$work/csv/$name-dasp.csv" 0 20 "dasp|longPart" "$peers/spmv_double" "$m")
+      tar -czf "$out/ncu.tar.gz" -C "$work" csv
+    done
+    python3 scripts/ncu-summary.py "$work/csv" | tee "$out/ncu-table.md"
     ;;
   batch)
     # scripts/batch.sh as a user runs it, on every GPU of the machine: the shared matrices and

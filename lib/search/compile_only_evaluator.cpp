@@ -19,6 +19,10 @@ std::vector<Evaluation> CompileOnlyEvaluator::evaluate(const std::vector<Candida
   return evaluate_until(batch, [](double) { return true; });
 }
 
+nlohmann::json CompileOnlyEvaluator::stage_seconds() const {
+  return stages_.to_json(design_slots(a_.rows, a_.nnz()));
+}
+
 int CompileOnlyEvaluator::preferred_batch() const { return pipeline_batch(a_.rows, a_.nnz()); }
 
 std::vector<Evaluation> CompileOnlyEvaluator::evaluate_until(
@@ -30,6 +34,7 @@ std::vector<Evaluation> CompileOnlyEvaluator::evaluate_until(
         return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_);
       },
       [&](std::size_t i, Prepared& p) {
+        stages_.add(p);
         if (!p.ok) {
           Evaluation e;
           e.failure = p.failure;

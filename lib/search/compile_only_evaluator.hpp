@@ -18,6 +18,7 @@ class CompileOnlyEvaluator : public Evaluator {
   std::vector<Evaluation> evaluate_until(const std::vector<Candidate>& batch,
                                          const std::function<bool(double)>& go) override;
   int preferred_batch() const override;
+  nlohmann::json stage_seconds() const override;  // nothing measured: measure_s stays 0
 
  private:
   const Csr64& a_;
@@ -26,6 +27,7 @@ class CompileOnlyEvaluator : public Evaluator {
   std::int64_t max_len_ = 1;
   CostModelEvaluator model_;
   PipelineTimes times_;  // longest preparation and measurement so far, across batches
+  StageSeconds stages_;
 };
 
 }  // namespace sparsetune::search

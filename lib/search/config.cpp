@@ -145,6 +145,7 @@ SearchSpace parse_search_space(const std::string& text, const std::string& sourc
     get("max_fine_points", s.max_fine_points, 0);
     get("fine_measured", s.fine_measured, 0);
     get("max_structures", s.max_structures, 1);
+    get("min_candidates", s.min_candidates, 0);
     get("max_converting", s.max_converting, 0);
     get("max_mapping", s.max_mapping, 1);
   }

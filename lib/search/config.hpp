@@ -40,6 +40,10 @@ struct SearchSpace {
   int max_fine_points = 256;   // fine grid points the model predicts per structure
   int fine_measured = 2;       // predicted best fine points measured per structure
   int max_structures = 48;
+  // With a GPU and a budget, a frozen structure annealer is reheated while fewer candidates than
+  // this were measured and time is left: on a large matrix the measured ones are few, and the
+  // budget, not the schedule, should say when to stop.
+  int min_candidates = 200;
   int max_converting = 1;  // converting operators grown before COMPRESS
   int max_mapping = 3;     // mapping operators grown after it
   AnnealOptions structures, parameters;

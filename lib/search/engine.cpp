@@ -300,11 +300,13 @@ class Driver {
       if (!r_.history.empty()) r_.baseline = r_.history.front();
     }
     Annealer ann(space_.structures, rng_());
-    graph::Graph current;
+    graph::Graph current, best_structure;
     bool have_current = false;
+    double best_score = -1;
     auto visit = [&](const graph::Graph& g, const std::string& origin, double own = kPruned) {
       const double s = search_structure(g, origin, own);
       if (ann.offer(s) || !have_current) current = g, have_current = true;
+      if (s > best_score) best_score = s, best_structure = g;
     };
     // Level 1 starts with the known formats the rules allow, each at its own parameters, then
     // explores their grids in the same order, then grown structures.
@@ -332,8 +334,17 @@ class Driver {
     int misses = 0;
     while (!should_stop() && r_.stats.structures < space_.max_structures) {
       if (ann.frozen()) {
-        r_.stats.stopped_by = "annealing";
-        break;
+        // Measured candidates are what a budget buys: while few were measured and time is
+        // left, cool again from the best structure found instead of stopping.
+        const bool reheat = eval_.measures() && opt_.budget_s > 0 &&
+                            r_.stats.candidates < space_.min_candidates && have_current;
+        if (!reheat) {
+          r_.stats.stopped_by = "annealing";
+          break;
+        }
+        ann = Annealer(space_.structures, rng_());
+        current = best_structure;
+        ++r_.stats.reheats;
       }
       const bool mutate = have_current && std::bernoulli_distribution(0.5)(rng_);
       graph::Graph g = grow_structure(rng_, space_, prune_, mutate ? &current : nullptr);
@@ -401,6 +412,7 @@ nlohmann::json SearchStats::to_json() const {
           {"fine_candidates", fine},
           {"fine_improved", fine_improved},
           {"model_fits", model_fits},
+          {"reheats", reheats},
           {"seconds", seconds},
           {"stopped_by", stopped_by},
           {"banned_operators", banned},

@@ -60,6 +60,7 @@ struct SearchStats {
   int coarse = 0, fine = 0;                               // level-2 and level-3 candidates
   int fine_improved = 0;  // level-3 candidates that beat their structure's coarse best
   int model_fits = 0;     // XGBoost models trained
+  int reheats = 0;        // times the frozen structure annealer was restarted (min_candidates)
   double seconds = 0;
   std::string stopped_by;           // annealing | budget | max-candidates | interrupted | space
   std::vector<std::string> banned;  // operators the pruning rules ruled out

@@ -56,6 +56,8 @@ class Evaluator {
   }
   // Candidates it likes to be handed at once (enough to keep its preparing threads busy).
   virtual int preferred_batch() const { return 4; }
+  // Seconds per stage (design, compile, plan, measure) for report.json; null when it has none.
+  virtual nlohmann::json stage_seconds() const { return nullptr; }
 };
 
 // GFLOP/s and the fewest-bytes GB/s of one SpMV of `a` taking `time_us`.

@@ -1,5 +1,6 @@
 #include "search/gpu_evaluator.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -82,8 +83,20 @@ std::vector<Evaluation> GpuEvaluator::evaluate_until(const std::vector<Candidate
       [&](std::size_t i) {
         return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_);
       },
-      [&](std::size_t i, Prepared& p) { out.push_back(measure(batch[i], p)); }, &times_);
+      [&](std::size_t i, Prepared& p) {
+        stages_.add(p);
+        const auto t0 = std::chrono::steady_clock::now();
+        out.push_back(measure(batch[i], p));
+        stages_.measure +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        stages_.measured += out.back().measured && out.back().ok;
+      },
+      &times_);
   return out;
+}
+
+nlohmann::json GpuEvaluator::stage_seconds() const {
+  return stages_.to_json(design_slots(a_.rows, a_.nnz()));
 }
 
 Evaluation GpuEvaluator::measure(const Candidate& c, Prepared& p) {

@@ -35,6 +35,7 @@ class GpuEvaluator : public Evaluator {
   std::vector<Evaluation> evaluate_until(const std::vector<Candidate>& batch,
                                          const std::function<bool(double)>& go) override;
   int preferred_batch() const override;
+  nlohmann::json stage_seconds() const override;
 
   const std::string& note() const { return note_; }  // why candidates were modeled instead
 
@@ -61,6 +62,7 @@ class GpuEvaluator : public Evaluator {
   SourceEdit edit_;
   CostModelEvaluator model_;
   PipelineTimes times_;  // longest preparation and measurement so far, across batches
+  StageSeconds stages_;
 };
 
 }  // namespace sparsetune::search

@@ -24,16 +24,24 @@ Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::str
   const auto t0 = std::chrono::steady_clock::now();
   Prepared p;
   try {
+    const auto since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
     codegen::EmitOptions opt;
     opt.design.dtype = dtype;
     auto e = codegen::generate(g, a, opt);
     if (edit) edit(g, e.kernels.source);
+    p.design_s = since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
     runtime::CompileOptions co;
     co.arch = arch;
     const runtime::KernelCache cache;
     const auto c = runtime::compile({"candidate", e.kernels.source}, co, &cache);
+    p.compile_s = since(t1);
+    const auto t2 = std::chrono::steady_clock::now();
     const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name);
     p.plan_bytes = io::serialize_safetensors(codegen::plan_file(plan, c.cubin, max_len));
+    p.plan_s = since(t2);
     p.ok = true;
   } catch (const std::exception& ex) {
     p.failure = ex.what();
@@ -41,6 +49,12 @@ Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::str
   }
   p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return p;
+}
+
+nlohmann::json StageSeconds::to_json(unsigned threads) const {
+  return {{"prepared", prepared},        {"measured_ok", measured}, {"design_thread_s", design},
+          {"compile_thread_s", compile}, {"plan_thread_s", plan},   {"measure_s", measure},
+          {"preparing_threads", threads}};
 }
 
 unsigned design_slots(std::int64_t rows, std::int64_t nnz) {

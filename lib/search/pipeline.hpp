@@ -4,6 +4,7 @@
 // (runtime/thread_pool.hpp) while the calling thread measures the ready ones in order.
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/matrix.hpp"
@@ -17,6 +18,22 @@ struct Prepared {
   std::string failure, category;  // when !ok (search/failure.hpp)
   std::string plan_bytes;         // safetensors of the launch plan; x and y_ref come apart
   double seconds = 0;             // spent preparing it
+  double design_s = 0, compile_s = 0, plan_s = 0;  // its stages: Designer, NVRTC, launch plan
+};
+
+// Where a measuring evaluator's time went, summed over its candidates: the preparing stages in
+// thread-seconds (they run on several threads at once), the measurements in seconds of the one
+// measuring thread. report.json shows them as "stage_seconds".
+struct StageSeconds {
+  int prepared = 0, measured = 0;
+  double design = 0, compile = 0, plan = 0, measure = 0;
+  void add(const Prepared& p) {
+    ++prepared;
+    design += p.design_s;
+    compile += p.compile_s;
+    plan += p.plan_s;
+  }
+  nlohmann::json to_json(unsigned threads) const;  // with the number of preparing threads
 };
 
 // For tests: edits a candidate's kernel source before NVRTC (plants a compile error).

@@ -250,11 +250,14 @@ TuneOutcome tune(const TuneOptions& o) {
       r = std::move(sr.sample);
       r.history = sr.confirmed;
       r.baseline = sr.confirmed.front();
-      screen_json = {
-          {"sample_rows", sample.matrix.rows},       {"sample_nnz", sample.matrix.nnz()},
-          {"sample_candidates", r.stats.candidates}, {"sample_structures", r.stats.structures},
-          {"sample_seconds", sr.sample_s},           {"confirmed_candidates", sr.confirmed.size()},
-          {"confirm_seconds", sr.confirm_s}};
+      screen_json = {{"sample_rows", sample.matrix.rows},
+                     {"sample_nnz", sample.matrix.nnz()},
+                     {"sample_candidates", r.stats.candidates},
+                     {"sample_structures", r.stats.structures},
+                     {"sample_seconds", sr.sample_s},
+                     {"confirmed_candidates", sr.confirmed.size()},
+                     {"confirm_seconds", sr.confirm_s},
+                     {"sample_stage_seconds", sample_gpu->stage_seconds()}};
     } else {
       r = run_search(a, space, prune, seeds, baseline, eval, so);
     }
@@ -287,6 +290,7 @@ TuneOutcome tune(const TuneOptions& o) {
           "check, compile and files" +
           std::string(gpu ? " and the cuSPARSE baselines" : "");
     }
+    search_json["stage_seconds"] = eval.stage_seconds();
     search_json["baseline_csr_vector"] = candidate_json(r.baseline);
     json top = json::array();
     for (std::size_t i = 0; i < ranked.size() && i < 5; ++i)

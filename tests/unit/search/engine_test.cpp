@@ -226,3 +226,50 @@ TEST_CASE("known formats are scored first, fastest predicted first", "[search]")
   for (std::size_t k = 1; k <= expected.size(); ++k)
     CHECK(r.best.evaluation.gflops >= r.history[k].evaluation.gflops);
 }
+
+namespace {
+
+// Scores with the cost model but says it measures, as a GPU evaluator does.
+class MeasuringStandIn : public Evaluator {
+ public:
+  explicit MeasuringStandIn(const Csr64& a) : inner_(a, "f64") {}
+  bool measures() const override { return true; }
+  std::string device() const override { return "stand-in"; }
+  std::string arch() const override { return "sm_90"; }
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override {
+    return inner_.evaluate(batch);
+  }
+
+ private:
+  CostModelEvaluator inner_;
+};
+
+SearchResult measured_search(const Csr64& a, Setup& s, int min_candidates) {
+  MeasuringStandIn eval(a);
+  s.space.min_candidates = min_candidates;
+  s.space.structures = {0.25, 0.5, 0.02, 2};  // freezes after a few structures
+  SearchOptions opt;
+  opt.budget_s = 600;
+  opt.max_candidates = 400;
+  opt.seed = 5;
+  return run_search(a, s.space, prune_for(s.pruning, features::alphasparse_features(a)), s.seeds,
+                    s.baseline, eval, opt);
+}
+
+}  // namespace
+
+TEST_CASE("a measured search reheats a frozen annealer until min_candidates", "[search]") {
+  Setup s;
+  const auto a = search_test::irregular(2000);
+  const auto early = measured_search(a, s, 0);
+  CHECK(early.stats.stopped_by == "annealing");
+  CHECK(early.stats.reheats == 0);
+  const auto longer = measured_search(a, s, 150);
+  CHECK(longer.stats.reheats >= 1);
+  CHECK(longer.stats.candidates > early.stats.candidates);
+  // It stops for a limit or an exhausted space once enough were measured, or by annealing after.
+  CHECK((longer.stats.candidates >= 150 || longer.stats.stopped_by != "annealing"));
+  // Predict-only searches keep the annealing schedule as their only stop.
+  const auto predicted = predict(a, s, 5, 400);
+  CHECK(predicted.stats.reheats == 0);
+}
