@@ -117,6 +117,8 @@ const char* discretization_name(Discretization d) {
       return "DIV_IN_ROW_LEN_MUTATION";
     case Discretization::RowLenPow2Bins:
       return "ROW_LEN_POW2_BINS";
+    case Discretization::Flag:
+      return "FLAG";
   }
   return "none";
 }
@@ -182,6 +184,11 @@ SearchSpace parse_search_space(const std::string& text, const std::string& sourc
                 " is a list; it needs a discretization strategy (DIV_IN_ROW_LEN_MUTATION"
                 " for ROW_DIV, ROW_LEN_POW2_BINS for BIN)");
       lo = 1, hi = 1 << 20;
+    } else if (spec->type == graph::ParamType::Bool) {
+      if (strategy != "none")
+        throw InputError(source, 0, where + ": strategy '" + strategy + "' applies to lists only");
+      a.strategy = Discretization::Flag;  // grid values 0 and 1
+      lo = 0, hi = 1;
     } else if (spec->type != graph::ParamType::Int) {
       throw InputError(source, 0, where + ": " + a.op + "." + a.param + " is not an integer");
     } else if (strategy != "none") {

@@ -26,6 +26,8 @@ enum class Discretization {
   DivInRowLenMutation,
   // BIN.bounds: row-length thresholds first, first*4, first*16, ... (one per part - 1).
   RowLenPow2Bins,
+  // A boolean parameter (BMT_NNZ_BLOCK.interleave): 0 false, 1 true.
+  Flag,
 };
 const char* discretization_name(Discretization d);
 

@@ -380,7 +380,9 @@ class Driver {
         n = &(*list)[s.path[k + 1]];
       }
       const auto& p = n->params.at(s.axis->param);
-      v.push_back(p.is_number_integer() ? p.get<std::int64_t>() : -1);
+      v.push_back(p.is_boolean()          ? std::int64_t{p.get<bool>()}
+                  : p.is_number_integer() ? p.get<std::int64_t>()
+                                          : -1);
     }
     return v;
   }

@@ -293,6 +293,9 @@ graph::Graph with_point(const graph::Graph& structure, const std::vector<Slot>& 
       case Discretization::RowLenPow2Bins:
         n.params[axis.param] = pow2_bin_bounds(parts, point[i]);
         break;
+      case Discretization::Flag:
+        n.params[axis.param] = point[i] != 0;
+        break;
     }
   }
   return g;

@@ -140,3 +140,35 @@ TEST_CASE("array parameters are discretized", "[search]") {
   CHECK(pow2_bin_bounds(3, 2) == std::vector<std::int64_t>{2, 8});
   CHECK(pow2_bin_bounds(1, 2).empty());
 }
+
+TEST_CASE("a boolean parameter is a grid axis of 0 and 1", "[search]") {
+  const auto space = load_search_space(default_search_config_dir() + "/space.json");
+  const auto* axis = space.axis("BMT_NNZ_BLOCK", "interleave");
+  REQUIRE(axis);
+  CHECK(axis->strategy == Discretization::Flag);
+  CHECK(axis->coarse == std::vector<std::int64_t>{0, 1});
+  const std::string head = R"({"format":"sparsetune-search-space","version":1,"params":[)";
+  CHECK(error_of([&] {
+          parse_search_space(
+              head + R"({"op":"BMT_NNZ_BLOCK","param":"interleave","coarse":[0,2],"fine":[1]}]})",
+              "space.json");
+        }).find("outside the operator's range") != std::string::npos);
+
+  graph::Graph g;
+  g.ops.push_back({"COMPRESS", {}, {}});
+  g.ops.push_back(
+      {"BMT_NNZ_BLOCK", {{"nnz", 4}, {"count_rows", false}, {"interleave", false}}, {}});
+  const auto slots = tunable_slots(g, space);
+  std::vector<std::int64_t> point;
+  int at = -1;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    point.push_back(slots[i].axis->coarse.front());
+    if (slots[i].axis == axis) at = static_cast<int>(i);
+  }
+  REQUIRE(at >= 0);
+  const auto a = search_test::irregular(100);
+  point[at] = 1;
+  CHECK(with_point(g, slots, point, a).ops[1].params.at("interleave") == true);
+  point[at] = 0;
+  CHECK(with_point(g, slots, point, a).ops[1].params.at("interleave") == false);
+}
