@@ -26,6 +26,7 @@ SptvMatrix sptv_matrix(SparseTensor t, int mode, int slice_mode) {
   merge_duplicates(t);
   const auto ptr = fiber_ptr(t, mode);
   SptvMatrix m;
+  m.dims = t.dims;
   m.mode = mode;
   m.slice_mode = slice_mode;
   m.slices = t.dims[slice_mode];

@@ -12,8 +12,9 @@
 namespace sparsetune {
 
 struct SptvMatrix {
-  int mode = 0;        // the mode multiplied by v (the columns)
-  int slice_mode = 0;  // the mode the tensor is sliced along
+  std::vector<std::int64_t> dims;  // the tensor's mode sizes
+  int mode = 0;                    // the mode multiplied by v (the columns)
+  int slice_mode = 0;              // the mode the tensor is sliced along
   // One row per non-empty fiber, in the order of sptv_reference's output entries (lexicographic
   // by the remaining modes); duplicates merged by summing.
   Csr64 a;
