@@ -92,6 +92,7 @@ const char* acc_c(const std::string& dtype) { return dtype == "f64" ? "double" :
 Emitted generate(const graph::Graph& g, const Csr64& a, const EmitOptions& opt) {
   Emitted e;
   e.format = graph::design(g, a, opt.design);
+  if (e.format.op == "sptv") e.format.sptv = opt.sptv;
   e.report = optimize(e.format, opt.optimizer);
   e.kernels = build_kernels(e.format, g.name, graph::describe(g));
   e.format_bytes = io::serialize_safetensors(graph::to_safetensors(e.format, kVersion));

@@ -98,17 +98,16 @@ DesignOptions sptv_design_options(const SptvMatrix& m, const std::string& dtype)
   return o;
 }
 
-void record_slices(Format& f, const SparseTensor& t, const SptvMatrix& m,
-                   const std::vector<SliceFormat>& format_of_slice) {
+SptvSlices sptv_slices(const SptvMatrix& m, const std::vector<SliceFormat>& format_of_slice) {
   const auto table = slice_table(m);
-  f.op = "sptv";
-  f.sptv.dims = t.dims;
-  f.sptv.mode = m.mode;
-  f.sptv.slice_mode = m.slice_mode;
-  f.sptv.slice_idx = table.index;
-  f.sptv.slice_nnz = table.nnz;
-  f.sptv.slice_format.clear();
-  for (auto s : table.index) f.sptv.slice_format.push_back(static_cast<int>(format_of_slice[s]));
+  SptvSlices s;
+  s.dims = m.dims;
+  s.mode = m.mode;
+  s.slice_mode = m.slice_mode;
+  s.slice_idx = table.index;
+  s.slice_nnz = table.nnz;
+  for (auto i : table.index) s.slice_format.push_back(static_cast<int>(format_of_slice.at(i)));
+  return s;
 }
 
 }  // namespace sparsetune::graph

@@ -42,8 +42,7 @@ std::vector<bool> nonempty_slices(const SptvMatrix& m);
 // The design options that carry the view's slices into SLICE_DIV.
 DesignOptions sptv_design_options(const SptvMatrix& m, const std::string& dtype);
 
-// HTF's slice table for a designed SpTV format (fills f.sptv).
-void record_slices(Format& f, const SparseTensor& t, const SptvMatrix& m,
-                   const std::vector<SliceFormat>& format_of_slice);
+// HTF's slice table (Format::sptv) for the view and one format per slice.
+SptvSlices sptv_slices(const SptvMatrix& m, const std::vector<SliceFormat>& format_of_slice);
 
 }  // namespace sparsetune::graph

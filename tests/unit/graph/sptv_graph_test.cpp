@@ -55,7 +55,7 @@ std::vector<double> ir_sptv(const SparseTensor& t, int mode, const std::vector<d
   const auto m = sptv_matrix(t, mode, slice_mode);
   const auto g = sptv_graph(formats, nonempty_slices(m), hyb_width);
   Format f = design(g, m.a, sptv_design_options(m, "f64"));
-  record_slices(f, t, m, formats);
+  f.sptv = sptv_slices(m, formats);
   return interpret(f, v);
 }
 
@@ -204,7 +204,7 @@ TEST_CASE("SpTV formats keep HTF's slice table through the format binary", "[gra
   const auto m = sptv_matrix(t, 1, 0);
   const std::vector<SliceFormat> formats = {SliceFormat::Dense, SliceFormat::HYB, SliceFormat::COO};
   Format f = design(sptv_graph(formats, nonempty_slices(m)), m.a, sptv_design_options(m, "f32"));
-  record_slices(f, t, m, formats);
+  f.sptv = sptv_slices(m, formats);
   const auto back = from_safetensors(to_safetensors(f, "test"), "mem");
   CHECK(back.op == "sptv");
   CHECK(back.sptv.dims == std::vector<std::int64_t>{3, 4, 2});
