@@ -27,6 +27,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g);
 void add_run_command(CLI::App& app, const GlobalOptions& g);
 void add_report_command(CLI::App& app, const GlobalOptions& g);
 void add_eval_command(CLI::App& app, const GlobalOptions& g);
+void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g);
 // tune --op sptv (cmd_tune_sptv.cpp).
 void run_tune_sptv(const search::SptvTuneOptions& o, const GlobalOptions& g);
 
