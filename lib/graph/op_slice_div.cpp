@@ -14,8 +14,9 @@ class SliceDiv final : public Operator {
     return "Put every slice of a tensor whole into the part of its format (SpTV)";
   }
   std::vector<ParamSpec> params() const override {
-    return {{"count", ParamType::Int, 2, 1, 64, "parts (one per slice format used)"},
-            {"assign", ParamType::IntList, nullptr, 0, 63,
+    return {{"count", ParamType::Int, 2, 1, 1024,
+             "parts (one per slice format used, or per batch of a format's slices)"},
+            {"assign", ParamType::IntList, nullptr, 0, 1023,
              "the part of each slice, empty slices included (one per index of the slice mode)"}};
   }
   std::string precondition(const GraphState& s, const nlohmann::json& p) const override {

@@ -1,5 +1,7 @@
 #include "graph/sptv_graph.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace sparsetune::graph {
@@ -80,6 +82,60 @@ Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const std::vec
   g.ops.push_back(std::move(div));
   validate(g, "sptv graph");
   return g;
+}
+
+BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
+                                const std::vector<std::int64_t>& slice_nnz, int hyb_width,
+                                int batches) {
+  if (format_of_slice.size() != slice_nnz.size())
+    throw Error("sptv graph: one format and one entry count per slice expected");
+  if (batches < 1) throw Error("sptv graph: at least one batch per format");
+  BatchedGraph out;
+  out.branches.resize(kSliceFormats);
+  std::vector<std::int64_t> part_of_slice(format_of_slice.size(), 0);
+  OpNode div = node("SLICE_DIV");
+  int parts = 0;
+  for (int f = 0; f < kSliceFormats; ++f) {
+    std::int64_t total = 0, count = 0;
+    for (std::size_t s = 0; s < slice_nnz.size(); ++s)
+      if (static_cast<int>(format_of_slice[s]) == f && slice_nnz[s] > 0)
+        total += slice_nnz[s], ++count;
+    if (total == 0) continue;
+    // k runs: a slice opens the next run when the entries before it pass that run's share, or
+    // when every remaining slice must open one for the runs to number k.
+    const std::int64_t k = std::min<std::int64_t>(batches, count);
+    std::int64_t seen = 0, batch = -1, index = 0;
+    for (std::size_t s = 0; s < slice_nnz.size(); ++s) {
+      if (static_cast<int>(format_of_slice[s]) != f || slice_nnz[s] == 0) continue;
+      const std::int64_t wanted = std::min(k - 1, seen * k / total);
+      if (batch < 0 || wanted > batch || count - index == k - (batch + 1)) {
+        ++batch;
+        out.branches[f].push_back(parts++);
+        div.branches.push_back(slice_format_ops(static_cast<SliceFormat>(f), hyb_width));
+      }
+      part_of_slice[s] = out.branches[f].back();
+      seen += slice_nnz[s];
+      ++index;
+    }
+  }
+  if (parts == 0) {  // no entries at all: one CSR part holds the (empty) view
+    out.branches[0].push_back(parts++);
+    div.branches.push_back(slice_format_ops(SliceFormat::CSR, hyb_width));
+  }
+  nlohmann::json assign = nlohmann::json::array();
+  for (auto p : part_of_slice) assign.push_back(p);
+  div.params = {{"count", parts}, {"assign", assign}};
+  out.graph.name = "htf-batched";
+  out.graph.op = "sptv";
+  out.graph.ops.push_back(std::move(div));
+  validate(out.graph, "sptv batched graph");
+  return out;
+}
+
+std::vector<std::int64_t> slice_entries(const SptvMatrix& m) {
+  std::vector<std::int64_t> n(m.slices, 0);
+  for (std::int64_t r = 0; r < m.a.rows; ++r) n[m.row_slice[r]] += m.a.row_length(r);
+  return n;
 }
 
 std::vector<bool> nonempty_slices(const SptvMatrix& m) {

@@ -36,6 +36,21 @@ std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width = 4);
 Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const std::vector<bool>& nonempty,
                  int hyb_width = 4);
 
+// Alg. 1's slice subsets: each format's slices cut into up to `batches` runs of consecutive
+// slices holding about equal entries, every run a SLICE_DIV part of its own (one stream batch:
+// its arrays, copied to the device on one stream, and its kernels). `slice_nnz` has one entry
+// per slice (0 when empty). branches[f] lists the SLICE_DIV branches of format f, in order.
+struct BatchedGraph {
+  Graph graph;
+  std::vector<std::vector<int>> branches;  // per format (kSliceFormats lists)
+};
+BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
+                                const std::vector<std::int64_t>& slice_nnz, int hyb_width,
+                                int batches);
+
+// Entries of each slice of the view, empty slices included.
+std::vector<std::int64_t> slice_entries(const SptvMatrix& m);
+
 // Which slices of the matrix view hold entries.
 std::vector<bool> nonempty_slices(const SptvMatrix& m);
 

@@ -258,3 +258,34 @@ TEST_CASE("SpTV through the IR on the shared tensors", "[graph][sptv][shared]") 
     }
   }
 }
+
+TEST_CASE("Alg. 1's stream batches: each format's slices in runs of about equal entries",
+          "[graph][sptv]") {
+  std::mt19937_64 rng(23);
+  std::vector<std::pair<std::vector<std::int64_t>, double>> e;
+  for (int n = 0; n < 2000; ++n)
+    e.push_back({{static_cast<std::int64_t>(rng() % 40), static_cast<std::int64_t>(rng() % 30),
+                  static_cast<std::int64_t>(rng() % 25)},
+                 (rng() % 100) / 25.0 - 2.0});
+  const auto t = make_tensor({40, 30, 25}, e);
+  const auto m = sptv_matrix(t, 2, 0);
+  const auto formats = mixed(m.slices, 4);
+  const auto nnz = slice_entries(m);
+  const auto v = test_v(25);
+  const auto ref = sptv_reference(t, 2, v).val;
+  for (int batches : {1, 3, 8, 64}) {
+    INFO(batches << " batches");
+    const auto b = sptv_batched_graph(formats, nnz, 2, batches);
+    int parts = 0;
+    for (int f = 0; f < kSliceFormats; ++f) {
+      int slices = 0;
+      for (std::size_t s = 0; s < formats.size(); ++s)
+        slices += static_cast<int>(formats[s]) == f && nnz[s] > 0;
+      CHECK(static_cast<int>(b.branches[f].size()) == std::min(slices, batches));
+      parts += static_cast<int>(b.branches[f].size());
+    }
+    CHECK(b.graph.ops[0].branches.size() == static_cast<std::size_t>(parts));
+    const Format f = design(b.graph, m.a, sptv_design_options(m, "f64"));
+    REQUIRE(relative_l2_error(interpret(f, v), ref) < 1e-12);
+  }
+}
