@@ -21,6 +21,7 @@
 #include "models/stream_model.hpp"
 #include "runtime/nvrtc.hpp"
 #include "runtime/stats.hpp"
+#include "search/sptv_gpu.hpp"
 
 namespace sparsetune::search {
 
@@ -34,83 +35,6 @@ std::string tensor_name(const std::string& path) {
     if (n.size() > std::string(ext).size() && n.ends_with(ext))
       n.resize(n.size() - std::string(ext).size());
   return n;
-}
-
-// A deterministic v with no zero (every fiber's entries count).
-std::vector<double> check_v(std::int64_t n, const std::string& dtype) {
-  auto v = codegen::plan_x(n, dtype, 3);
-  for (auto& x : v)
-    if (x == 0.0) x = 0.5;
-  return v;
-}
-
-// Runs the kernels on the GPU through the worker and checks them against the fp64 reference of
-// the tensor; the reply's fields, or why nothing ran.
-json verify_on_gpu(const codegen::Emitted& e, const SparseTensor& t, int mode,
-                   const std::string& dtype, std::int64_t max_len, const SptvTuneOptions& o,
-                   std::string* arch) {
-  runtime::Worker worker(o.launch);
-  const auto dev = worker.call({{"job", "device"}}, 60);
-  if (!dev.ok) return {{"ran", false}, {"note", dev.error.empty() ? "no CUDA device" : dev.error}};
-  *arch = dev.body.at("device").value("arch", std::string("sm_90"));
-  runtime::CompileOptions co;
-  co.arch = *arch;
-  const auto compiled = runtime::compile({"sptv", e.kernels.source}, co, nullptr);
-  const auto plan = codegen::make_launch_plan(e.format, e.kernels, "sptv");
-  codegen::PlanInputs in;
-  in.x = check_v(t.dims[mode], dtype);
-  in.y_ref = sptv_reference(t, mode, in.x).val;  // independent of the IR
-  in.max_len = max_len;
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("sparsetune-sptv-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / "plan.safetensors").string();
-  io::write_safetensors(path, codegen::plan_file(plan, compiled.cubin, max_len, &in));
-  const auto r = worker.call({{"job", "plan"}, {"plan", path}, {"runs", 20}}, 600);
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
-  if (!r.ok) return {{"ran", false}, {"note", r.error}};
-  json res = r.body.at("result");
-  res["ran"] = true;
-  return res;
-}
-
-// Alg. 1's stream count per slice format from the model of eq. (20)-(24), with assumed constants
-// until the pipeline measures them on a device: the bytes each format's parts move to the device
-// (their stored arrays), its results back, kernels at the device's bandwidth.
-json stream_plan(const graph::Format& f, const std::vector<int>& count, const std::string& dtype) {
-  const double pcie_gbs = 25.0, device_gbs = 2000.0, lambda_s = 10e-6;
-  const int max_streams = 32;
-  std::vector<int> formats;  // the SLICE_DIV branches, in graph order
-  for (int k = 0; k < graph::kSliceFormats; ++k)
-    if (count[k] > 0) formats.push_back(k);
-  json out = json::array();
-  const double value_bytes = dtype == "f64" ? 8.0 : 4.0;
-  for (std::size_t b = 0; b < formats.size(); ++b) {
-    double bytes = 0, rows = 0;
-    for (const auto& p : f.parts) {
-      if (p.path.substr(0, p.path.find('.')) != std::to_string(b)) continue;
-      for (const auto& [name, a] : p.arrays)
-        if (a.stored()) bytes += static_cast<double>(a.length * io::dtype_size(a.dtype));
-      rows += static_cast<double>(p.rows);
-    }
-    models::StreamCosts c;
-    c.h2d_s = models::transfer_s(bytes, pcie_gbs);
-    c.d2h_s = models::transfer_s(rows * value_bytes, pcie_gbs);
-    c.kernel_s = models::transfer_s(bytes + rows * value_bytes, device_gbs);
-    c.lambda_s = lambda_s;
-    out.push_back({{"format", models::slice_format_classes()[formats[b]]},
-                   {"bytes_h2d", bytes},
-                   {"bytes_d2h", rows * value_bytes},
-                   {"streams", models::best_stream_count(c, max_streams)},
-                   {"modeled_us",
-                    models::pipeline_time(c, models::best_stream_count(c, max_streams)) * 1e6}});
-  }
-  return {{"note",
-           "eq. (20)-(24) with assumed constants (PCIe 25 GB/s, device 2000 GB/s, lambda 10 us, "
-           "at most 32 streams); the pipeline of Alg. 1 is not built yet, so nothing measured "
-           "them"},
-          {"formats", out}};
 }
 
 }  // namespace
@@ -177,7 +101,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   const auto e = codegen::generate(g, m.a, eo);
 
   // CPU check: the interpreter's walk of the format against the fp64 SpTV reference.
-  const auto v = check_v(t.dims[o.mode], o.dtype);
+  const auto v = sptv_check_v(t.dims[o.mode], o.dtype);
   const auto y = graph::interpret(e.format, v);
   const double cpu_error = relative_l2_error(y, sptv_reference(t, o.mode, v).val);
   std::int64_t max_len = 1;
@@ -190,8 +114,10 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   // NVRTC, for the GPU's architecture when one runs the kernels, else for `arch`.
   std::string run_arch = arch;
   json gpu = {{"ran", false}, {"note", "--budget 0: predicted only, nothing ran on a GPU"}};
-  if (o.budget_s > 0 && o.use_gpu)
-    gpu = verify_on_gpu(e, t, o.mode, o.dtype, max_len, o, &run_arch);
+  if (o.budget_s > 0 && o.use_gpu) {
+    SptvGpuInput in{e, t, m, format_of, h, o.dtype, max_len, o.launch};
+    gpu = sptv_gpu_runs(in, &run_arch);
+  }
   runtime::CompileOptions co;
   co.arch = run_arch;
   const auto compiled = runtime::compile({"sptv", e.kernels.source}, co, nullptr);
@@ -228,7 +154,9 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
       {"graph", graph::graph_to_json(g)},
       {"graph_line", graph::describe(g)},
       {"store_only", e.format.store_only},
-      {"stream_model", stream_plan(e.format, count, o.dtype)},
+      {"stream_model", gpu.contains("pipeline") && gpu["pipeline"].contains("model")
+                           ? gpu["pipeline"]["model"]
+                           : assumed_stream_model(e.format, o.dtype)},
       {"format_bytes", graph::stored_bytes(e.format)},
       {"cpu_check", {{"error", cpu_error}, {"tolerance", tolerance}}},
       {"compile", {{"arch", run_arch}, {"nvrtc", runtime::nvrtc_version()}, {"log", compiled.log}}},
