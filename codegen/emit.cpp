@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "codegen/emit_pipeline.hpp"
 #include "core/error.hpp"
 #include "core/reference.hpp"
 #include "core/version.hpp"
@@ -257,6 +258,7 @@ inline cudaError_t load(const char* path, Format* f) {
        "inline cudaError_t run(const Format& f, const value_t* x, result_t* y, cudaStream_t stream "
        "= 0) {\n  return run(f, x, y, result_t(1), result_t(0), stream);\n}\n\n";
   h += kGraphClass;
+  if (f.op == "sptv") h += pipelined_run_section(f, part_arrays, val);
   h += "}  // namespace sparsetune_kernel\n";
   return h;
 }

@@ -33,6 +33,9 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                   "sptv: Slice-GCN file (default: configs/models/<arch>/slice_gcn.safetensors)");
   cmd->add_option("--hyb-width", t->hyb_width,
                   "sptv: HYB's threshold H (default: the mean non-empty fiber length)");
+  cmd->add_option("--batches", t->batches,
+                  "sptv: parts per slice format, for kernel.h's pipelined run from host memory")
+      ->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "Value type")
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();

@@ -25,23 +25,37 @@ using json = nlohmann::json;
 struct Traffic {
   double h2d = 0, rows = 0;
 };
-std::vector<Traffic> branch_traffic(const graph::Format& f, std::size_t branches) {
-  std::vector<Traffic> t(branches);
-  for (const auto& p : f.parts) {
-    const auto b = static_cast<std::size_t>(std::stoll(p.path.substr(0, p.path.find('.'))));
-    if (b >= branches) continue;
-    for (const auto& [name, a] : p.arrays)
-      if (a.stored()) t[b].h2d += static_cast<double>(a.length * io::dtype_size(a.dtype));
-    t[b].rows += static_cast<double>(p.rows);
-  }
-  return t;
+// The slice format of each SLICE_DIV branch, from the graph's assignment and the slice table
+// (-1 for a branch no non-empty slice went to).
+std::vector<int> branch_formats(const graph::Format& f) {
+  const auto& div = f.graph.at("ops").at(0);
+  std::vector<int> b(div.at("count").get<std::size_t>(), -1);
+  const auto& assign = div.at("assign");
+  for (std::size_t i = 0; i < f.sptv.slice_idx.size(); ++i)
+    b.at(assign.at(f.sptv.slice_idx[i]).get<std::size_t>()) =
+        static_cast<int>(f.sptv.slice_format[i]);
+  return b;
 }
 
-// The formats present in an unbatched design, in SLICE_DIV order.
-std::vector<int> present_formats(const graph::Format& f) {
-  std::set<int> s(f.sptv.slice_format.begin(), f.sptv.slice_format.end());
-  if (s.empty()) s.insert(0);
-  return {s.begin(), s.end()};
+// Bytes to the device and rows back of the formats present (ascending), summed over their
+// parts (a part's path starts with its SLICE_DIV branch).
+std::vector<Traffic> format_traffic(const graph::Format& f, std::vector<int>* formats) {
+  const auto of_branch = branch_formats(f);
+  std::vector<Traffic> per(graph::kSliceFormats);
+  std::set<int> present;
+  for (const auto& p : f.parts) {
+    const auto b = static_cast<std::size_t>(std::stoll(p.path.substr(0, p.path.find('.'))));
+    const int fmt = b < of_branch.size() ? of_branch[b] : -1;
+    if (fmt < 0) continue;
+    present.insert(fmt);
+    for (const auto& [name, a] : p.arrays)
+      if (a.stored()) per[fmt].h2d += static_cast<double>(a.length * io::dtype_size(a.dtype));
+    per[fmt].rows += static_cast<double>(p.rows);
+  }
+  formats->assign(present.begin(), present.end());
+  std::vector<Traffic> out;
+  for (int fmt : *formats) out.push_back(per[fmt]);
+  return out;
 }
 
 json model_rows(const std::vector<int>& formats, const std::vector<Traffic>& t, double value_bytes,
@@ -83,8 +97,8 @@ std::vector<double> sptv_check_v(std::int64_t n, const std::string& dtype) {
 }
 
 json assumed_stream_model(const graph::Format& f, const std::string& dtype) {
-  const auto formats = present_formats(f);
-  const auto t = branch_traffic(f, formats.size());
+  std::vector<int> formats;
+  const auto t = format_traffic(f, &formats);
   return {{"note",
            "eq. (20)-(24) with assumed constants (PCIe 25 GB/s, device 2000 GB/s, lambda 10 us, "
            "at most 32 streams): nothing was measured"},
@@ -148,8 +162,8 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   pipe["d2h_gbs"] = over->d2h_gbs;
 
   // The model's count per format: kernel time shared out by bytes of the device-resident run.
-  const auto formats = present_formats(e.format);
-  const auto traffic = branch_traffic(e.format, formats.size());
+  std::vector<int> formats;
+  const auto traffic = format_traffic(e.format, &formats);
   double total_bytes = 0;
   for (const auto& t : traffic) total_bytes += t.h2d;
   const double kernel_s = res["time_ms"].value("median", 0.0) * 1e-3;

@@ -27,6 +27,9 @@ struct SptvTuneOptions {
   std::string model;  // Slice-GCN file; "": configs/models/<arch>/slice_gcn.safetensors
   std::string arch;   // NVRTC target without a GPU ("": sm_90)
   int hyb_width = 0;  // HYB's H; 0: the mean non-empty fiber length
+  // Parts per slice format in the emitted design (Alg. 1's batches: kernel.h's run_pipelined
+  // overlaps one part's copy with another's kernel); 1: one part per format.
+  int batches = 1;
   bool use_gpu = true;
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };
