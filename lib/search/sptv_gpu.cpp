@@ -157,6 +157,7 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
     const auto m = worker.call({{"job", "stream_overhead"}}, 300);
     if (!m.ok) {
       res["pipeline"] = {{"note", "stream overhead not measured: " + m.error}};
+      if (too_large) res["verified"] = false;  // nothing ran
       return res;
     }
     over = runtime::StreamOverhead{m.body.value("lambda_us", 0.0), m.body.value("h2d_gbs", 0.0),
