@@ -1,6 +1,7 @@
 // `sparsetune slice-gcn train --timings T.csv -o MODEL`: labels slices from measured per-format
 // times, trains Slice-GCN and reports held-out accuracy beside XGBoost's.
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -76,6 +77,43 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                            fixed(100 * r.gcn_train_accuracy, 1) + " % trained on)"},
          {"XGBoost", fixed(100 * r.xgb_test_accuracy, 1) + " % held out (9 globals)"},
          {"wrote", o->out}});
+  });
+
+  // sp from measured best formats (§4.3).
+  auto* sp = cmd->add_subcommand(
+      "sp", "Re-derive stage 1's threshold sp from per-slice timings of slices of many densities");
+  struct SpOptions {
+    std::string timings;
+    double step = 0.01;
+  };
+  auto so = std::make_shared<SpOptions>();
+  sp->add_option("--timings", so->timings, "Per-slice, per-format times (Dense among them)")
+      ->required();
+  sp->add_option("--step", so->step, "Width of a density group")->capture_default_str();
+  sp->callback([so, &g] {
+    const auto labels = models::label_slices(models::read_slice_timings(so->timings));
+    const auto base = std::filesystem::path(so->timings).parent_path().string();
+    const auto inputs = models::labelled_inputs(labels, base.empty() ? "." : base);
+    std::vector<double> density;
+    std::vector<int> best;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      density.push_back(inputs[i].density), best.push_back(labels[i].format);
+    const auto d = models::derive_sparsity_threshold(density, best, so->step);
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& x : d.groups)
+      groups.push_back({{"density", x.density}, {"slices", x.slices}, {"dense_share", x.share}});
+    const nlohmann::json threshold =
+        std::isnan(d.threshold) ? nlohmann::json(nullptr) : nlohmann::json(d.threshold);
+    if (g.json) return print_json({{"groups", groups}, {"sp", threshold}, {"paper_sp", 0.23}});
+    std::vector<std::vector<std::string>> rows = {{"density", "slices", "Dense best"}};
+    for (const auto& x : d.groups)
+      rows.push_back(
+          {fixed(x.density, 3), std::to_string(x.slices), fixed(100 * x.share, 1) + " %"});
+    rows.push_back({"sp",
+                    threshold.is_null() ? "none (the densest group is not all Dense)"
+                                        : fixed(d.threshold, 3) + " (paper: 0.23)",
+                    ""});
+    print_table(rows);
   });
 }
 

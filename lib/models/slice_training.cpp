@@ -1,5 +1,6 @@
 #include "models/slice_training.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -11,13 +12,8 @@
 
 namespace sparsetune::models {
 
-SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
-                                    const std::string& base_dir, const SliceTrainingOptions& o,
-                                    SliceGcn& model) {
-  if (!(o.holdout >= 0 && o.holdout < 1)) throw Error("slice training: holdout must be in [0, 1)");
-  SliceTrainingReport rep;
-  rep.labelled = static_cast<int>(labels.size());
-  rep.per_class.assign(o.shape.classes, 0);
+std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>& labels,
+                                                  const std::string& base_dir) {
   // Inputs of every labelled slice, one tensor and mode at a time.
   std::map<std::pair<std::string, int>, std::map<std::int64_t, features::SliceInput>> inputs;
   for (const auto& l : labels) inputs[{l.tensor, l.mode}];
@@ -31,20 +27,36 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
     for (auto& in : features::slice_inputs(sptv_matrix(t, key.second)))
       by_slice[in.slice] = std::move(in);
   }
-  std::vector<features::SliceInput> x;
-  std::vector<int> y;
+  std::vector<features::SliceInput> out;
   for (const auto& l : labels) {
     const auto& by_slice = inputs.at({l.tensor, l.mode});
     const auto it = by_slice.find(l.slice);
     if (it == by_slice.end())
       throw Error("slice training: " + l.tensor + " mode " + std::to_string(l.mode) +
                   " has no non-empty slice " + std::to_string(l.slice));
-    if (it->second.density >= o.sparsity_threshold) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
+                                    const std::string& base_dir, const SliceTrainingOptions& o,
+                                    SliceGcn& model) {
+  if (!(o.holdout >= 0 && o.holdout < 1)) throw Error("slice training: holdout must be in [0, 1)");
+  SliceTrainingReport rep;
+  rep.labelled = static_cast<int>(labels.size());
+  rep.per_class.assign(o.shape.classes, 0);
+  const auto inputs = labelled_inputs(labels, base_dir);
+  std::vector<features::SliceInput> x;
+  std::vector<int> y;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto& l = labels[i];
+    if (inputs[i].density >= o.sparsity_threshold) {
       ++rep.dense_excluded;
       continue;
     }
     if (l.format < 0 || l.format >= o.shape.classes) throw Error("slice training: bad label");
-    x.push_back(it->second);
+    x.push_back(inputs[i]);
     y.push_back(l.format);
   }
   if (x.empty()) throw Error("slice training: no slice is left for stage 2 to learn from");
@@ -79,6 +91,29 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
     rep.xgb_test_accuracy = xgb.accuracy(gv, vy);
   }
   return rep;
+}
+
+SpDerivation derive_sparsity_threshold(const std::vector<double>& density,
+                                       const std::vector<int>& best_format, double step) {
+  if (density.size() != best_format.size() || !(step > 0))
+    throw Error("sp derivation: one best format per density, and a positive step");
+  std::map<std::int64_t, SpGroup> groups;
+  for (std::size_t i = 0; i < density.size(); ++i) {
+    const auto k = static_cast<std::int64_t>(std::llround(density[i] / step));
+    auto& g = groups[k];
+    g.density = static_cast<double>(k) * step;
+    ++g.slices;
+    g.dense_best += best_format[i] == 4;
+  }
+  SpDerivation d;
+  for (auto& [k, g] : groups) {
+    g.share = static_cast<double>(g.dense_best) / g.slices;
+    d.groups.push_back(g);
+  }
+  // The lowest group from which every denser group has Dense best for all of its slices.
+  for (auto it = d.groups.rbegin(); it != d.groups.rend() && it->share == 1.0; ++it)
+    d.threshold = it->density;
+  return d;
 }
 
 }  // namespace sparsetune::models

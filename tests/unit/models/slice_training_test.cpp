@@ -3,6 +3,7 @@
 #include "models/slice_training.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <fstream>
 #include <random>
 
@@ -96,4 +97,23 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
     REQUIRE_THROWS_WITH(train_slice_gcn(bad, dir.path.string(), o, model),
                         Catch::Contains("no non-empty slice 90"));
   }
+}
+
+TEST_CASE("sp is re-derived from measured best formats by density group (§4.3)", "[models][gcn]") {
+  // Groups 0.10 .. 0.25; Dense is best for some slices from 0.20, for all from 0.23 on.
+  std::vector<double> density;
+  std::vector<int> best;
+  for (int g = 10; g <= 25; ++g)
+    for (int i = 0; i < 10; ++i) {
+      density.push_back(g / 100.0 + 0.001 * (i % 3));
+      best.push_back(g >= 23 || (g >= 20 && i < g - 15) ? 4 : i % 4);
+    }
+  const auto d = derive_sparsity_threshold(density, best);
+  REQUIRE(d.groups.size() == 16);
+  CHECK(d.groups[0].density == Approx(0.10));
+  CHECK(d.groups[10].share == Approx(0.5));  // 0.20: Dense for i < 5
+  CHECK(d.groups[12].share == Approx(0.7));  // 0.22: Dense for i < 7
+  CHECK(d.threshold == Approx(0.23));
+  best.back() = 0;  // the densest group no longer all Dense: no threshold
+  CHECK(std::isnan(derive_sparsity_threshold(density, best).threshold));
 }
