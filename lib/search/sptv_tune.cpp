@@ -126,9 +126,10 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   co.arch = run_arch;
   const auto compiled = runtime::compile({"sptv", e.kernels.source}, co, nullptr);
   if (gpu.value("ran", false) && !gpu.value("verified", false))
-    throw Error("tune --op sptv: the kernels ran on the GPU but were not verified against the fp64 "
-                "reference: " +
-                gpu.dump());
+    throw Error(
+        "tune --op sptv: the kernels ran on the GPU but were not verified against the fp64 "
+        "reference: " +
+        gpu.dump());
 
   TuneOutcome out;
   out.out_dir = o.out_dir.empty()

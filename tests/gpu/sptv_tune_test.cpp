@@ -1,9 +1,10 @@
 // tune --op sptv on a GPU: the emitted kernels verified against the fp64 SpTV reference on every
 // mode, and Alg. 1's pipeline run from pinned host memory for several stream counts, verified.
+#include "search/sptv_tune.hpp"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "search/sptv_tune.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
