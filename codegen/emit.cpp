@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "codegen/emit_pipeline.hpp"
 #include "core/error.hpp"
 #include "core/reference.hpp"
 #include "core/version.hpp"
@@ -92,6 +93,7 @@ const char* acc_c(const std::string& dtype) { return dtype == "f64" ? "double" :
 Emitted generate(const graph::Graph& g, const Csr64& a, const EmitOptions& opt) {
   Emitted e;
   e.format = graph::design(g, a, opt.design);
+  if (e.format.op == "sptv") e.format.sptv = opt.sptv;
   e.report = optimize(e.format, opt.optimizer);
   e.kernels = build_kernels(e.format, g.name, graph::describe(g));
   e.format_bytes = io::serialize_safetensors(graph::to_safetensors(e.format, kVersion));
@@ -256,6 +258,7 @@ inline cudaError_t load(const char* path, Format* f) {
        "inline cudaError_t run(const Format& f, const value_t* x, result_t* y, cudaStream_t stream "
        "= 0) {\n  return run(f, x, y, result_t(1), result_t(0), stream);\n}\n\n";
   h += kGraphClass;
+  if (f.op == "sptv") h += pipelined_run_section(f, part_arrays, val);
   h += "}  // namespace sparsetune_kernel\n";
   return h;
 }

@@ -16,6 +16,7 @@ namespace sparsetune::codegen {
 struct EmitOptions {
   graph::DesignOptions design;
   OptimizerOptions optimizer;
+  graph::SptvSlices sptv;  // op "sptv": HTF's slice table, recorded in the format binary
 };
 
 struct Emitted {

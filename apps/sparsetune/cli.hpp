@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace sparsetune::search {
+struct SptvTuneOptions;
+}
+
 namespace sparsetune::cli {
 
 struct GlobalOptions {
@@ -23,6 +27,9 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g);
 void add_run_command(CLI::App& app, const GlobalOptions& g);
 void add_report_command(CLI::App& app, const GlobalOptions& g);
 void add_eval_command(CLI::App& app, const GlobalOptions& g);
+void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g);
+// tune --op sptv (cmd_tune_sptv.cpp).
+void run_tune_sptv(const search::SptvTuneOptions& o, const GlobalOptions& g);
 
 // Prints rows as an aligned two-or-more-column text table.
 void print_table(const std::vector<std::vector<std::string>>& rows);

@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "search/interrupt.hpp"
 #include "search/progress.hpp"
+#include "search/sptv_tune.hpp"
 #include "search/tune.hpp"
 
 namespace sparsetune::cli {
@@ -15,9 +16,25 @@ namespace sparsetune::cli {
 void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand("tune", "Search the fastest format and kernel for a matrix");
   auto o = std::make_shared<search::TuneOptions>();
-  cmd->add_option("FILE", o->matrix, "Matrix: .mtx, .mtx.gz or .safetensors")->required();
+  auto t = std::make_shared<search::SptvTuneOptions>();
+  cmd->add_option("FILE", o->matrix,
+                  "Matrix: .mtx, .mtx.gz or .safetensors; with --op sptv a tensor (.tns, .tns.gz)")
+      ->required();
   cmd->add_option("--op", o->op, "Operation")
-      ->check(CLI::IsMember({"spmv"}))
+      ->check(CLI::IsMember({"spmv", "sptv"}))
+      ->capture_default_str();
+  auto* mode = cmd->add_option("--mode", t->mode, "sptv: the mode multiplied by v (0-based)");
+  cmd->add_option("--slice-mode", t->slice_mode,
+                  "sptv: the mode to slice along (default: the smallest other mode)");
+  cmd->add_option("--sp", t->sparsity_threshold,
+                  "sptv: slices at least this dense are stored Dense (stage 1)")
+      ->capture_default_str();
+  cmd->add_option("--model", t->model,
+                  "sptv: Slice-GCN file (default: configs/models/<arch>/slice_gcn.safetensors)");
+  cmd->add_option("--hyb-width", t->hyb_width,
+                  "sptv: HYB's threshold H (default: the mean non-empty fiber length)");
+  cmd->add_option("--batches", t->batches,
+                  "sptv: parts per slice format, for kernel.h's pipelined run from host memory")
       ->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "Value type")
       ->check(CLI::IsMember({"f64", "f32"}))
@@ -46,7 +63,16 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                 "No GPU: design and compile every candidate on the full matrix, score it by the "
                 "cost model (the search's CPU side, as a GPU run does it)");
   cmd->add_option("--arch", o->arch, "NVRTC target when no GPU is present (default sm_90)");
-  cmd->callback([o, &g] {
+  cmd->callback([o, t, mode, &g] {
+    if (o->op == "sptv") {
+      if (mode->count() == 0) throw CLI::ValidationError("--mode", "--op sptv needs --mode");
+      t->tensor = o->matrix;
+      t->dtype = o->dtype;
+      t->out_dir = o->out_dir;
+      t->budget_s = o->budget_s;
+      t->arch = o->arch;
+      return run_tune_sptv(*t, g);
+    }
     search::InterruptGuard guard;
     search::ProgressBar bar(o->budget_s, !g.json);
     o->stop = &guard.flag();

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   cli::add_run_command(app, g);
   cli::add_report_command(app, g);
   cli::add_eval_command(app, g);
+  cli::add_slice_gcn_command(app, g);
 
   try {
     app.parse(argc, argv);

@@ -237,9 +237,14 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
 
 }  // namespace
 
-MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding) {
+MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding,
+                        std::shared_ptr<const RowSlices> slices) {
+  if (slices && static_cast<std::int64_t>(slices->of_row.size()) != a.rows)
+    throw Error("design: the slice table has " + std::to_string(slices->of_row.size()) +
+                " rows, the matrix " + std::to_string(a.rows));
   Part root;
   root.cols = a.cols;
+  root.slices = std::move(slices);
   root.max_stored = static_cast<std::int64_t>(
       std::min(9.0e18, max_padding * static_cast<double>(std::max(a.nnz(), a.rows)) + 65536.0));
   root.origin_row.resize(a.rows);
@@ -269,7 +274,8 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   value_dtype(f.dtype);
   if (opt.index_bits != 0 && opt.index_bits != 32 && opt.index_bits != 64)
     throw Error("index bits must be 32 or 64");
-  MetadataSet m = apply_graph(g, a, opt.max_padding);
+  MetadataSet m = apply_graph(g, a, opt.max_padding, opt.slices);
+  f.op = g.op;
   std::int64_t largest = std::max(a.rows, a.cols);
   for (const auto& p : m.parts) largest = std::max<std::int64_t>(largest, p.nz.size());
   f.index_bits = opt.index_bits ? opt.index_bits : (largest < (std::int64_t{1} << 31) ? 32 : 64);

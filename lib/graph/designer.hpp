@@ -3,6 +3,7 @@
 // the levels no operator cut are implied (threads split their warp or thread block, warps group
 // 32 threads, thread blocks group the block's warps); the Format is then exactly the arrays the
 // chosen fragments read.
+#include <memory>
 #include <string>
 
 #include "core/matrix.hpp"
@@ -18,10 +19,13 @@ struct DesignOptions {
   // Padding and zero-filling operators may store at most this many times max(nnz, rows) entries
   // (plus 65536); beyond it a design is rejected (DesignError) rather than exhaust memory.
   double max_padding = 16.0;
+  // The slice of each row when the matrix is a tensor's view (SpTV); SLICE_DIV needs it.
+  std::shared_ptr<const RowSlices> slices;
 };
 
 // Runs the operators of a validated graph; every part is finished (all three levels present).
-MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding = 16.0);
+MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding = 16.0,
+                        std::shared_ptr<const RowSlices> slices = nullptr);
 
 // Graph -> Metadata Set -> Format, with every data rule checked (DesignError names the operator
 // and the rule). The graph is validated first (GraphError).

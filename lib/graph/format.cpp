@@ -1,8 +1,8 @@
 #include "graph/format.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "core/error.hpp"
@@ -268,6 +268,7 @@ io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_vers
                 {"launch", launch.dump()},
                 {"parts", format_description(f).dump()},
                 {"store_only", f.store_only ? "true" : "false"}};
+  if (f.op == "sptv") pack_sptv(f, s);
   return s;
 }
 
@@ -303,7 +304,7 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
   Format f;
   try {
     f.op = meta("op");
-    if (f.op != "spmv") throw bad("op '" + f.op + "' is not supported");
+    if (f.op != "spmv" && f.op != "sptv") throw bad("op '" + f.op + "' is not supported");
     f.dtype = meta("dtype");
     value_dtype(f.dtype);
     f.index_bits = std::stoi(meta("index_bits"));
@@ -416,6 +417,7 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         throw bad("store_only must be 'true' or 'false', not '" + it->second + "'");
       f.store_only = it->second == "true";
     }
+    if (f.op == "sptv") unpack_sptv(s, f, source);
   } catch (const nlohmann::json::exception& e) {
     throw bad(std::string("malformed metadata: ") + e.what());
   } catch (const std::invalid_argument&) {

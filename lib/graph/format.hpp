@@ -67,6 +67,15 @@ struct PartFormat {
   const FormatArray& array(Arr a) const;
 };
 
+// SpTV (op "sptv"): the tensor behind the matrix view and HTF's slice table (IAP-SpTV §3.1):
+// sliceIdx, sliceNnz and the format of each non-empty slice (0 CSR, 1 COO, 2 ELL, 3 HYB, 4 Dense).
+// Kernels do not read it (origin_row routes every fiber); it is stored for the user and checks.
+struct SptvSlices {
+  std::vector<std::int64_t> dims;  // the tensor's mode sizes
+  int mode = -1, slice_mode = -1;
+  std::vector<std::int64_t> slice_idx, slice_nnz, slice_format;
+};
+
 struct Format {
   std::string op = "spmv";
   std::int64_t rows = 0, cols = 0, nnz = 0;
@@ -79,6 +88,7 @@ struct Format {
   // row shared, none left out): the kernels store into y instead of adding, and y needs no
   // zeroing. Decided by the Designer; writes_each_row_once() (interpreter.hpp) checks it.
   bool store_only = false;
+  SptvSlices sptv;  // op "sptv" only
 };
 
 // Fills the values of the part's derived arrays from the parent's arrays, exactly as the kernel
@@ -94,6 +104,11 @@ nlohmann::json format_description(const Format& f);  // everything but the array
 io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_version);
 // Checks every field, length and model; `source` names the file in errors.
 Format from_safetensors(const io::SafetensorsFile& s, const std::string& source);
+
+// The SpTV slice table as safetensors arrays (htf.*) and metadata ("sptv"), appended after the
+// parts' arrays; and its reading with every length, range and order checked.
+void pack_sptv(const Format& f, io::SafetensorsFile& s);
+void unpack_sptv(const io::SafetensorsFile& s, Format& f, const std::string& source);
 
 // Writes through a temporary file in the same folder, then renames.
 void write_format(const std::string& path, const Format& f, const std::string& tool_version);

@@ -157,6 +157,15 @@ void walk(std::vector<OpNode>& ops, GraphState s, const std::string& source,
          "rule: every part needs a thread-level reduction (THREAD_TOTAL_RED or THREAD_BITMAP_RED)");
 }
 
+// A parameter for one line: a list longer than 8 items (SLICE_DIV's per-slice parts) shows its
+// first 8 and its length.
+std::string short_value(const nlohmann::json& v) {
+  if (!v.is_array() || v.size() <= 8) return v.dump();
+  std::string s = "[";
+  for (std::size_t i = 0; i < 8; ++i) s += v[i].dump() + ",";
+  return s + "... " + std::to_string(v.size()) + " items]";
+}
+
 void describe_ops(const std::vector<OpNode>& ops, std::string& out) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const auto& n = ops[i];
@@ -168,7 +177,7 @@ void describe_ops(const std::vector<OpNode>& ops, std::string& out) {
       for (auto it = n.params.begin(); it != n.params.end(); ++it) {
         if (!first) out += ",";
         first = false;
-        out += it.key() + "=" + it.value().dump();
+        out += it.key() + "=" + short_value(it.value());
       }
       out += ")";
     }
@@ -197,9 +206,9 @@ Graph graph_from_json(const nlohmann::json& j, const std::string& source) {
     g.name = j["name"].get<std::string>();
   }
   if (j.contains("op")) {
-    if (j["op"] != "spmv")
-      throw GraphError(source + ": op " + j["op"].dump() + " is not supported (spmv)");
-    g.op = "spmv";
+    if (j["op"] != "spmv" && j["op"] != "sptv")
+      throw GraphError(source + ": op " + j["op"].dump() + " is not supported (spmv, sptv)");
+    g.op = j["op"].get<std::string>();
   }
   if (!j.contains("ops")) throw GraphError(source + ": missing \"ops\"");
   std::size_t count = 0;
@@ -252,7 +261,11 @@ nlohmann::json graph_to_json(const Graph& g) {
   return j;
 }
 
-void validate(Graph& g, const std::string& source) { walk(g.ops, GraphState{}, source, "ops"); }
+void validate(Graph& g, const std::string& source) {
+  GraphState s;
+  s.op = g.op;
+  walk(g.ops, s, source, "ops");
+}
 
 Graph read_graph(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

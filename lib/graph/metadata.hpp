@@ -4,6 +4,7 @@
 // (after), and the blocks that the mapping operators cut at each parallelism level.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,13 @@ struct Block {
   std::int64_t parent = -1;  // index in the nearest defined coarser level; -1 for the part
 };
 
+// Rows grouped into slices (a tensor's matrix view, see core/sptv_matrix.hpp): the slice of each
+// matrix row. Shared by every part of one design; SLICE_DIV reads it.
+struct RowSlices {
+  std::vector<std::int64_t> of_row;  // matrix row -> slice
+  std::int64_t count = 0;            // slices, empty ones included
+};
+
 struct Part {
   std::string path;  // branch path in the graph: "" for the root, "0", "1.0", ...
   std::int64_t cols = 0;
@@ -50,7 +58,8 @@ struct Part {
   std::int64_t shmem_rows_limit = 4096;
   std::int64_t max_stored = INT64_MAX;  // entries padding may grow the part to (DesignOptions)
 
-  std::int64_t pad_entries = 0;  // stored zeros added by operators
+  std::int64_t pad_entries = 0;             // stored zeros added by operators
+  std::shared_ptr<const RowSlices> slices;  // null unless the matrix is a tensor's view
 
   std::int64_t rows() const { return static_cast<std::int64_t>(origin_row.size()); }
 };

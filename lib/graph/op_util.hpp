@@ -30,6 +30,7 @@ inline Part empty_like(const Part& p, const std::string& suffix) {
   q.path = p.path.empty() ? suffix : p.path + "." + suffix;
   q.cols = p.cols;
   q.max_stored = p.max_stored;
+  q.slices = p.slices;
   return q;
 }
 

@@ -43,6 +43,7 @@ class DesignError : public Error {
 
 // What a walk over a graph has established so far; preconditions read it, `advance` updates it.
 struct GraphState {
+  std::string op = "spmv";  // the graph's operation: an operator may serve only some
   bool compressed = false;
   std::array<bool, kLevels> blocked{false, false, false};
   std::array<bool, kLevels> padded{false, false, false};

@@ -11,6 +11,8 @@ const Operator* make_sort_sub();
 const Operator* make_hyb_split();
 const Operator* make_diag_split();
 const Operator* make_dense_split();
+const Operator* make_slice_div();
+const Operator* make_dense_fill();
 const Operator* make_compress();
 const Operator* make_block(Level level, int cut);  // cut: 0 ROW, 1 COL, 2 NNZ
 const Operator* make_pad(Level level);
@@ -37,6 +39,8 @@ const std::vector<const Operator*>& operators() {
     v.push_back(make_hyb_split());
     v.push_back(make_diag_split());
     v.push_back(make_dense_split());
+    v.push_back(make_slice_div());
+    v.push_back(make_dense_fill());
     v.push_back(make_compress());
     // mapping
     for (auto l : {Level::BMTB, Level::BMW, Level::BMT})

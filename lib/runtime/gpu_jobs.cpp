@@ -23,6 +23,7 @@
 #include "runtime/plan_job.hpp"
 #include "runtime/problem_file.hpp"
 #include "runtime/sptv_kernel.hpp"
+#include "runtime/sptv_pipeline.hpp"
 #include "runtime/stats.hpp"
 #include "runtime/timing.hpp"
 
@@ -694,6 +695,8 @@ nlohmann::json handle_gpu_job(const std::string& job, const nlohmann::json& req,
     if (job == "baseline") return baseline(req);
     if (job == "kernel") return kernel_job(req);
     if (job == "plan") return plan_job(req);
+    if (job == "pipeline") return pipeline_job(req);
+    if (job == "stream_overhead") return stream_overhead_job(req);
   } catch (const CudaError&) {
     *fatal = true;
     throw;

@@ -244,5 +244,28 @@ expect_fail "db merge of a truncated file" "cut.db: not a complete SQLite tuning
 [ "$(count "$tmp/alone2.db")" = "$(( want - $(count "$tmp/alone1.db") ))" ] && ok ||
   bad "a refused merge changed the target"
 
+# --- tune --op sptv: predict, emit, compile without a GPU; bad input named --------------------
+tns=$root/tests/data/order3.tns
+for k in 0 1 2; do
+  expect_ok "tune --op sptv --mode $k" "$st" --json tune "$tns" --op sptv --mode "$k" --budget 0 \
+    -o "$tmp/sptv$k"
+  expect_out "tune --op sptv reports the mode" "\"mode\": $k"
+  for f in format.safetensors kernel.cu kernel.h graph.json report.json; do
+    [ -s "$tmp/sptv$k/$f" ] && ok || bad "tune --op sptv --mode $k wrote no $f"
+  done
+done
+grep -Eq '"predictor": "(structural rule|slice-gcn)' "$tmp/sptv1/report.json" && ok ||
+  bad "a tune --op sptv does not name its predictor"
+expect_fail "tune --op sptv without --mode" "needs --mode" "$st" tune "$tns" --op sptv --budget 0
+expect_fail "tune --op sptv with a mode too large" "--mode 3 is not a mode" \
+  "$st" tune "$tns" --op sptv --mode 3 --budget 0 -o "$tmp/sptv-bad"
+[ ! -e "$tmp/sptv-bad" ] && ok || bad "a refused sptv tune left an output folder"
+printf '1 1 1 x\n' >"$tmp/bad.tns"
+expect_fail "tune --op sptv of a malformed tensor" "bad.tns" \
+  "$st" tune "$tmp/bad.tns" --op sptv --mode 0 --budget 0 -o "$tmp/sptv-bad"
+printf 'tensor,mode,slice,format,time_us\norder3.tns,1,0,BSR,2\n' >"$tmp/timings.csv"
+expect_fail "slice-gcn train names a bad format" "timings.csv:2.*BSR" \
+  "$st" slice-gcn train --timings "$tmp/timings.csv" -o "$tmp/m.safetensors"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

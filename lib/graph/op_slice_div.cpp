@@ -1,0 +1,67 @@
+// SLICE_DIV: HTF's division of a tensor by slices (IAP-SpTV §3.1). The part is a tensor's matrix
+// view (rows = fibers, each in one slice); every slice goes whole into the part of its format, so
+// the slices of one format run as one batch, and each part continues with the sub-graph of that
+// format. Inside a part, rows keep their order slice by slice (ascending slice index).
+#include "graph/op_util.hpp"
+
+namespace sparsetune::graph {
+
+class SliceDiv final : public Operator {
+ public:
+  const char* name() const override { return "SLICE_DIV"; }
+  Stage stage() const override { return Stage::Converting; }
+  const char* summary() const override {
+    return "Put every slice of a tensor whole into the part of its format (SpTV)";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {{"count", ParamType::Int, 2, 1, 1024,
+             "parts (one per slice format used, or per batch of a format's slices)"},
+            {"assign", ParamType::IntList, nullptr, 0, 1023,
+             "the part of each slice, empty slices included (one per index of the slice mode)"}};
+  }
+  std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
+    if (s.op != "sptv") return "SLICE_DIV divides a tensor: it serves op sptv only";
+    if (auto r = converting_rule(s); !r.empty()) return r;
+    for (const auto& a : p.at("assign"))
+      if (a.get<std::int64_t>() >= iparam(p, "count"))
+        return "assign names part " + a.dump() + " of " + std::to_string(iparam(p, "count"));
+    return "";
+  }
+  void advance(GraphState&, const nlohmann::json&) const override {}
+  int branches(const nlohmann::json& p) const override {
+    return static_cast<int>(iparam(p, "count"));
+  }
+  std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
+    if (!part.slices)
+      throw DesignError("SLICE_DIV: rule: the matrix is not a tensor's view (no slices)");
+    const auto& sl = *part.slices;
+    const auto& assign = p.at("assign");
+    if (static_cast<std::int64_t>(assign.size()) != sl.count)
+      throw DesignError("SLICE_DIV: rule: assign has " + std::to_string(assign.size()) +
+                        " entries for " + std::to_string(sl.count) + " slices");
+    // Local rows by slice (stable), then slices in ascending order into their parts.
+    std::vector<std::int64_t> start(sl.count + 1, 0);
+    for (auto g : part.origin_row) ++start[sl.of_row.at(g) + 1];
+    for (std::int64_t s = 0; s < sl.count; ++s) start[s + 1] += start[s];
+    std::vector<std::int64_t> order(part.rows()), next(start.begin(), start.end() - 1);
+    for (std::int64_t r = 0; r < part.rows(); ++r) order[next[sl.of_row[part.origin_row[r]]]++] = r;
+    std::vector<Part> out;
+    for (std::int64_t i = 0; i < iparam(p, "count"); ++i)
+      out.push_back(empty_like(part, std::to_string(i)));
+    for (std::int64_t s = 0; s < sl.count; ++s) {
+      Part& q = out[assign[s].get<std::int64_t>()];
+      for (auto k = start[s]; k < start[s + 1]; ++k) {
+        q.origin_row.push_back(part.origin_row[order[k]]);
+        q.row_entries.push_back(std::move(part.row_entries[order[k]]));
+      }
+    }
+    return out;
+  }
+};
+
+const Operator* make_slice_div() {
+  static SliceDiv op;
+  return &op;
+}
+
+}  // namespace sparsetune::graph

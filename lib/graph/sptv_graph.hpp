@@ -1,0 +1,63 @@
+#pragma once
+// HTF as an operator graph: SLICE_DIV sends every slice to the part of its format, and each part
+// continues with the sub-graph that expresses that format for SpMV (configs/graphs/), so slice
+// kernels are generated the way SpMV kernels are.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sptv_matrix.hpp"
+#include "graph/designer.hpp"
+#include "graph/format.hpp"
+#include "graph/graph.hpp"
+
+namespace sparsetune::graph {
+
+// IAP-SpTV's five slice formats, numbered as the paper's M-format labels.
+enum class SliceFormat { CSR = 0, COO = 1, ELL = 2, HYB = 3, Dense = 4 };
+inline constexpr int kSliceFormats = 5;
+const char* slice_format_name(SliceFormat f);
+std::optional<SliceFormat> slice_format_from_name(const std::string& name);
+
+// The sub-graph of a part holding the slices of one format:
+//   CSR    COMPRESS > BMT_ROW_BLOCK(rows=1) > THREAD_TOTAL_RED              (a thread per fiber)
+//   COO    COMPRESS > BMT_NNZ_BLOCK(nnz=4) > THREAD_BITMAP_RED > WARP_SEG_RED > GMEM_ATOM_RED
+//   ELL    COMPRESS > BMW_ROW_BLOCK(rows=32) > BMT_ROW_BLOCK(rows=1) > BMT_PAD(to_max, interleave)
+//          > THREAD_TOTAL_RED   (padded per 32 fibers, so one long fiber costs its warp only)
+//   HYB    HYB_SPLIT(width=H) [ ELL of width H | COO tail ]
+//   Dense  DENSE_FILL > COMPRESS > BMT_ROW_BLOCK(rows=1) > BMT_PAD(to_max, interleave)
+//          > THREAD_TOTAL_RED   (a GEMV: the column array is computed, only values stored)
+std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width = 4);
+
+// The graph for one format per slice (`format_of_slice` has one entry per index of the slice
+// mode; empty slices may hold any format): SLICE_DIV over the formats non-empty slices use, in
+// the order CSR, COO, ELL, HYB, Dense. `nonempty` marks the slices that hold entries. Validated.
+Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const std::vector<bool>& nonempty,
+                 int hyb_width = 4);
+
+// Alg. 1's slice subsets: each format's slices cut into up to `batches` runs of consecutive
+// slices holding about equal entries, every run a SLICE_DIV part of its own (one stream batch:
+// its arrays, copied to the device on one stream, and its kernels). `slice_nnz` has one entry
+// per slice (0 when empty). branches[f] lists the SLICE_DIV branches of format f, in order.
+struct BatchedGraph {
+  Graph graph;
+  std::vector<std::vector<int>> branches;  // per format (kSliceFormats lists)
+};
+BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
+                                const std::vector<std::int64_t>& slice_nnz, int hyb_width,
+                                int batches);
+
+// Entries of each slice of the view, empty slices included.
+std::vector<std::int64_t> slice_entries(const SptvMatrix& m);
+
+// Which slices of the matrix view hold entries.
+std::vector<bool> nonempty_slices(const SptvMatrix& m);
+
+// The design options that carry the view's slices into SLICE_DIV.
+DesignOptions sptv_design_options(const SptvMatrix& m, const std::string& dtype);
+
+// HTF's slice table (Format::sptv) for the view and one format per slice.
+SptvSlices sptv_slices(const SptvMatrix& m, const std::vector<SliceFormat>& format_of_slice);
+
+}  // namespace sparsetune::graph

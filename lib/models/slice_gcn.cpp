@@ -1,0 +1,426 @@
+#include "models/slice_gcn.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
+
+#include "core/error.hpp"
+#include "io/safetensors.hpp"
+
+namespace sparsetune::models {
+
+namespace {
+
+using Vec = std::vector<double>;
+
+// c[n×q] (+)= a[n×p] · b[p×q], row-major.
+void matmul(const double* a, const double* b, double* c, int n, int p, int q, bool add = false) {
+  if (!add) std::fill(c, c + static_cast<std::size_t>(n) * q, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < p; ++k) {
+      const double x = a[static_cast<std::size_t>(i) * p + k];
+      if (x == 0.0) continue;
+      const double* br = b + static_cast<std::size_t>(k) * q;
+      double* cr = c + static_cast<std::size_t>(i) * q;
+      for (int j = 0; j < q; ++j) cr[j] += x * br[j];
+    }
+}
+// c[p×q] += aᵀ · b with a[n×p], b[n×q].
+void matmul_tn(const double* a, const double* b, double* c, int n, int p, int q) {
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < p; ++k) {
+      const double x = a[static_cast<std::size_t>(i) * p + k];
+      if (x == 0.0) continue;
+      const double* br = b + static_cast<std::size_t>(i) * q;
+      double* cr = c + static_cast<std::size_t>(k) * q;
+      for (int j = 0; j < q; ++j) cr[j] += x * br[j];
+    }
+}
+// c[n×p] += a[n×q] · bᵀ with b[p×q].
+void matmul_nt(const double* a, const double* b, double* c, int n, int q, int p) {
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < p; ++k) {
+      const double* ar = a + static_cast<std::size_t>(i) * q;
+      const double* br = b + static_cast<std::size_t>(k) * q;
+      double s = 0.0;
+      for (int j = 0; j < q; ++j) s += ar[j] * br[j];
+      c[static_cast<std::size_t>(i) * p + k] += s;
+    }
+}
+
+// The bipartite graph as symmetric adjacency lists: rows first, then columns.
+struct Adjacency {
+  int n = 0;
+  std::vector<int> ptr, nbr;
+};
+
+Adjacency adjacency(const features::SliceInput& in) {
+  Adjacency g;
+  g.n = in.row_nodes + in.col_nodes;
+  g.ptr.assign(g.n + 1, 0);
+  for (const auto& [r, c] : in.edges) {
+    if (r < 0 || r >= in.row_nodes || c < 0 || c >= in.col_nodes)
+      throw Error("slice graph: edge outside its nodes");
+    ++g.ptr[r + 1], ++g.ptr[in.row_nodes + c + 1];
+  }
+  for (int i = 0; i < g.n; ++i) g.ptr[i + 1] += g.ptr[i];
+  g.nbr.resize(g.ptr[g.n]);
+  std::vector<int> at(g.ptr.begin(), g.ptr.end() - 1);
+  for (const auto& [r, c] : in.edges) {
+    g.nbr[at[r]++] = in.row_nodes + c;
+    g.nbr[at[in.row_nodes + c]++] = r;
+  }
+  return g;
+}
+
+// out[i] = mean of h over i's neighbours (0 for an isolated node); width w.
+void mean_agg(const Adjacency& g, const Vec& h, Vec& out, int w) {
+  out.assign(static_cast<std::size_t>(g.n) * w, 0.0);
+  for (int i = 0; i < g.n; ++i) {
+    const int deg = g.ptr[i + 1] - g.ptr[i];
+    if (deg == 0) continue;
+    double* o = &out[static_cast<std::size_t>(i) * w];
+    for (int e = g.ptr[i]; e < g.ptr[i + 1]; ++e) {
+      const double* x = &h[static_cast<std::size_t>(g.nbr[e]) * w];
+      for (int j = 0; j < w; ++j) o[j] += x[j];
+    }
+    for (int j = 0; j < w; ++j) o[j] /= deg;
+  }
+}
+// The adjoint of mean_agg: d h[j] += d out[i] / deg(i) for every neighbour j of i.
+void mean_agg_t(const Adjacency& g, const Vec& dout, Vec& dh, int w) {
+  for (int i = 0; i < g.n; ++i) {
+    const int deg = g.ptr[i + 1] - g.ptr[i];
+    if (deg == 0) continue;
+    const double* d = &dout[static_cast<std::size_t>(i) * w];
+    for (int e = g.ptr[i]; e < g.ptr[i + 1]; ++e) {
+      double* x = &dh[static_cast<std::size_t>(g.nbr[e]) * w];
+      for (int j = 0; j < w; ++j) x[j] += d[j] / deg;
+    }
+  }
+}
+
+Vec node_features(const features::SliceInput& in, const Adjacency& g) {
+  int max_row = 1, max_col = 1;
+  for (int i = 0; i < g.n; ++i) {
+    const int d = g.ptr[i + 1] - g.ptr[i];
+    (i < in.row_nodes ? max_row : max_col) = std::max(i < in.row_nodes ? max_row : max_col, d);
+  }
+  Vec x(static_cast<std::size_t>(g.n) * 4);
+  for (int i = 0; i < g.n; ++i) {
+    const bool row = i < in.row_nodes;
+    const double d = g.ptr[i + 1] - g.ptr[i];
+    x[4 * i + 0] = row ? 1.0 : 0.0;
+    x[4 * i + 1] = row ? 0.0 : 1.0;
+    x[4 * i + 2] = std::log1p(d) / 4.0;
+    x[4 * i + 3] = d / (row ? max_row : max_col);
+  }
+  return x;
+}
+
+}  // namespace
+
+// Offsets of each weight in the flat vector.
+struct SliceGcn::Layout {
+  std::size_t w1s, w1n, b1, w2s, w2n, b2, m1, c1, m2, c2, total;
+  explicit Layout(const GcnShape& s) {
+    const std::size_t f = s.node_features, c = s.conv, h = s.hidden, in = 2 * c + s.globals;
+    w1s = 0;
+    w1n = w1s + f * c;
+    b1 = w1n + f * c;
+    w2s = b1 + c;
+    w2n = w2s + c * c;
+    b2 = w2n + c * c;
+    m1 = b2 + c;
+    c1 = m1 + in * h;
+    m2 = c1 + h;
+    c2 = m2 + h * s.classes;
+    total = c2 + s.classes;
+  }
+};
+
+namespace {
+struct Tensor {
+  const char* name;
+  std::size_t offset, rows, cols;
+};
+std::vector<Tensor> tensors(const GcnShape& s, std::size_t w1s, std::size_t w1n, std::size_t b1,
+                            std::size_t w2s, std::size_t w2n, std::size_t b2, std::size_t m1,
+                            std::size_t c1, std::size_t m2, std::size_t c2) {
+  const std::size_t f = s.node_features, c = s.conv, h = s.hidden, in = 2 * c + s.globals,
+                    k = s.classes;
+  return {{"conv1.w_self", w1s, f, c}, {"conv1.w_nbr", w1n, f, c}, {"conv1.bias", b1, 1, c},
+          {"conv2.w_self", w2s, c, c}, {"conv2.w_nbr", w2n, c, c}, {"conv2.bias", b2, 1, c},
+          {"mlp1.weight", m1, in, h},  {"mlp1.bias", c1, 1, h},    {"mlp2.weight", m2, h, k},
+          {"mlp2.bias", c2, 1, k}};
+}
+}  // namespace
+
+SliceGcn::SliceGcn(GcnShape shape, std::uint64_t seed) : shape_(shape) {
+  if (shape.node_features != 4 || shape.conv < 1 || shape.hidden < 1 || shape.globals < 0 ||
+      shape.classes < 2)
+    throw Error("slice-gcn: bad shape");
+  const Layout l(shape_);
+  w_.assign(l.total, 0.0);
+  std::mt19937_64 rng(seed);
+  // Glorot-uniform weights, zero biases.
+  for (const auto& t :
+       tensors(shape_, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
+    if (t.rows == 1) continue;
+    const double a = std::sqrt(6.0 / static_cast<double>(t.rows + t.cols));
+    for (std::size_t i = 0; i < t.rows * t.cols; ++i)
+      w_[t.offset + i] = (static_cast<double>(rng() >> 11) * 0x1.0p-53 * 2.0 - 1.0) * a;
+  }
+}
+
+double SliceGcn::loss(const features::SliceInput& in, int label, std::vector<double>* grad) const {
+  if (label < 0 || label >= shape_.classes) throw Error("slice-gcn: label out of range");
+  if (grad && grad->size() != w_.size()) throw Error("slice-gcn: gradient of the wrong size");
+  return run(in, label, grad);
+}
+
+// Forward pass, and the backward pass when `grad` is given. label -1: inference, the
+// log-probabilities go into `grad`.
+double SliceGcn::run(const features::SliceInput& in, int label, std::vector<double>* grad) const {
+  const Layout l(shape_);
+  const int F = shape_.node_features, C = shape_.conv, H = shape_.hidden, G = shape_.globals,
+            K = shape_.classes, U = 2 * C + G;
+  if (static_cast<int>(in.globals.size()) != G) throw Error("slice-gcn: wrong number of globals");
+  const double* w = w_.data();
+  const Adjacency g = adjacency(in);
+  const int N = g.n;
+  // Forward.
+  const Vec x = node_features(in, g);
+  Vec a1, p1(static_cast<std::size_t>(N) * C), h1, a2, p2(static_cast<std::size_t>(N) * C), h2;
+  mean_agg(g, x, a1, F);
+  matmul(x.data(), w + l.w1s, p1.data(), N, F, C);
+  matmul(a1.data(), w + l.w1n, p1.data(), N, F, C, true);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < C; ++j) p1[static_cast<std::size_t>(i) * C + j] += w[l.b1 + j];
+  h1 = p1;
+  for (auto& v : h1) v = std::max(v, 0.0);
+  mean_agg(g, h1, a2, C);
+  matmul(h1.data(), w + l.w2s, p2.data(), N, C, C);
+  matmul(a2.data(), w + l.w2n, p2.data(), N, C, C, true);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < C; ++j) p2[static_cast<std::size_t>(i) * C + j] += w[l.b2 + j];
+  h2 = p2;
+  for (auto& v : h2) v = std::max(v, 0.0);
+  Vec u(U, 0.0);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < C; ++j) {
+      u[j] += h1[static_cast<std::size_t>(i) * C + j] / N;
+      u[C + j] += h2[static_cast<std::size_t>(i) * C + j] / N;
+    }
+  for (int j = 0; j < G; ++j) u[2 * C + j] = std::log1p(std::max(in.globals[j], 0.0));
+  Vec q(H), a(H), o(K);
+  for (int j = 0; j < H; ++j) q[j] = w[l.c1 + j];
+  matmul(u.data(), w + l.m1, q.data(), 1, U, H, true);
+  for (int j = 0; j < H; ++j) a[j] = std::max(q[j], 0.0);
+  for (int j = 0; j < K; ++j) o[j] = w[l.c2 + j];
+  matmul(a.data(), w + l.m2, o.data(), 1, H, K, true);
+  const double top = *std::max_element(o.begin(), o.end());
+  double z = 0.0;
+  for (double v : o) z += std::exp(v - top);
+  const double lse = top + std::log(z);
+  if (label < 0) {  // inference: the log-probabilities in `grad`
+    if (grad)
+      for (int j = 0; j < K; ++j) (*grad)[j] = o[j] - lse;
+    return 0.0;
+  }
+  const double nll = lse - o[label];
+  if (!grad) return nll;
+
+  // Backward.
+  double* d = grad->data();
+  Vec dout(K);
+  for (int j = 0; j < K; ++j) dout[j] = std::exp(o[j] - lse) - (j == label ? 1.0 : 0.0);
+  matmul_tn(a.data(), dout.data(), d + l.m2, 1, H, K);
+  for (int j = 0; j < K; ++j) d[l.c2 + j] += dout[j];
+  Vec dq(H, 0.0);
+  matmul_nt(dout.data(), w + l.m2, dq.data(), 1, K, H);
+  for (int j = 0; j < H; ++j) dq[j] = q[j] > 0.0 ? dq[j] : 0.0;
+  matmul_tn(u.data(), dq.data(), d + l.m1, 1, U, H);
+  for (int j = 0; j < H; ++j) d[l.c1 + j] += dq[j];
+  Vec du(U, 0.0);
+  matmul_nt(dq.data(), w + l.m1, du.data(), 1, H, U);
+  // Pooling: every node gets 1/N of the pooled gradient.
+  Vec dp2(static_cast<std::size_t>(N) * C);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < C; ++j) {
+      const std::size_t k = static_cast<std::size_t>(i) * C + j;
+      dp2[k] = p2[k] > 0.0 ? du[C + j] / N : 0.0;
+    }
+  matmul_tn(h1.data(), dp2.data(), d + l.w2s, N, C, C);
+  matmul_tn(a2.data(), dp2.data(), d + l.w2n, N, C, C);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < C; ++j) d[l.b2 + j] += dp2[static_cast<std::size_t>(i) * C + j];
+  Vec dh1(static_cast<std::size_t>(N) * C, 0.0), da2(static_cast<std::size_t>(N) * C, 0.0);
+  matmul_nt(dp2.data(), w + l.w2s, dh1.data(), N, C, C);
+  matmul_nt(dp2.data(), w + l.w2n, da2.data(), N, C, C);
+  mean_agg_t(g, da2, dh1, C);
+  Vec dp1(static_cast<std::size_t>(N) * C);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < C; ++j) {
+      const std::size_t k = static_cast<std::size_t>(i) * C + j;
+      dp1[k] = p1[k] > 0.0 ? dh1[k] + du[j] / N : 0.0;
+    }
+  matmul_tn(x.data(), dp1.data(), d + l.w1s, N, F, C);
+  matmul_tn(a1.data(), dp1.data(), d + l.w1n, N, F, C);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < C; ++j) d[l.b1 + j] += dp1[static_cast<std::size_t>(i) * C + j];
+  return nll;
+}
+
+std::vector<double> SliceGcn::log_probs(const features::SliceInput& in) const {
+  std::vector<double> lp(shape_.classes);
+  run(in, -1, &lp);
+  return lp;
+}
+
+int SliceGcn::predict(const features::SliceInput& in) const {
+  const auto lp = log_probs(in);
+  return static_cast<int>(std::max_element(lp.begin(), lp.end()) - lp.begin());
+}
+
+std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
+                                    const std::vector<int>& labels, const GcnTrainOptions& o) {
+  if (x.empty() || x.size() != labels.size())
+    throw Error("slice-gcn: training needs one label per sample, and at least one sample");
+  if (o.epochs < 1 || o.batch < 1 || !(o.learning_rate > 0))
+    throw Error("slice-gcn: bad training options");
+  std::mt19937_64 rng(o.seed);
+  std::vector<std::size_t> order(x.size());
+  std::iota(order.begin(), order.end(), 0);
+  const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  Vec m(w_.size(), 0.0), v(w_.size(), 0.0), grad(w_.size());
+  std::int64_t step = 0;
+  std::vector<double> epoch_loss;
+  for (int e = 0; e < o.epochs; ++e) {
+    // Fisher-Yates with the engine's raw output: the same order on every standard library.
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+    double total = 0.0;
+    for (std::size_t b = 0; b < order.size(); b += o.batch) {
+      const std::size_t end = std::min(order.size(), b + static_cast<std::size_t>(o.batch));
+      std::fill(grad.begin(), grad.end(), 0.0);
+      for (std::size_t i = b; i < end; ++i) total += loss(x[order[i]], labels[order[i]], &grad);
+      const double scale = 1.0 / static_cast<double>(end - b);
+      ++step;
+      const double c1 = 1.0 - std::pow(b1, static_cast<double>(step));
+      const double c2 = 1.0 - std::pow(b2, static_cast<double>(step));
+      for (std::size_t k = 0; k < w_.size(); ++k) {
+        const double gk = grad[k] * scale;
+        m[k] = b1 * m[k] + (1 - b1) * gk;
+        v[k] = b2 * v[k] + (1 - b2) * gk * gk;
+        w_[k] -= o.learning_rate * (m[k] / c1) / (std::sqrt(v[k] / c2) + eps);
+      }
+    }
+    epoch_loss.push_back(total / static_cast<double>(x.size()));
+  }
+  return epoch_loss;
+}
+
+double SliceGcn::accuracy(const std::vector<features::SliceInput>& x,
+                          const std::vector<int>& labels) const {
+  if (x.empty()) return 0.0;
+  std::size_t right = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) right += predict(x[i]) == labels.at(i);
+  return static_cast<double>(right) / static_cast<double>(x.size());
+}
+
+const std::vector<std::string>& slice_format_classes() {
+  static const std::vector<std::string> c = {"CSR", "COO", "ELL", "HYB", "Dense"};
+  return c;
+}
+
+void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
+  const Layout l(shape_);
+  io::SafetensorsFile f;
+  for (const auto& t :
+       tensors(shape_, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
+    std::vector<double> v(w_.begin() + static_cast<std::ptrdiff_t>(t.offset),
+                          w_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.rows * t.cols));
+    io::add_array(f, t.name, v,
+                  {static_cast<std::int64_t>(t.rows), static_cast<std::int64_t>(t.cols)});
+  }
+  f.metadata = {
+      {"format", "sparsetune-slice-gcn"},
+      {"format_version", std::to_string(kFormatVersion)},
+      {"shape", nlohmann::json{{"node_features", shape_.node_features},
+                               {"conv", shape_.conv},
+                               {"hidden", shape_.hidden},
+                               {"globals", shape_.globals},
+                               {"classes", shape_.classes}}
+                    .dump()},
+      {"node_features",
+       nlohmann::json({"is_row", "is_col", "log1p_degree/4", "degree/max_degree_of_side"}).dump()},
+      {"global_features", nlohmann::json(features::global_feature_names()).dump()},
+      {"classes", nlohmann::json(slice_format_classes()).dump()},
+      {"arch", info.arch},
+      {"date", info.date},
+      {"labels", info.labels},
+      {"sparsity_threshold", nlohmann::json(info.sparsity_threshold).dump()},
+      {"notes", info.notes}};
+  io::write_safetensors(path, f);
+}
+
+SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
+  const auto f = io::read_safetensors(path);
+  auto bad = [&](const std::string& what) { return InputError(path, 0, "slice-gcn: " + what); };
+  auto meta = [&](const char* k) -> const std::string& {
+    auto it = f.metadata.find(k);
+    if (it == f.metadata.end()) throw bad(std::string("metadata has no '") + k + "'");
+    return it->second;
+  };
+  if (meta("format") != "sparsetune-slice-gcn") throw bad("not a Slice-GCN model");
+  if (meta("format_version") != std::to_string(kFormatVersion))
+    throw bad("format_version " + meta("format_version") + " (this build reads " +
+              std::to_string(kFormatVersion) + ")");
+  GcnShape s;
+  try {
+    const auto j = nlohmann::json::parse(meta("shape"));
+    s.node_features = j.at("node_features").get<int>();
+    s.conv = j.at("conv").get<int>();
+    s.hidden = j.at("hidden").get<int>();
+    s.globals = j.at("globals").get<int>();
+    s.classes = j.at("classes").get<int>();
+    if (nlohmann::json::parse(meta("global_features")) !=
+        nlohmann::json(features::global_feature_names()))
+      throw bad("global_features differ from this build's");
+    if (nlohmann::json::parse(meta("classes")) != nlohmann::json(slice_format_classes()))
+      throw bad("classes differ from this build's");
+    if (info) {
+      info->arch = meta("arch");
+      info->date = meta("date");
+      info->labels = meta("labels");
+      info->sparsity_threshold = nlohmann::json::parse(meta("sparsity_threshold")).get<double>();
+      info->notes = meta("notes");
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(std::string("malformed metadata: ") + e.what());
+  }
+  if (s.node_features != 4 || s.conv < 1 || s.conv > 4096 || s.hidden < 1 || s.hidden > 4096 ||
+      s.globals != static_cast<int>(features::global_feature_names().size()) ||
+      s.classes != static_cast<int>(slice_format_classes().size()))
+    throw bad("shape out of range");
+  SliceGcn g(s, 0);
+  const Layout l(s);
+  for (const auto& t : tensors(s, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
+    const auto* a = f.find(t.name);
+    if (!a) throw bad(std::string("array ") + t.name + " is missing");
+    if (a->dtype != "F64" ||
+        a->shape != std::vector<std::int64_t>{static_cast<std::int64_t>(t.rows),
+                                              static_cast<std::int64_t>(t.cols)})
+      throw bad(std::string("array ") + t.name + " has the wrong dtype or shape");
+    const auto v = io::get_array<double>(f, t.name);
+    for (double x : v)
+      if (!std::isfinite(x))
+        throw bad(std::string("array ") + t.name + " holds a non-finite value");
+    std::copy(v.begin(), v.end(), g.w_.begin() + static_cast<std::ptrdiff_t>(t.offset));
+  }
+  return g;
+}
+
+}  // namespace sparsetune::models

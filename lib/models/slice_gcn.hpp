@@ -1,0 +1,80 @@
+#pragma once
+// Slice-GCN (IAP-SpTV §4.2): the format classifier of stage 2. Two GraphConv layers over the
+// slice's bipartite row/column graph, h' = ReLU(h·W_self + mean_{neighbours}(h)·W_nbr + b), each
+// of `conv` (256) channels; the global mean pooling of both layers' outputs (2 × 256) joined with
+// the 9 global features; an MLP of `hidden` (128) ReLU units and 5 outputs; LogSoftmax, trained
+// with the NLL loss by backpropagation and Adam. Deterministic for a seed; fp64 throughout.
+//
+// Node features (4): is-row, is-column, log(1 + degree) / 4, degree / the largest degree on the
+// node's side. Global features enter as log(1 + x).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "features/slice_graph.hpp"
+
+namespace sparsetune::models {
+
+struct GcnShape {
+  int node_features = 4;
+  int conv = 256;    // channels of each GraphConv layer
+  int hidden = 128;  // MLP hidden units
+  int globals = 9;
+  int classes = 5;
+};
+
+struct GcnTrainOptions {
+  int epochs = 40;
+  int batch = 16;
+  double learning_rate = 1e-3;  // Adam
+  std::uint64_t seed = 1;       // shuffling
+};
+
+// What a saved model says about itself (metadata of its safetensors file).
+struct GcnModelInfo {
+  std::string arch = "sm_90";
+  std::string date;                  // ISO date of training
+  std::string labels = "gpu";        // where the labels came from ("gpu" or "synthetic")
+  double sparsity_threshold = 0.23;  // stage 1's sp, kept with the model it was used with
+  std::string notes;
+};
+
+class SliceGcn {
+ public:
+  static constexpr int kFormatVersion = 1;
+
+  explicit SliceGcn(GcnShape shape = {}, std::uint64_t seed = 1);
+
+  const GcnShape& shape() const { return shape_; }
+  // All weights, one flat vector (the order of param_names()).
+  std::vector<double>& params() { return w_; }
+  const std::vector<double>& params() const { return w_; }
+
+  // Log-probabilities of the classes.
+  std::vector<double> log_probs(const features::SliceInput& in) const;
+  int predict(const features::SliceInput& in) const;
+  // NLL loss of one sample; adds its gradient into `grad` (sized like params()) when given.
+  double loss(const features::SliceInput& in, int label, std::vector<double>* grad) const;
+
+  // Trains on the samples; returns the mean loss of each epoch.
+  std::vector<double> train(const std::vector<features::SliceInput>& x,
+                            const std::vector<int>& labels, const GcnTrainOptions& o = {});
+  double accuracy(const std::vector<features::SliceInput>& x, const std::vector<int>& labels) const;
+
+  // A safetensors file: one array per weight matrix, metadata naming the format version, the
+  // shape, the feature lists, the classes and `info`. Written atomically.
+  void save(const std::string& path, const GcnModelInfo& info) const;
+  // Throws InputError naming the file and the field at fault.
+  static SliceGcn load(const std::string& path, GcnModelInfo* info = nullptr);
+
+ private:
+  struct Layout;
+  double run(const features::SliceInput& in, int label, std::vector<double>* grad) const;
+  GcnShape shape_;
+  std::vector<double> w_;
+};
+
+// The class names, in label order (0 CSR, 1 COO, 2 ELL, 3 HYB, 4 Dense).
+const std::vector<std::string>& slice_format_classes();
+
+}  // namespace sparsetune::models

@@ -1,0 +1,79 @@
+#include "models/slice_labels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "models/slice_gcn.hpp"
+
+namespace sparsetune::models {
+
+std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t) {
+  std::map<std::tuple<std::string, int, std::int64_t>, std::vector<std::pair<double, int>>> by;
+  for (const auto& r : t)
+    if (std::isfinite(r.time_us) && r.time_us > 0)
+      by[{r.tensor, r.mode, r.slice}].push_back({r.time_us, r.format});
+  std::vector<SliceLabel> out;
+  for (auto& [k, times] : by) {
+    std::sort(times.begin(), times.end());
+    SliceLabel l;
+    std::tie(l.tensor, l.mode, l.slice) = k;
+    l.format = times[0].second;
+    l.measured = static_cast<int>(times.size());
+    l.margin = times.size() > 1 ? times[1].first / times[0].first : 1.0;
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<SliceTiming> read_slice_timings(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open " + path);
+  std::vector<SliceTiming> out;
+  std::string line;
+  std::int64_t n = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (!header && !f.empty() && f[0] == "tensor") {
+      header = true;
+      continue;
+    }
+    if (f.size() != 5)
+      throw InputError(path, n, "expected 5 fields: tensor,mode,slice,format,time_us");
+    SliceTiming r;
+    r.tensor = f[0];
+    const char* field = "mode";
+    try {
+      std::size_t used = 0;
+      r.mode = std::stoi(f[1], &used);
+      if (used != f[1].size() || r.mode < 0) throw std::invalid_argument(field);
+      field = "slice";
+      r.slice = std::stoll(f[2], &used);
+      if (used != f[2].size() || r.slice < 0) throw std::invalid_argument(field);
+      field = "time_us";
+      r.time_us = std::stod(f[4], &used);
+      if (used != f[4].size()) throw std::invalid_argument(field);
+    } catch (const std::exception&) {
+      throw InputError(path, n, std::string("field ") + field + " is not a valid number");
+    }
+    const auto& names = slice_format_classes();
+    const auto it = std::find(names.begin(), names.end(), f[3]);
+    if (it == names.end())
+      throw InputError(path, n, "field format '" + f[3] + "' is not CSR, COO, ELL, HYB or Dense");
+    r.format = static_cast<int>(it - names.begin());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace sparsetune::models

@@ -1,0 +1,38 @@
+#pragma once
+// Labels for Slice-GCN from measurements (IAP-SpTV §4.2): a slice's label is the format with the
+// lowest measured time. Records come from timing every slice in every format on the target GPU;
+// a CSV of them reads as
+//     tensor,mode,slice,format,time_us
+//     nips.tns,0,17,CSR,3.25
+// (format: CSR, COO, ELL, HYB or Dense; '#' lines are comments).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sparsetune::models {
+
+struct SliceTiming {
+  std::string tensor;
+  int mode = 0;
+  std::int64_t slice = 0;
+  int format = 0;  // 0 CSR, 1 COO, 2 ELL, 3 HYB, 4 Dense
+  double time_us = 0;
+};
+
+struct SliceLabel {
+  std::string tensor;
+  int mode = 0;
+  std::int64_t slice = 0;
+  int format = 0;     // the fastest
+  int measured = 0;   // formats timed for this slice
+  double margin = 0;  // second-best time / best time (1 when only one was timed)
+};
+
+// One label per (tensor, mode, slice), sorted by them; the fastest format wins, the lower format
+// number on a tie. Records with a non-finite or non-positive time are ignored (failed runs).
+std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t);
+
+// Throws InputError naming the file, line and field on a malformed record.
+std::vector<SliceTiming> read_slice_timings(const std::string& path);
+
+}  // namespace sparsetune::models

@@ -1,0 +1,47 @@
+#include "models/slice_selector.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sparsetune::models {
+
+int rule_format(const std::vector<double>& g, double non_empty_rows) {
+  const double nnz = g.at(2), row_max = g.at(4);
+  const double mean = non_empty_rows > 0 ? nnz / non_empty_rows : 0.0;
+  if (row_max <= 1.5 * mean + 1.0) return 2;  // ELL
+  if (mean < 2.0) return 1;                   // COO
+  if (row_max > 8.0 * mean) return 3;         // HYB
+  return 0;                                   // CSR
+}
+
+std::vector<SliceChoice> select_formats(const std::vector<features::SliceInput>& slices,
+                                        const SelectOptions& o) {
+  std::vector<SliceChoice> out;
+  for (const auto& s : slices) {
+    SliceChoice c;
+    c.slice = s.slice;
+    if (s.density >= o.sparsity_threshold) {
+      c.format = 4;
+      c.by = "density";
+    } else if (o.gcn) {
+      c.format = o.gcn->predict(s);
+      c.by = "slice-gcn";
+    } else {
+      c.format = rule_format(s.globals, static_cast<double>(s.nonempty_rows));
+      c.by = "rule";
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+int hyb_width(const std::vector<features::SliceInput>& slices) {
+  double nnz = 0, rows = 0;
+  for (const auto& s : slices) {
+    nnz += s.globals.at(2);
+    rows += static_cast<double>(s.nonempty_rows);
+  }
+  return std::max(1, static_cast<int>(std::ceil(rows > 0 ? nnz / rows : 1.0)));
+}
+
+}  // namespace sparsetune::models

@@ -1,0 +1,119 @@
+#include "models/slice_training.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/sptv_matrix.hpp"
+#include "io/tns.hpp"
+#include "models/xgb_classifier.hpp"
+
+namespace sparsetune::models {
+
+std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>& labels,
+                                                  const std::string& base_dir) {
+  // Inputs of every labelled slice, one tensor and mode at a time.
+  std::map<std::pair<std::string, int>, std::map<std::int64_t, features::SliceInput>> inputs;
+  for (const auto& l : labels) inputs[{l.tensor, l.mode}];
+  for (auto& [key, by_slice] : inputs) {
+    const auto path = std::filesystem::path(key.first).is_absolute()
+                          ? std::filesystem::path(key.first)
+                          : std::filesystem::path(base_dir) / key.first;
+    const auto t = io::read_tns(path.string());
+    if (key.second < 0 || key.second >= t.order())
+      throw Error(path.string() + ": mode " + std::to_string(key.second) + " is not a mode of it");
+    for (auto& in : features::slice_inputs(sptv_matrix(t, key.second)))
+      by_slice[in.slice] = std::move(in);
+  }
+  std::vector<features::SliceInput> out;
+  for (const auto& l : labels) {
+    const auto& by_slice = inputs.at({l.tensor, l.mode});
+    const auto it = by_slice.find(l.slice);
+    if (it == by_slice.end())
+      throw Error("slice training: " + l.tensor + " mode " + std::to_string(l.mode) +
+                  " has no non-empty slice " + std::to_string(l.slice));
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
+                                    const std::string& base_dir, const SliceTrainingOptions& o,
+                                    SliceGcn& model) {
+  if (!(o.holdout >= 0 && o.holdout < 1)) throw Error("slice training: holdout must be in [0, 1)");
+  SliceTrainingReport rep;
+  rep.labelled = static_cast<int>(labels.size());
+  rep.per_class.assign(o.shape.classes, 0);
+  const auto inputs = labelled_inputs(labels, base_dir);
+  std::vector<features::SliceInput> x;
+  std::vector<int> y;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto& l = labels[i];
+    if (inputs[i].density >= o.sparsity_threshold) {
+      ++rep.dense_excluded;
+      continue;
+    }
+    if (l.format < 0 || l.format >= o.shape.classes) throw Error("slice training: bad label");
+    x.push_back(inputs[i]);
+    y.push_back(l.format);
+  }
+  if (x.empty()) throw Error("slice training: no slice is left for stage 2 to learn from");
+  // A deterministic held-out share.
+  std::mt19937_64 rng(o.seed);
+  std::vector<std::size_t> order(x.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+  const auto n_test = static_cast<std::size_t>(o.holdout * static_cast<double>(x.size()));
+  std::vector<features::SliceInput> tx, vx;
+  std::vector<int> ty, vy;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    (k < n_test ? vx : tx).push_back(x[order[k]]);
+    (k < n_test ? vy : ty).push_back(y[order[k]]);
+  }
+  if (tx.empty()) throw Error("slice training: the held-out share leaves nothing to train on");
+  rep.train = static_cast<int>(tx.size());
+  rep.test = static_cast<int>(vx.size());
+  for (int c : ty) ++rep.per_class[c];
+  model = SliceGcn(o.shape, o.seed);
+  rep.losses = model.train(tx, ty, o.train);
+  rep.gcn_train_accuracy = model.accuracy(tx, ty);
+  rep.gcn_test_accuracy = model.accuracy(vx, vy);
+  if (!vx.empty()) {
+    std::vector<std::vector<double>> gx, gv;
+    for (const auto& in : tx) gx.push_back(in.globals);
+    for (const auto& in : vx) gv.push_back(in.globals);
+    XgbOptions xo;
+    xo.seed = o.seed;
+    XgbClassifier xgb(o.shape.classes, xo);
+    xgb.fit(gx, ty);
+    rep.xgb_test_accuracy = xgb.accuracy(gv, vy);
+  }
+  return rep;
+}
+
+SpDerivation derive_sparsity_threshold(const std::vector<double>& density,
+                                       const std::vector<int>& best_format, double step) {
+  if (density.size() != best_format.size() || !(step > 0))
+    throw Error("sp derivation: one best format per density, and a positive step");
+  std::map<std::int64_t, SpGroup> groups;
+  for (std::size_t i = 0; i < density.size(); ++i) {
+    const auto k = static_cast<std::int64_t>(std::llround(density[i] / step));
+    auto& g = groups[k];
+    g.density = static_cast<double>(k) * step;
+    ++g.slices;
+    g.dense_best += best_format[i] == 4;
+  }
+  SpDerivation d;
+  for (auto& [k, g] : groups) {
+    g.share = static_cast<double>(g.dense_best) / g.slices;
+    d.groups.push_back(g);
+  }
+  // The lowest group from which every denser group has Dense best for all of its slices.
+  for (auto it = d.groups.rbegin(); it != d.groups.rend() && it->share == 1.0; ++it)
+    d.threshold = it->density;
+  return d;
+}
+
+}  // namespace sparsetune::models

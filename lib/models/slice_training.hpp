@@ -1,0 +1,59 @@
+#pragma once
+// Training Slice-GCN from measured labels (IAP-SpTV §4.2, §6.2): every labelled slice's input is
+// built from its tensor (sliced as `tune --op sptv` slices it), slices that stage 1 sends to Dense
+// are left out (the GCN never sees them), a deterministic share is held out, Slice-GCN is trained
+// on the rest and scored on the held-out slices beside an XGBoost classifier on the 9 global
+// features.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "models/slice_gcn.hpp"
+#include "models/slice_labels.hpp"
+
+namespace sparsetune::models {
+
+struct SliceTrainingOptions {
+  double holdout = 0.2;              // share of the slices held out for testing
+  double sparsity_threshold = 0.23;  // stage 1's sp: denser slices are not stage 2's business
+  GcnShape shape;
+  GcnTrainOptions train;
+  std::uint64_t seed = 1;  // initial weights and the held-out split
+};
+
+struct SliceTrainingReport {
+  int labelled = 0, dense_excluded = 0, train = 0, test = 0;
+  std::vector<int> per_class;  // training slices per format
+  std::vector<double> losses;  // mean loss per epoch
+  double gcn_train_accuracy = 0, gcn_test_accuracy = 0, xgb_test_accuracy = 0;
+};
+
+// The input of each labelled slice, in the labels' order. Tensor paths are absolute or relative
+// to `base_dir`. Throws Error when a tensor cannot be read or a slice is not a non-empty slice of
+// its tensor.
+std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>& labels,
+                                                  const std::string& base_dir);
+
+// §4.3's experiment read back: slices grouped by density (rounded to `step`) with the share
+// whose measured best format is Dense; sp is the lowest group density from which every group at
+// or above it has Dense best for all its slices (NaN when the densest group does not).
+struct SpGroup {
+  double density = 0;
+  int slices = 0, dense_best = 0;
+  double share = 0;
+};
+struct SpDerivation {
+  std::vector<SpGroup> groups;  // ascending by density
+  double threshold = std::numeric_limits<double>::quiet_NaN();
+};
+SpDerivation derive_sparsity_threshold(const std::vector<double>& density,
+                                       const std::vector<int>& best_format, double step = 0.01);
+
+// Tensor paths in the labels are absolute or relative to `base_dir`. Throws Error when a tensor
+// cannot be read, a slice is not a non-empty slice of its tensor, or nothing is left to train on.
+SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
+                                    const std::string& base_dir, const SliceTrainingOptions& o,
+                                    SliceGcn& model);
+
+}  // namespace sparsetune::models

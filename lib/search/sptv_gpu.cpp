@@ -1,0 +1,254 @@
+#include "search/sptv_gpu.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "codegen/launch_plan.hpp"
+#include "core/reference.hpp"
+#include "io/safetensors.hpp"
+#include "models/slice_gcn.hpp"
+#include "models/stream_model.hpp"
+#include "runtime/nvrtc.hpp"
+#include "runtime/stream_overhead.hpp"
+
+namespace sparsetune::search {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Bytes to the device and rows back per SLICE_DIV branch (a part's path starts with its branch).
+struct Traffic {
+  double h2d = 0, rows = 0;
+};
+// The slice format of each SLICE_DIV branch, from the graph's assignment and the slice table
+// (-1 for a branch no non-empty slice went to).
+std::vector<int> branch_formats(const graph::Format& f) {
+  const auto& div = f.graph.at("ops").at(0);
+  std::vector<int> b(div.at("count").get<std::size_t>(), -1);
+  const auto& assign = div.at("assign");
+  for (std::size_t i = 0; i < f.sptv.slice_idx.size(); ++i)
+    b.at(assign.at(f.sptv.slice_idx[i]).get<std::size_t>()) =
+        static_cast<int>(f.sptv.slice_format[i]);
+  return b;
+}
+
+// Bytes to the device and rows back of the formats present (ascending), summed over their
+// parts (a part's path starts with its SLICE_DIV branch).
+std::vector<Traffic> format_traffic(const graph::Format& f, std::vector<int>* formats) {
+  const auto of_branch = branch_formats(f);
+  std::vector<Traffic> per(graph::kSliceFormats);
+  std::set<int> present;
+  for (const auto& p : f.parts) {
+    const auto b = static_cast<std::size_t>(std::stoll(p.path.substr(0, p.path.find('.'))));
+    const int fmt = b < of_branch.size() ? of_branch[b] : -1;
+    if (fmt < 0) continue;
+    present.insert(fmt);
+    for (const auto& [name, a] : p.arrays)
+      if (a.stored()) per[fmt].h2d += static_cast<double>(a.length * io::dtype_size(a.dtype));
+    per[fmt].rows += static_cast<double>(p.rows);
+  }
+  formats->assign(present.begin(), present.end());
+  std::vector<Traffic> out;
+  for (int fmt : *formats) out.push_back(per[fmt]);
+  return out;
+}
+
+json model_rows(const std::vector<int>& formats, const std::vector<Traffic>& t, double value_bytes,
+                double h2d_gbs, double d2h_gbs, double device_gbs, double lambda_us,
+                const std::vector<double>* kernel_s, int max_streams) {
+  json out = json::array();
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    models::StreamCosts c;
+    c.h2d_s = models::transfer_s(t[i].h2d, h2d_gbs);
+    c.d2h_s = models::transfer_s(t[i].rows * value_bytes, d2h_gbs);
+    c.kernel_s = kernel_s ? (*kernel_s)[i]
+                          : models::transfer_s(t[i].h2d + t[i].rows * value_bytes, device_gbs);
+    c.lambda_s = lambda_us * 1e-6;
+    const int n = models::best_stream_count(c, max_streams);
+    out.push_back({{"format", models::slice_format_classes()[formats[i]]},
+                   {"bytes_h2d", t[i].h2d},
+                   {"bytes_d2h", t[i].rows * value_bytes},
+                   {"kernel_us", c.kernel_s * 1e6},
+                   {"streams", n},
+                   {"modeled_us", models::pipeline_time(c, n) * 1e6}});
+  }
+  return out;
+}
+
+std::string temp_dir() {
+  const auto d =
+      std::filesystem::temp_directory_path() / ("sparsetune-sptv-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+}  // namespace
+
+std::vector<double> sptv_check_v(std::int64_t n, const std::string& dtype) {
+  auto v = codegen::plan_x(n, dtype, 3);
+  for (auto& x : v)
+    if (x == 0.0) x = 0.5;
+  return v;
+}
+
+json assumed_stream_model(const graph::Format& f, const std::string& dtype) {
+  std::vector<int> formats;
+  const auto t = format_traffic(f, &formats);
+  return {{"note",
+           "eq. (20)-(24) with assumed constants (PCIe 25 GB/s, device 2000 GB/s, lambda 10 us, "
+           "at most 32 streams): nothing was measured"},
+          {"formats", model_rows(formats, t, dtype == "f64" ? 8.0 : 4.0, 25.0, 25.0, 2000.0, 10.0,
+                                 nullptr, 32)}};
+}
+
+json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
+  runtime::Worker worker(in.launch);
+  const auto dev = worker.call({{"job", "device"}}, 60);
+  if (!dev.ok) return {{"ran", false}, {"note", dev.error.empty() ? "no CUDA device" : dev.error}};
+  const auto& d = dev.body.at("device");
+  *arch = d.value("arch", std::string("sm_90"));
+  const std::string device = d.value("name", std::string("unknown GPU"));
+  runtime::CompileOptions co;
+  co.arch = *arch;
+  const int mode = in.view.mode;
+  codegen::PlanInputs inputs;
+  inputs.x = sptv_check_v(in.tensor.dims[mode], in.dtype);
+  inputs.y_ref = sptv_reference(in.tensor, mode, inputs.x).val;  // independent of the IR
+  inputs.max_len = in.max_len;
+  const std::string dir = temp_dir();
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+
+  // Device-resident: the emitted format, as kernel.h runs it.
+  const auto& e = in.emitted;
+  const auto cubin = runtime::compile({"sptv", e.kernels.source}, co, nullptr).cubin;
+  const auto path = dir + "/plan.safetensors";
+  io::write_safetensors(
+      path, codegen::plan_file(codegen::make_launch_plan(e.format, e.kernels, "sptv"), cubin,
+                               in.max_len, &inputs));
+  const auto r = worker.call({{"job", "plan"}, {"plan", path}, {"runs", 20}}, 600);
+  // A format larger than device memory still streams through the pipeline below.
+  const bool too_large = !r.ok && r.error.find("emory") != std::string::npos;
+  if (!r.ok && !too_large) return {{"ran", false}, {"note", r.error}};
+  json res = too_large ? json{{"verified", true},
+                              {"device_resident", "does not fit in device memory: " + r.error},
+                              {"time_ms", {{"median", 0.0}}}}
+                       : r.body.at("result");
+  res["ran"] = true;
+  res["setting"] = too_large ? "pipeline only (the format exceeds device memory)"
+                             : "device-resident (format on the GPU, no transfers)";
+  if (!res.value("verified", false)) return res;
+
+  // λ and the copy bandwidths: cached per device, measured once.
+  json pipe;
+  auto over = runtime::cached_stream_overhead(device);
+  pipe["from_cache"] = over.has_value();
+  if (!over) {
+    const auto m = worker.call({{"job", "stream_overhead"}}, 300);
+    if (!m.ok) {
+      res["pipeline"] = {{"note", "stream overhead not measured: " + m.error}};
+      if (too_large) res["verified"] = false;  // nothing ran
+      return res;
+    }
+    over = runtime::StreamOverhead{m.body.value("lambda_us", 0.0), m.body.value("h2d_gbs", 0.0),
+                                   m.body.value("d2h_gbs", 0.0)};
+    runtime::cache_stream_overhead(device, *over);
+  }
+  pipe["lambda_us"] = over->lambda_us;
+  pipe["h2d_gbs"] = over->h2d_gbs;
+  pipe["d2h_gbs"] = over->d2h_gbs;
+
+  // The model's count per format: kernel time shared out by bytes of the device-resident run.
+  std::vector<int> formats;
+  const auto traffic = format_traffic(e.format, &formats);
+  double total_bytes = 0;
+  for (const auto& t : traffic) total_bytes += t.h2d;
+  const double kernel_s = res["time_ms"].value("median", 0.0) * 1e-3;
+  std::vector<double> ct;  // without a device-resident time: bytes at an assumed 2000 GB/s
+  for (const auto& t : traffic)
+    ct.push_back(kernel_s > 0 ? (total_bytes > 0 ? kernel_s * t.h2d / total_bytes : 0.0)
+                              : models::transfer_s(t.h2d, 2000.0));
+  const int max_streams = 16;
+  const double value_bytes = in.dtype == "f64" ? 8.0 : 4.0;
+  pipe["model"] = {{"note", "eq. (20)-(24) with lambda and copy bandwidths measured on " + device +
+                                " and the device-resident kernel time shared by bytes"},
+                   {"formats", model_rows(formats, traffic, value_bytes, over->h2d_gbs,
+                                          over->d2h_gbs, 0.0, over->lambda_us, &ct, max_streams)}};
+
+  // Alg. 1 on a design whose formats are cut into up to 16 batches each.
+  const auto batched = graph::sptv_batched_graph(in.format_of_slice, graph::slice_entries(in.view),
+                                                 in.hyb_width, max_streams);
+  codegen::EmitOptions eo;
+  eo.design = graph::sptv_design_options(in.view, in.dtype);
+  eo.sptv = e.format.sptv;
+  const auto be = codegen::generate(batched.graph, in.view.a, eo);
+  const auto bplan = codegen::make_launch_plan(be.format, be.kernels, "sptv-pipeline");
+  std::map<std::string, std::size_t> launch_of;
+  for (std::size_t l = 0; l < bplan.launches.size(); ++l) launch_of[bplan.launches[l].kernel] = l;
+  std::vector<std::vector<std::vector<std::size_t>>> groups;  // format -> batch -> launches
+  for (int f = 0; f < graph::kSliceFormats; ++f) {
+    if (batched.branches[f].empty()) continue;
+    std::vector<std::vector<std::size_t>> batches;
+    for (int b : batched.branches[f]) {
+      std::vector<std::size_t> launches;
+      for (const auto& p : be.format.parts)
+        if (p.path.substr(0, p.path.find('.')) == std::to_string(b) && launch_of.count(p.kernel))
+          launches.push_back(launch_of[p.kernel]);
+      if (!launches.empty()) batches.push_back(launches);
+    }
+    if (!batches.empty()) groups.push_back(batches);
+  }
+  const auto ppath = dir + "/pipeline.safetensors";
+  io::write_safetensors(
+      ppath, codegen::plan_file(
+                 bplan, runtime::compile({"sptv-pipeline", be.kernels.source}, co, nullptr).cubin,
+                 in.max_len, &inputs));
+  auto run_with = [&](const std::vector<int>& streams) {
+    json g = json::array();
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      g.push_back({{"streams", streams[std::min(i, streams.size() - 1)]}, {"batches", groups[i]}});
+    return worker.call({{"job", "pipeline"}, {"plan", ppath}, {"groups", g}, {"runs", 10}}, 600);
+  };
+  json measured = json::array();
+  int best_n = 0;
+  double best_ms = 0;
+  for (int n : {1, 2, 4, 8, 16}) {
+    const auto p = run_with({n});
+    if (!p.ok) {
+      measured.push_back({{"streams", n}, {"error", p.error}});
+      continue;
+    }
+    const auto& pr = p.body.at("result");
+    const double ms = pr["time_ms"].value("median", 0.0);
+    measured.push_back(
+        {{"streams", n}, {"time_ms", ms}, {"verified", pr.value("verified", false)}});
+    if (pr.value("verified", false) && (best_n == 0 || ms < best_ms)) best_n = n, best_ms = ms;
+  }
+  std::vector<int> model_n;
+  for (const auto& row : pipe["model"]["formats"]) model_n.push_back(row["streams"].get<int>());
+  if (model_n.size() == groups.size()) {
+    const auto p = run_with(model_n);
+    if (p.ok)
+      pipe["model_run"] = {{"time_ms", p.body.at("result")["time_ms"].value("median", 0.0)},
+                           {"verified", p.body.at("result").value("verified", false)}};
+  }
+  pipe["setting"] = "with transfers: pinned host memory to y on the host (Alg. 1)";
+  pipe["measured"] = measured;
+  pipe["best_measured_streams"] = best_n;
+  pipe["best_measured_ms"] = best_ms;
+  res["pipeline"] = pipe;
+  if (too_large) res["verified"] = best_n > 0;  // only the pipeline ran: it must have verified
+  return res;
+}
+
+}  // namespace sparsetune::search

@@ -1,0 +1,43 @@
+#pragma once
+// The GPU side of `tune --op sptv`, through the worker process (no CUDA here): the emitted
+// kernels run device-resident and are checked against the fp64 SpTV reference; then Alg. 1's
+// pipeline runs a batched design of the same slice formats from pinned host memory, with the
+// stream count of the model (eq. (20)-(24), λ and the copy bandwidths measured once per device
+// and cached) beside the measured best count.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "codegen/emit.hpp"
+#include "core/sptv_matrix.hpp"
+#include "core/tensor.hpp"
+#include "graph/sptv_graph.hpp"
+#include "runtime/worker.hpp"
+
+namespace sparsetune::search {
+
+// The v of every SpTV check: deterministic, rounded to the value type, no zero.
+std::vector<double> sptv_check_v(std::int64_t n, const std::string& dtype);
+
+// Per slice format: the bytes its parts move to the device and back, and the model's stream
+// count with assumed constants (PCIe 25 GB/s, device 2000 GB/s, λ = 10 µs), which it names.
+nlohmann::json assumed_stream_model(const graph::Format& f, const std::string& dtype);
+
+struct SptvGpuInput {
+  const codegen::Emitted& emitted;  // the unbatched design
+  const SparseTensor& tensor;
+  const SptvMatrix& view;
+  const std::vector<graph::SliceFormat>& format_of_slice;
+  int hyb_width = 4;
+  std::string dtype;
+  std::int64_t max_len = 1;
+  runtime::WorkerLaunch launch;
+};
+
+// {"ran": false, "note"} without a GPU; else the device-resident result ("verified", "error",
+// "time_ms", ...) with "pipeline": {"lambda_us", "h2d_gbs", "d2h_gbs", "from_cache", "model",
+// "measured": [{"streams", "time_ms", "verified"}], "best_measured_streams"}. Sets *arch to the
+// device's.
+nlohmann::json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch);
+
+}  // namespace sparsetune::search

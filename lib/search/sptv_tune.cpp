@@ -1,0 +1,178 @@
+#include "search/sptv_tune.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
+#include "core/error.hpp"
+#include "core/reference.hpp"
+#include "core/sptv_matrix.hpp"
+#include "core/version.hpp"
+#include "features/slice_graph.hpp"
+#include "graph/interpreter.hpp"
+#include "graph/sptv_graph.hpp"
+#include "io/staged_folder.hpp"
+#include "io/tns.hpp"
+#include "models/slice_selector.hpp"
+#include "models/stream_model.hpp"
+#include "runtime/nvrtc.hpp"
+#include "runtime/stats.hpp"
+#include "search/sptv_gpu.hpp"
+
+namespace sparsetune::search {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string tensor_name(const std::string& path) {
+  std::string n = std::filesystem::path(path).filename().string();
+  for (const char* ext : {".gz", ".tns"})
+    if (n.size() > std::string(ext).size() && n.ends_with(ext))
+      n.resize(n.size() - std::string(ext).size());
+  return n;
+}
+
+}  // namespace
+
+std::string default_slice_model(const std::string& arch) {
+  std::string dir = std::string(SPARSETUNE_CONFIG_DIR);
+  if (const char* d = std::getenv("SPARSETUNE_CONFIG_DIR"); d && *d) dir = d;
+  return dir + "/models/" + arch + "/slice_gcn.safetensors";
+}
+
+TuneOutcome tune_sptv(const SptvTuneOptions& o) {
+  if (o.dtype != "f64" && o.dtype != "f32")
+    throw Error("tune --op sptv: --dtype must be f64 or f32 (got '" + o.dtype + "')");
+  const SparseTensor t = io::read_tns(o.tensor);
+  if (t.order() < 2) throw Error(o.tensor + ": SpTV needs a tensor of order 2 or more");
+  if (o.mode < 0 || o.mode >= t.order())
+    throw Error(o.tensor + ": --mode " + std::to_string(o.mode) + " is not a mode of this order-" +
+                std::to_string(t.order()) + " tensor (0.." + std::to_string(t.order() - 1) + ")");
+  const std::string arch = o.arch.empty() ? "sm_90" : o.arch;
+  runtime::check_arch(arch);
+  const SptvMatrix m = sptv_matrix(t, o.mode, o.slice_mode);
+
+  // Two-stage selection.
+  const auto inputs = features::slice_inputs(m);
+  models::SelectOptions so;
+  so.sparsity_threshold = o.sparsity_threshold;
+  const std::string model_path = o.model.empty() ? default_slice_model(arch) : o.model;
+  std::optional<models::SliceGcn> gcn;
+  models::GcnModelInfo info;
+  std::string predictor;
+  if (std::filesystem::exists(model_path)) {
+    gcn = models::SliceGcn::load(model_path, &info);
+    so.gcn = &*gcn;
+    predictor = "slice-gcn " + model_path + " (labels: " + info.labels + ", " + info.date + ")";
+  } else if (!o.model.empty()) {
+    throw Error("cannot open the Slice-GCN model " + o.model);
+  } else {
+    predictor = "structural rule: no trained Slice-GCN for " + arch + " (" + model_path +
+                "); train one from GPU-measured slice labels";
+  }
+  const auto choices = models::select_formats(inputs, so);
+  std::vector<graph::SliceFormat> format_of(m.slices, graph::SliceFormat::CSR);
+  std::vector<int> count(graph::kSliceFormats, 0);
+  json slices = json::array();
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    format_of[choices[i].slice] = static_cast<graph::SliceFormat>(choices[i].format);
+    ++count[choices[i].format];
+    slices.push_back({{"slice", choices[i].slice},
+                      {"format", models::slice_format_classes()[choices[i].format]},
+                      {"by", choices[i].by},
+                      {"nnz", inputs[i].globals[2]},
+                      {"density", inputs[i].density}});
+  }
+  std::vector<features::SliceInput> hyb;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    if (choices[i].format == 3) hyb.push_back(inputs[i]);
+  const int h = o.hyb_width > 0 ? o.hyb_width : models::hyb_width(hyb);
+
+  if (o.batches < 1 || o.batches > 64) throw Error("tune --op sptv: --batches must be 1 to 64");
+  graph::Graph g =
+      o.batches == 1
+          ? graph::sptv_graph(format_of, graph::nonempty_slices(m), h)
+          : graph::sptv_batched_graph(format_of, graph::slice_entries(m), h, o.batches).graph;
+  g.name = "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode);
+  codegen::EmitOptions eo;
+  eo.design = graph::sptv_design_options(m, o.dtype);
+  eo.sptv = graph::sptv_slices(m, format_of);
+  const auto e = codegen::generate(g, m.a, eo);
+
+  // CPU check: the interpreter's walk of the format against the fp64 SpTV reference.
+  const auto v = sptv_check_v(t.dims[o.mode], o.dtype);
+  const auto y = graph::interpret(e.format, v);
+  const double cpu_error = relative_l2_error(y, sptv_reference(t, o.mode, v).val);
+  std::int64_t max_len = 1;
+  for (std::int64_t r = 0; r < m.a.rows; ++r) max_len = std::max(max_len, m.a.row_length(r));
+  const double tolerance = runtime::error_tolerance(runtime::parse_dtype(o.dtype), max_len);
+  if (!(cpu_error <= tolerance))
+    throw Error("tune --op sptv: CPU check failed: relative error " + std::to_string(cpu_error) +
+                " > " + std::to_string(tolerance));
+
+  // NVRTC, for the GPU's architecture when one runs the kernels, else for `arch`.
+  std::string run_arch = arch;
+  json gpu = {{"ran", false}, {"note", "--budget 0: predicted only, nothing ran on a GPU"}};
+  if (o.budget_s > 0 && o.use_gpu) {
+    SptvGpuInput in{e, t, m, format_of, h, o.dtype, max_len, o.launch};
+    gpu = sptv_gpu_runs(in, &run_arch);
+  }
+  runtime::CompileOptions co;
+  co.arch = run_arch;
+  const auto compiled = runtime::compile({"sptv", e.kernels.source}, co, nullptr);
+  if (gpu.value("ran", false) && !gpu.value("verified", false))
+    throw Error(
+        "tune --op sptv: the kernels ran on the GPU but were not verified against the fp64 "
+        "reference: " +
+        gpu.dump());
+
+  TuneOutcome out;
+  out.out_dir = o.out_dir.empty()
+                    ? tensor_name(o.tensor) + ".mode" + std::to_string(o.mode) + ".tuned"
+                    : o.out_dir;
+  io::StagedFolder staged(out.out_dir);
+  codegen::stage_emitted(e, g, staged);
+  out.files = staged.files();
+  out.files.push_back((std::filesystem::path(out.out_dir) / "report.json").string());
+  json by_format = json::object();
+  for (int f = 0; f < graph::kSliceFormats; ++f)
+    by_format[models::slice_format_classes()[f]] = count[f];
+  json report = {
+      {"tool_version", kVersion},
+      {"tensor", {{"path", o.tensor}, {"dims", t.dims}, {"nnz", t.nnz()}, {"order", t.order()}}},
+      {"op", "sptv"},
+      {"mode", o.mode},
+      {"slice_mode", m.slice_mode},
+      {"dtype", o.dtype},
+      {"matrix_view", {{"rows", m.a.rows}, {"cols", m.a.cols}, {"nnz", m.a.nnz()}}},
+      {"selection",
+       {{"sparsity_threshold", o.sparsity_threshold},
+        {"predictor", predictor},
+        {"slices", choices.size()},
+        {"by_format", by_format},
+        {"hyb_width", h}}},
+      {"slices", slices},
+      {"graph", graph::graph_to_json(g)},
+      {"graph_line", graph::describe(g)},
+      {"store_only", e.format.store_only},
+      {"stream_model", gpu.contains("pipeline") && gpu["pipeline"].contains("model")
+                           ? gpu["pipeline"]["model"]
+                           : assumed_stream_model(e.format, o.dtype)},
+      {"format_bytes", graph::stored_bytes(e.format)},
+      {"cpu_check", {{"error", cpu_error}, {"tolerance", tolerance}}},
+      {"compile", {{"arch", run_arch}, {"nvrtc", runtime::nvrtc_version()}, {"log", compiled.log}}},
+      {"measured", gpu.value("ran", false)},
+      {"gpu", gpu},
+      {"files", out.files}};
+  staged.add("report.json", report.dump(2) + "\n");
+  staged.commit();
+  out.report = std::move(report);
+  return out;
+}
+
+}  // namespace sparsetune::search

@@ -1,0 +1,42 @@
+#pragma once
+// `tune --op sptv`: one tensor and mode in, the hybrid slice format (HTF) and its kernels out.
+// Slices the tensor along the smallest other mode, picks every slice's format by the two stages
+// of IAP-SpTV §4 (density >= sp: Dense; else Slice-GCN, or the structural rule without a trained
+// model for the architecture), builds the SLICE_DIV graph, checks it on the CPU interpreter
+// against the fp64 SpTV reference, compiles it with NVRTC and writes DIR/format.safetensors,
+// kernel.cu, kernel.h, graph.json and report.json. With a budget and a GPU, the kernels also run
+// on the device (through the worker) and are verified against the fp64 reference and timed.
+#include <atomic>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "runtime/worker.hpp"
+#include "search/tune.hpp"
+
+namespace sparsetune::search {
+
+struct SptvTuneOptions {
+  std::string tensor;         // .tns or .tns.gz
+  int mode = 0;               // Y = X ×_mode v
+  int slice_mode = -1;        // -1: the smallest other mode
+  std::string dtype = "f64";  // f64 | f32
+  std::string out_dir;        // "": <tensor name>.mode<k>.tuned
+  double budget_s = 0;        // 0: predict only; > 0: verify and time on a GPU when one is there
+  double sparsity_threshold = 0.23;  // stage 1's sp
+  std::string model;  // Slice-GCN file; "": configs/models/<arch>/slice_gcn.safetensors
+  std::string arch;   // NVRTC target without a GPU ("": sm_90)
+  int hyb_width = 0;  // HYB's H; 0: the mean non-empty fiber length
+  // Parts per slice format in the emitted design (Alg. 1's batches: kernel.h's run_pipelined
+  // overlaps one part's copy with another's kernel); 1: one part per format.
+  int batches = 1;
+  bool use_gpu = true;
+  runtime::WorkerLaunch launch = runtime::self_worker_launch();
+};
+
+TuneOutcome tune_sptv(const SptvTuneOptions& o);
+
+// The default Slice-GCN file of an architecture (SPARSETUNE_CONFIG_DIR overrides the folder).
+std::string default_slice_model(const std::string& arch);
+
+}  // namespace sparsetune::search

@@ -1,0 +1,291 @@
+// SpTV in the IR: a tensor's matrix view, SLICE_DIV into one part per slice format, each part
+// designed by the SpMV sub-graph of its format and checked by the CPU interpreter against the
+// fp64 SpTV reference and hand-computed values.
+#include "graph/sptv_graph.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <random>
+
+#include "core/reference.hpp"
+#include "core/sptv_matrix.hpp"
+#include "graph/interpreter.hpp"
+#include "io/tns.hpp"
+
+using namespace sparsetune;
+using namespace sparsetune::graph;
+
+namespace {
+
+SparseTensor make_tensor(std::vector<std::int64_t> dims,
+                         const std::vector<std::pair<std::vector<std::int64_t>, double>>& e) {
+  SparseTensor t;
+  t.dims = std::move(dims);
+  t.idx.resize(t.dims.size());
+  for (const auto& [c, v] : e) {
+    for (std::size_t m = 0; m < c.size(); ++m) t.idx[m].push_back(c[m]);
+    t.val.push_back(v);
+  }
+  return t;
+}
+
+// The paper's example (§2.2): X in R^{3x4x2} with the frontal slices of eq. (2); the one zero of
+// X_{:,:,2} is not stored.
+SparseTensor paper_tensor() {
+  std::vector<std::pair<std::vector<std::int64_t>, double>> e;
+  for (std::int64_t i = 0; i < 3; ++i)
+    for (std::int64_t j = 0; j < 4; ++j)
+      for (std::int64_t k = 0; k < 2; ++k) {
+        const double v = 1 + 2 * i + 6 * j - k;
+        if (v != 0) e.push_back({{i, j, k}, v});
+      }
+  return make_tensor({3, 4, 2}, e);
+}
+
+std::vector<double> test_v(std::int64_t n) {
+  std::vector<double> v(n);
+  for (std::int64_t i = 0; i < n; ++i) v[i] = 0.5 + 0.25 * static_cast<double>((i * 37) % 11);
+  return v;
+}
+
+// Y = X ×_mode v through the IR, in the order of sptv_reference's entries.
+std::vector<double> ir_sptv(const SparseTensor& t, int mode, const std::vector<double>& v,
+                            const std::vector<SliceFormat>& formats, int slice_mode = -1,
+                            int hyb_width = 2) {
+  const auto m = sptv_matrix(t, mode, slice_mode);
+  const auto g = sptv_graph(formats, nonempty_slices(m), hyb_width);
+  Format f = design(g, m.a, sptv_design_options(m, "f64"));
+  f.sptv = sptv_slices(m, formats);
+  return interpret(f, v);
+}
+
+std::vector<SliceFormat> uniform(std::int64_t n, SliceFormat f) { return {std::size_t(n), f}; }
+
+std::vector<SliceFormat> mixed(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<SliceFormat> f(n);
+  for (auto& x : f) x = static_cast<SliceFormat>(rng() % kSliceFormats);
+  return f;
+}
+
+void check_all_formats(const SparseTensor& t, int mode, int slice_mode = -1) {
+  const auto v = test_v(t.dims[mode]);
+  const auto ref = sptv_reference(t, mode, v).val;
+  const auto m = sptv_matrix(t, mode, slice_mode);
+  for (int f = 0; f < kSliceFormats; ++f) {
+    INFO("format " << slice_format_name(static_cast<SliceFormat>(f)));
+    const auto y = ir_sptv(t, mode, v, uniform(m.slices, static_cast<SliceFormat>(f)), slice_mode);
+    REQUIRE(relative_l2_error(y, ref) < 1e-12);
+  }
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    INFO("mixed formats, seed " << seed);
+    REQUIRE(relative_l2_error(ir_sptv(t, mode, v, mixed(m.slices, seed), slice_mode), ref) < 1e-12);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("SpTV through the IR gives the paper's hand-computed example", "[graph][sptv]") {
+  const auto t = paper_tensor();
+  const std::vector<double> v = {1, 2, 3, 4};
+  // Y = X ×_2 v = [130 120; 150 140; 170 160], entries ordered by (i, k).
+  const std::vector<double> want = {130, 120, 150, 140, 170, 160};
+  for (int f = 0; f < kSliceFormats; ++f)
+    for (int slice_mode : {0, 2}) {
+      INFO(slice_format_name(static_cast<SliceFormat>(f)) << ", sliced along mode " << slice_mode);
+      const auto m = sptv_matrix(t, 1, slice_mode);
+      const auto y = ir_sptv(t, 1, v, uniform(m.slices, static_cast<SliceFormat>(f)), slice_mode);
+      REQUIRE(y == want);
+    }
+  SECTION("the default slice mode is the smallest other mode") {
+    CHECK(default_slice_mode(t, 1) == 2);
+    CHECK(default_slice_mode(t, 2) == 0);
+    CHECK(default_slice_mode(t, 0) == 2);
+  }
+}
+
+TEST_CASE("SpTV matrix view: rows are fibers, grouped by slice", "[graph][sptv]") {
+  const auto t = paper_tensor();
+  const auto m = sptv_matrix(t, 1);  // sliced along mode 2 (size 2)
+  CHECK(m.a.rows == 6);
+  CHECK(m.a.cols == 4);
+  CHECK(m.slices == 2);
+  CHECK(m.row_slice == std::vector<std::int64_t>{0, 1, 0, 1, 0, 1});
+  const auto table = slice_table(m);
+  CHECK(table.index == std::vector<std::int64_t>{0, 1});
+  CHECK(table.nnz == std::vector<std::int64_t>{0, 12, 23});
+}
+
+TEST_CASE("SLICE_DIV puts each slice whole into its format's part", "[graph][sptv]") {
+  const auto t = paper_tensor();
+  const auto m = sptv_matrix(t, 1, 0);  // three slices along mode 0, two fibers each
+  const std::vector<SliceFormat> f = {SliceFormat::ELL, SliceFormat::CSR, SliceFormat::ELL};
+  const auto g = sptv_graph(f, nonempty_slices(m));
+  const auto set = apply_graph(g, m.a, 16.0, sptv_design_options(m, "f64").slices);
+  REQUIRE(set.parts.size() == 2);                                           // CSR, then ELL
+  CHECK(set.parts[0].origin_row == std::vector<std::int64_t>{2, 3});        // slice 1
+  CHECK(set.parts[1].origin_row == std::vector<std::int64_t>{0, 1, 4, 5});  // slices 0 and 2
+}
+
+TEST_CASE("SpTV through the IR matches the fp64 reference on every mode and format",
+          "[graph][sptv]") {
+  const auto t = io::read_tns(std::string(SPARSETUNE_TEST_DATA_DIR) + "/order3.tns");
+  for (int mode = 0; mode < 3; ++mode)
+    for (int s = 0; s < 3; ++s) {
+      if (s == mode) continue;
+      INFO("mode " << mode << ", slices along " << s);
+      check_all_formats(t, mode, s);
+    }
+  // A random order-3 tensor with skewed slices: long fibers, one-entry slices, empty slices.
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<std::vector<std::int64_t>, double>> e;
+  for (int n = 0; n < 900; ++n) {
+    const std::int64_t i = rng() % 3 == 0 ? 0 : rng() % 9;  // slice 0 holds a third of all
+    const std::int64_t j = n < 40 ? 1 : rng() % 40;         // fiber j = 1 is long
+    e.push_back({{i, j, static_cast<std::int64_t>(rng() % 30)}, (rng() % 200) / 50.0 - 2.0});
+  }
+  e.push_back({{11, 3, 7}, 2.5});  // a one-entry slice; slices 9, 10 and 12 stay empty
+  const auto r = make_tensor({13, 40, 30}, e);
+  for (int mode = 0; mode < 3; ++mode) {
+    INFO("random tensor, mode " << mode);
+    check_all_formats(r, mode);
+    check_all_formats(r, mode, mode == 0 ? 1 : 0);
+  }
+}
+
+TEST_CASE("SpTV edge cases: empty slices, one-entry slices, modes of size 1", "[graph][sptv]") {
+  SECTION("a mode of size 1") {
+    const auto t = make_tensor({4, 1, 3}, {{{0, 0, 0}, 2.0}, {{3, 0, 2}, -1.0}, {{3, 0, 0}, 4.0}});
+    for (int mode = 0; mode < 3; ++mode) {
+      INFO("mode " << mode);
+      check_all_formats(t, mode);
+    }
+  }
+  SECTION("only one-entry slices, most slices empty") {
+    const auto t = make_tensor({50, 6, 7}, {{{3, 1, 2}, 1.5}, {{40, 5, 6}, -3.0}});
+    for (int mode = 0; mode < 3; ++mode) check_all_formats(t, mode, mode == 0 ? 1 : 0);
+  }
+  SECTION("no entries at all") {
+    const auto t = make_tensor({3, 4, 5}, {});
+    const auto y = ir_sptv(t, 1, test_v(4), uniform(3, SliceFormat::HYB), 0);
+    CHECK(y.empty());
+  }
+}
+
+TEST_CASE("SpTV of an order-4 tensor slices one mode and unfolds the others", "[graph][sptv]") {
+  std::mt19937_64 rng(17);
+  std::vector<std::pair<std::vector<std::int64_t>, double>> e;
+  for (int n = 0; n < 300; ++n)
+    e.push_back({{static_cast<std::int64_t>(rng() % 5), static_cast<std::int64_t>(rng() % 6),
+                  static_cast<std::int64_t>(rng() % 4), static_cast<std::int64_t>(rng() % 7)},
+                 (rng() % 100) / 25.0 - 2.0});
+  const auto t = make_tensor({5, 6, 4, 7}, e);
+  for (int mode = 0; mode < 4; ++mode) {
+    INFO("mode " << mode);
+    check_all_formats(t, mode);
+  }
+}
+
+TEST_CASE("SpTV alpha and beta follow SpMV's contract", "[graph][sptv]") {
+  const auto t = paper_tensor();
+  const std::vector<double> v = {1, 2, 3, 4};
+  const auto m = sptv_matrix(t, 1);
+  for (auto fmt : {SliceFormat::CSR, SliceFormat::COO}) {  // a store-only and an adding format
+    const auto formats = uniform(m.slices, fmt);
+    Format f = design(sptv_graph(formats, nonempty_slices(m)), m.a, sptv_design_options(m, "f64"));
+    std::vector<double> y = {1, 2, 3, 4, 5, 6};
+    interpret(f, v, 2.0, -1.0, y);
+    CHECK(y == std::vector<double>{259, 238, 297, 276, 335, 314});
+  }
+}
+
+TEST_CASE("SpTV formats keep HTF's slice table through the format binary", "[graph][sptv]") {
+  const auto t = paper_tensor();
+  const auto m = sptv_matrix(t, 1, 0);
+  const std::vector<SliceFormat> formats = {SliceFormat::Dense, SliceFormat::HYB, SliceFormat::COO};
+  Format f = design(sptv_graph(formats, nonempty_slices(m)), m.a, sptv_design_options(m, "f32"));
+  f.sptv = sptv_slices(m, formats);
+  const auto back = from_safetensors(to_safetensors(f, "test"), "mem");
+  CHECK(back.op == "sptv");
+  CHECK(back.sptv.dims == std::vector<std::int64_t>{3, 4, 2});
+  CHECK(back.sptv.mode == 1);
+  CHECK(back.sptv.slice_mode == 0);
+  CHECK(back.sptv.slice_idx == std::vector<std::int64_t>{0, 1, 2});
+  CHECK(back.sptv.slice_nnz == std::vector<std::int64_t>{0, 7, 15, 23});
+  CHECK(back.sptv.slice_format == std::vector<std::int64_t>{4, 3, 1});
+  SECTION("a corrupted table is refused naming the array") {
+    auto s = to_safetensors(f, "test");
+    for (auto& a : s.arrays)
+      if (a.name == "htf.slice_format") a.bytes[0] = 9;
+    REQUIRE_THROWS_WITH(from_safetensors(s, "bad.safetensors"),
+                        Catch::Contains("htf.slice_format"));
+  }
+}
+
+TEST_CASE("SLICE_DIV and DENSE_FILL serve SpTV graphs only", "[graph][sptv]") {
+  Graph g = sptv_graph({SliceFormat::CSR, SliceFormat::Dense}, {true, true});
+  g.op = "spmv";
+  REQUIRE_THROWS_WITH(validate(g), Catch::Contains("serves op sptv only"));
+  SECTION("without a tensor's slices the design is refused") {
+    Graph s = sptv_graph({SliceFormat::CSR}, {true});
+    Csr64 a;
+    a.rows = 1;
+    a.cols = 1;
+    a.row_ptr = {0, 1};
+    a.col_idx = {0};
+    a.val = {1.0};
+    REQUIRE_THROWS_WITH(design(s, a), Catch::Contains("not a tensor's view"));
+  }
+}
+
+TEST_CASE("SpTV through the IR on the shared tensors", "[graph][sptv][shared]") {
+  const std::string dir = std::string(SPARSETUNE_SHARED_DIR) + "/tensors";
+  if (!std::filesystem::exists(dir + "/T2_d_LMOP.tns.gz")) {
+    WARN("no shared tensors");
+    return;
+  }
+  for (const char* name : {"T2_d_LMOP", "KG_JF17K_4"}) {
+    const auto t = io::read_tns(dir + "/" + name + ".tns.gz");
+    for (int mode = 0; mode < t.order(); ++mode) {
+      INFO(name << ", mode " << mode);
+      const auto v = test_v(t.dims[mode]);
+      const auto ref = sptv_reference(t, mode, v).val;
+      const auto m = sptv_matrix(t, mode);
+      auto formats = mixed(m.slices, 11);
+      for (auto& f : formats)  // Dense only where it stays small
+        if (f == SliceFormat::Dense) f = SliceFormat::CSR;
+      REQUIRE(relative_l2_error(ir_sptv(t, mode, v, formats), ref) < 1e-12);
+    }
+  }
+}
+
+TEST_CASE("Alg. 1's stream batches: each format's slices in runs of about equal entries",
+          "[graph][sptv]") {
+  std::mt19937_64 rng(23);
+  std::vector<std::pair<std::vector<std::int64_t>, double>> e;
+  for (int n = 0; n < 2000; ++n)
+    e.push_back({{static_cast<std::int64_t>(rng() % 40), static_cast<std::int64_t>(rng() % 30),
+                  static_cast<std::int64_t>(rng() % 25)},
+                 (rng() % 100) / 25.0 - 2.0});
+  const auto t = make_tensor({40, 30, 25}, e);
+  const auto m = sptv_matrix(t, 2, 0);
+  const auto formats = mixed(m.slices, 4);
+  const auto nnz = slice_entries(m);
+  const auto v = test_v(25);
+  const auto ref = sptv_reference(t, 2, v).val;
+  for (int batches : {1, 3, 8, 64}) {
+    INFO(batches << " batches");
+    const auto b = sptv_batched_graph(formats, nnz, 2, batches);
+    int parts = 0;
+    for (int f = 0; f < kSliceFormats; ++f) {
+      int slices = 0;
+      for (std::size_t s = 0; s < formats.size(); ++s)
+        slices += static_cast<int>(formats[s]) == f && nnz[s] > 0;
+      CHECK(static_cast<int>(b.branches[f].size()) == std::min(slices, batches));
+      parts += static_cast<int>(b.branches[f].size());
+    }
+    CHECK(b.graph.ops[0].branches.size() == static_cast<std::size_t>(parts));
+    const Format f = design(b.graph, m.a, sptv_design_options(m, "f64"));
+    REQUIRE(relative_l2_error(interpret(f, v), ref) < 1e-12);
+  }
+}

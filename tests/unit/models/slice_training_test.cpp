@@ -1,0 +1,119 @@
+// Slice-GCN trained from per-slice timing records on a tensor file, as `slice-gcn train` does.
+// The times are made up from the structural rule (a stand-in for GPU measurements, tests only).
+#include "models/slice_training.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/sptv_matrix.hpp"
+#include "io/tns.hpp"
+#include "models/slice_selector.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetune;
+using namespace sparsetune::models;
+
+namespace {
+
+// 80 slices along mode 0 of 100 fibers x 100 columns, four structures as in slice_gcn_test, plus
+// two dense slices that stage 1 keeps for itself.
+SparseTensor skewed_tensor() {
+  std::mt19937_64 rng(8);
+  SparseTensor t;
+  t.dims = {82, 100, 100};
+  t.idx.resize(3);
+  auto add = [&](std::int64_t s, std::int64_t r, std::int64_t len) {
+    std::vector<std::int64_t> c(100);
+    for (std::int64_t i = 0; i < 100; ++i) c[i] = i;
+    for (std::int64_t i = 0; i < len; ++i) {
+      std::swap(c[i], c[i + rng() % (100 - i)]);
+      t.idx[0].push_back(s), t.idx[1].push_back(r), t.idx[2].push_back(c[i]);
+      t.val.push_back(1.0 + static_cast<double>(rng() % 7));
+    }
+  };
+  for (std::int64_t s = 0; s < 80; ++s) {
+    const std::int64_t rows = 20 + rng() % 40, l = 2 + rng() % 6, longest = rng() % rows;
+    for (std::int64_t r = 0; r < rows; ++r) switch (s % 4) {
+        case 0:
+          add(s, r, l);
+          break;
+        case 1:
+          add(s, r, rng() % 8 == 0 ? 4 : 1);
+          break;
+        case 2:
+          add(s, r, r == longest ? 60 : 2 + rng() % 2);
+          break;
+        default:
+          add(s, r, 1 + rng() % 14);
+          break;
+      }
+  }
+  for (std::int64_t s = 80; s < 82; ++s)
+    for (std::int64_t r = 0; r < 100; ++r) add(s, r, 50);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", "[models][gcn]") {
+  testing::TempDir dir("sparsetune-slice-training");
+  const auto t = skewed_tensor();
+  io::write_tns(dir.file("skewed.tns"), t);
+  // Times: the rule's format is fastest, the others 1.5x to 3x slower; Dense is never timed.
+  const auto m = sptv_matrix(t, 2);
+  std::ofstream csv(dir.file("timings.csv"));
+  csv << "tensor,mode,slice,format,time_us\n";
+  for (const auto& in : features::slice_inputs(m)) {
+    const int best = rule_format(in.globals, static_cast<double>(in.nonempty_rows));
+    for (int f = 0; f < 4; ++f)
+      csv << "skewed.tns,2," << in.slice << "," << slice_format_classes()[f] << ","
+          << (f == best ? 10.0 : 15.0 + 5.0 * f) << "\n";
+  }
+  csv.close();
+  const auto labels = label_slices(read_slice_timings(dir.file("timings.csv")));
+  REQUIRE(labels.size() == 82);
+  SliceTrainingOptions o;
+  o.shape.conv = 16;
+  o.shape.hidden = 16;
+  o.train.epochs = 30;
+  o.train.learning_rate = 1e-2;
+  SliceGcn model;
+  const auto r = train_slice_gcn(labels, dir.path.string(), o, model);
+  CHECK(r.labelled == 82);
+  CHECK(r.dense_excluded == 2);
+  CHECK(r.train + r.test == 80);
+  CHECK(r.test == 16);
+  CHECK(r.losses.back() < 0.5 * r.losses.front());
+  WARN("held-out accuracy: Slice-GCN " << r.gcn_test_accuracy << ", XGBoost "
+                                       << r.xgb_test_accuracy);
+  CHECK(r.gcn_test_accuracy >= 0.75);
+  CHECK(model.shape().conv == 16);
+  SECTION("a label for a slice the tensor does not have is refused") {
+    auto bad = labels;
+    bad[0].slice = 90;
+    REQUIRE_THROWS_WITH(train_slice_gcn(bad, dir.path.string(), o, model),
+                        Catch::Contains("no non-empty slice 90"));
+  }
+}
+
+TEST_CASE("sp is re-derived from measured best formats by density group (§4.3)", "[models][gcn]") {
+  // Groups 0.10 .. 0.25; Dense is best for some slices from 0.20, for all from 0.23 on.
+  std::vector<double> density;
+  std::vector<int> best;
+  for (int g = 10; g <= 25; ++g)
+    for (int i = 0; i < 10; ++i) {
+      density.push_back(g / 100.0 + 0.001 * (i % 3));
+      best.push_back(g >= 23 || (g >= 20 && i < g - 15) ? 4 : i % 4);
+    }
+  const auto d = derive_sparsity_threshold(density, best);
+  REQUIRE(d.groups.size() == 16);
+  CHECK(d.groups[0].density == Approx(0.10));
+  CHECK(d.groups[10].share == Approx(0.5));  // 0.20: Dense for i < 5
+  CHECK(d.groups[12].share == Approx(0.7));  // 0.22: Dense for i < 7
+  CHECK(d.threshold == Approx(0.23));
+  best.back() = 0;  // the densest group no longer all Dense: no threshold
+  CHECK(std::isnan(derive_sparsity_threshold(density, best).threshold));
+}

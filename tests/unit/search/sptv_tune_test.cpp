@@ -1,0 +1,105 @@
+// tune --op sptv without a GPU: predict the slice formats, emit, check on the CPU, compile.
+#include "search/sptv_tune.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/reference.hpp"
+#include "graph/format.hpp"
+#include "graph/interpreter.hpp"
+#include "io/tns.hpp"
+#include "models/slice_gcn.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetune;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kTensor = std::string(SPARSETUNE_TEST_DATA_DIR) + "/order3.tns";
+
+search::SptvTuneOptions options(const testing::TempDir& t, const std::string& tensor, int mode) {
+  search::SptvTuneOptions o;
+  o.tensor = tensor;
+  o.mode = mode;
+  o.out_dir = (t.path / "out").string();
+  o.use_gpu = false;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("tune --op sptv --budget 0 predicts, emits and compiles every mode", "[search][sptv]") {
+  const auto x = io::read_tns(kTensor);
+  for (int mode = 0; mode < 3; ++mode) {
+    INFO("mode " << mode);
+    testing::TempDir t("sparsetune-sptv-tune");
+    const auto r = search::tune_sptv(options(t, kTensor, mode));
+    for (const char* f :
+         {"format.safetensors", "kernel.cu", "kernel.h", "graph.json", "report.json"})
+      CHECK(fs::file_size(t.path / "out" / f) > 0);
+    std::ifstream in(t.path / "out" / "report.json");
+    const auto j = nlohmann::json::parse(in);
+    CHECK(j["op"] == "sptv");
+    CHECK(j["mode"] == mode);
+    CHECK(j["measured"] == false);
+    // The structural rule unless a trained model ships for sm_90.
+    const auto predictor = j["selection"]["predictor"].get<std::string>();
+    CHECK((predictor.find("structural rule") == 0 || predictor.find("slice-gcn") == 0));
+    CHECK(j["cpu_check"]["error"].get<double>() <= j["cpu_check"]["tolerance"].get<double>());
+    CHECK(j["compile"]["arch"] == "sm_90");
+    // The binary read back computes Y = X ×_mode v as the fp64 reference does.
+    const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
+    CHECK(f.op == "sptv");
+    CHECK(f.sptv.mode == mode);
+    std::vector<double> v(x.dims[mode]);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = 1.0 + static_cast<double>(i);
+    CHECK(relative_l2_error(graph::interpret(f, v), sptv_reference(x, mode, v).val) < 1e-12);
+  }
+}
+
+TEST_CASE("tune --op sptv uses a Slice-GCN model when given one", "[search][sptv]") {
+  testing::TempDir t("sparsetune-sptv-tune");
+  models::GcnShape s;
+  s.conv = 4;
+  s.hidden = 4;
+  models::GcnModelInfo info;
+  info.labels = "synthetic";
+  info.date = "2026-01-01";
+  models::SliceGcn(s, 1).save(t.file("gcn.safetensors"), info);
+  auto o = options(t, kTensor, 2);
+  o.model = t.file("gcn.safetensors");
+  o.sparsity_threshold = 1.01;  // every slice goes to stage 2
+  o.dtype = "f32";
+  const auto r = search::tune_sptv(o);
+  CHECK(r.report["selection"]["predictor"].get<std::string>().find("slice-gcn") == 0);
+  for (const auto& sl : r.report["slices"]) CHECK(sl["by"] == "slice-gcn");
+}
+
+TEST_CASE("tune --op sptv refuses bad input by name, writing nothing", "[search][sptv]") {
+  testing::TempDir t("sparsetune-sptv-tune");
+  REQUIRE_THROWS_WITH(search::tune_sptv(options(t, kTensor, 3)), Catch::Contains("--mode 3"));
+  auto o = options(t, kTensor, 0);
+  o.model = t.file("missing.safetensors");
+  REQUIRE_THROWS_WITH(search::tune_sptv(o), Catch::Contains("missing.safetensors"));
+  CHECK(!fs::exists(t.path / "out"));
+}
+
+TEST_CASE("tune --op sptv --batches cuts every slice format into parts", "[search][sptv]") {
+  testing::TempDir t("sparsetune-sptv-tune");
+  const std::string tensor = std::string(SPARSETUNE_TEST_DATA_DIR) + "/order3.tns";
+  auto o = options(t, tensor, 1);
+  o.batches = 3;
+  const auto r = search::tune_sptv(o);
+  const auto& div = r.report["graph"]["ops"][0];
+  CHECK(div["op"] == "SLICE_DIV");
+  CHECK(div["branches"].size() == 3);  // three non-empty slices, one format
+  const auto x = io::read_tns(tensor);
+  const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
+  std::vector<double> v(x.dims[1], 1.5);
+  CHECK(relative_l2_error(graph::interpret(f, v), sptv_reference(x, 1, v).val) < 1e-12);
+  o.batches = 0;
+  REQUIRE_THROWS_WITH(search::tune_sptv(o), Catch::Contains("--batches"));
+}
