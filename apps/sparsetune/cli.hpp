@@ -23,6 +23,8 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g);
 void add_run_command(CLI::App& app, const GlobalOptions& g);
 void add_report_command(CLI::App& app, const GlobalOptions& g);
 void add_eval_command(CLI::App& app, const GlobalOptions& g);
+void add_train_command(CLI::App& app, const GlobalOptions& g);
+void add_collect_command(CLI::App& app, const GlobalOptions& g);
 
 // Prints rows as an aligned two-or-more-column text table.
 void print_table(const std::vector<std::vector<std::string>>& rows);

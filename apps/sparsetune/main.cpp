@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
   cli::add_run_command(app, g);
   cli::add_report_command(app, g);
   cli::add_eval_command(app, g);
+  cli::add_train_command(app, g);
+  cli::add_collect_command(app, g);
 
   try {
     app.parse(argc, argv);

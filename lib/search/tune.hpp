@@ -42,6 +42,10 @@ struct TuneOptions {
   SourceEdit edit_source;  // for tests: edits each candidate's kernel source before NVRTC
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
   std::string arch;  // NVRTC target without a GPU ("": sm_90)
+  // Rank by the learned model of the architecture when one is there and current (else, or when
+  // false, by the cost model); models_dir "": default_models_dir().
+  bool learned = true;
+  std::string models_dir;
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const Progress&)> progress;
 };
