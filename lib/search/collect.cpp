@@ -184,7 +184,10 @@ std::string render_progress(const CollectProgress& p, int width) {
   std::string name = p.name;
   const int room = width - static_cast<int>(std::string(head).size() + tail.size());
   if (room < static_cast<int>(name.size())) name = room > 3 ? name.substr(0, room - 3) + "..." : "";
-  return head + name + tail;
+  std::string line = head + name + tail;
+  if (static_cast<int>(line.size()) > width)
+    line.resize(static_cast<std::size_t>(std::max(0, width)));
+  return line;
 }
 
 json CollectSummary::to_json() const {
