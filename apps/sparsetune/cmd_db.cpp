@@ -60,14 +60,18 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
   exp->add_option("--arch", o->filter.arch, "Only rows of this architecture");
   exp->add_flag("--measured-only", o->filter.measured_only,
                 "Leave out predictions and failures (what train reads)");
-  exp->callback([&g, o, open] {
-    auto tdb = o->export_db.empty() ? open() : db::TuningDb(o->export_db);
+  exp->callback([&g, o] {
+    // DB may itself be an export (a JSON one is read into memory).
+    const auto tdb = o->export_db.empty()
+                         ? std::make_unique<db::TuningDb>(
+                               o->path.empty() ? db::TuningDb::default_path() : o->path)
+                         : db::open_database(o->export_db);
     if (o->out.empty()) {
-      for (const auto& m : tdb.measurements(o->fingerprint))
+      for (const auto& m : tdb->measurements(o->fingerprint))
         std::printf("%s\n", db::measurement_json(m).dump().c_str());
       return;
     }
-    const auto st = db::export_to(tdb, o->out, o->filter);
+    const auto st = db::export_to(*tdb, o->out, o->filter);
     nlohmann::json j = {{"path", o->out},
                         {"matrices", st.matrices},
                         {"runs", st.runs},

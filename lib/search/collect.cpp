@@ -122,6 +122,9 @@ std::vector<CollectItem> read_collect_list(const std::string& list_or_dir) {
     std::sort(files.begin(), files.end());
     for (const auto& f : files) items.push_back({f, f, matrix_name(f), "", std::nullopt});
     if (items.empty()) throw Error(list_or_dir + ": no .mtx, .mtx.gz or .safetensors file in it");
+  } else if (is_matrix_file(list_or_dir)) {
+    if (!fs::is_regular_file(list_or_dir, ec)) throw Error(list_or_dir + ": no such matrix file");
+    items.push_back({list_or_dir, list_or_dir, matrix_name(list_or_dir), "", std::nullopt});
   } else {
     std::ifstream in(list_or_dir);
     if (!in) throw Error(list_or_dir + ": cannot read the list");

@@ -10,7 +10,7 @@
 //   gen KIND [param=value ...] [seed=S] [family=F]   a generated matrix (lib/gen)
 // A generated matrix is written once to the generated-matrices folder; its family (default
 // "gen:KIND") and its parameters (in its name, e.g. kron_scale=12_seed=1) are its provenance.
-// A folder stands for every .mtx, .mtx.gz and .safetensors file in it.
+// A folder stands for every .mtx, .mtx.gz and .safetensors file in it; a matrix file for itself.
 #include <atomic>
 #include <functional>
 #include <map>
