@@ -135,3 +135,16 @@ TEST_CASE("spmv-rank: a stale or broken model is not used, and why is said", "[m
   CHECK_THAT(why, Catch::Contains("format_version"));
   CHECK_THROWS_WITH(models::SpmvRanker::read(desc), Catch::Contains(desc));
 }
+
+TEST_CASE("the shipped sm_90 model is current for this program", "[models]") {
+  // A change of the features or operators makes it stale (tune would fall back to the cost
+  // model); retrain it from the rows shipped beside it:
+  //   sparsetune train --db configs/models/sm_90/training-data.json.gz
+  std::string why;
+  const auto r =
+      models::SpmvRanker::find(std::string(SPARSETUNE_CONFIG_DIR) + "/models", "sm_90", &why);
+  INFO(why);
+  REQUIRE(r);
+  CHECK(r->file().arch == "sm_90");
+  CHECK(r->file().split.contains("test"));
+}
