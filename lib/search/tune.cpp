@@ -162,7 +162,7 @@ TuneOutcome tune(const TuneOptions& o) {
   const auto seeds = load_graphs(graphs_dir);
   const auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
 
-  // Who scores candidates: the GPU through a worker, else the cost model.
+  // Who scores candidates: the GPU through a worker, else a predictor (below).
   std::string no_gpu;
   std::unique_ptr<GpuEvaluator> gpu;
   if (o.compile_only)

@@ -1,10 +1,10 @@
 #pragma once
 // `tune`: one matrix in, the fastest format and kernel found out. Reads the matrix, answers from
 // the tuning database when this matrix was tuned on this device before (unless forced), else
-// searches (on the GPU through the worker, or on the cost model alone when there is none or the
-// budget is 0), records every scored candidate, checks the winner on the CPU against the fp64
-// reference, compiles it with NVRTC, and writes DIR/format.safetensors, kernel.cu, kernel.h,
-// graph.json and report.json.
+// searches (on the GPU through the worker; when there is none or the budget is 0, on the learned
+// ranking of the architecture, or the cost model where no current one exists), records every scored
+// candidate, checks the winner on the CPU against the fp64 reference, compiles it with NVRTC, and
+// writes DIR/format.safetensors, kernel.cu, kernel.h, graph.json and report.json.
 #include <atomic>
 #include <cstdint>
 #include <functional>
