@@ -143,3 +143,36 @@ TEST_CASE("collect: the progress line", "[search]") {
                        Catch::Contains("ETA 11m40s") && Catch::Contains("elapsed 3m10s"));
   CHECK(search::render_progress(p, 60).size() <= 60);
 }
+
+TEST_CASE("collect: a matrix whose tune hangs or crashes fails alone", "[search]") {
+  testing::TempDir t("sparsetune-collect-test");
+  // Stand-ins for the sparsetune executable: one hangs on the first matrix, one crashes.
+  write(t.file("hang.sh"),
+        "#!/bin/sh\ncase \"$2\" in *general_real*) exec sleep 30;; esac\necho 'error: tune said "
+        "no' >&2\nexit 1\n");
+  write(t.file("crash.sh"), "#!/bin/sh\nkill -SEGV $$\n");
+  std::filesystem::permissions(t.file("hang.sh"), std::filesystem::perms::owner_all);
+  std::filesystem::permissions(t.file("crash.sh"), std::filesystem::perms::owner_all);
+  write(t.file("run.list"), data("general_real.mtx") + "\n" + data("symmetric_real.mtx") + "\n");
+  const auto items = search::read_collect_list(t.file("run.list"));
+  search::CollectOptions o;
+  o.db_path = t.file("tuning.db");
+  o.compile_only = true;
+  o.budget_s = 1;
+  o.per_matrix_timeout_s = 1;
+  o.work_dir = t.file("work");
+  o.program = t.file("hang.sh");
+  const auto s = search::collect(items, o);
+  REQUIRE(s.items.size() == 2);
+  CHECK(s.items[0].status == "failed");
+  CHECK_THAT(s.items[0].reason, Catch::Contains("timed out"));
+  CHECK(s.items[0].seconds < 15);
+  CHECK(s.items[1].status == "failed");
+  CHECK_THAT(s.items[1].reason,
+             Catch::Contains("error: tune said no") && Catch::Contains("exit status 1"));
+
+  o.program = t.file("crash.sh");
+  const auto c = search::collect(items, o);
+  CHECK(c.failed == 2);
+  CHECK_THAT(c.items[0].reason, Catch::Contains("killed by signal 11"));
+}
