@@ -42,6 +42,7 @@ void add_eval_command(CLI::App& app, const GlobalOptions& g) {
   struct Options {
     std::string db, out, models_dir, arch = "sm_90", model;
     std::vector<std::string> only;
+    bool test_split = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("DB", o->db, "Tuning database, or a JSON export of one")
@@ -54,14 +55,24 @@ void add_eval_command(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   cmd->add_option("--model", o->model,
                   "A learned model's description file to score instead of the shipped one");
+  cmd->add_flag(
+      "--test-split", o->test_split,
+      "Only the learned model's test matrices (never trained on), as its file lists them");
   cmd->callback([o, &g] {
     const auto db = db::open_database(o->db);
-    std::vector<report::PredictorEval> evals = {report::evaluate_cost_model(*db, o->only)};
     std::optional<models::SpmvRanker> ranker;
     if (!o->model.empty())
       ranker = models::SpmvRanker::read(o->model);
     else
       ranker = search::load_spmv_ranker(o->models_dir, o->arch);
+    if (o->test_split) {
+      if (!ranker)
+        throw Error("eval --test-split: no current learned model to take the split from");
+      o->only = ranker->test_matrices();
+      if (o->only.empty())
+        throw Error("eval --test-split: the model's file lists no test matrices");
+    }
+    std::vector<report::PredictorEval> evals = {report::evaluate_cost_model(*db, o->only)};
     if (ranker) {
       evals.push_back(report::evaluate_spmv_ranker(*db, *ranker, o->only));
       evals.push_back(report::evaluate_spmv_ranker(*db, *ranker, o->only, true));

@@ -42,6 +42,14 @@ std::optional<SpmvRanker> SpmvRanker::find(const std::string& dir, const std::st
   }
 }
 
+std::vector<std::string> SpmvRanker::test_matrices() const {
+  std::vector<std::string> names;
+  if (const auto it = file_.split.find("test"); it != file_.split.end() && it->is_array())
+    for (const auto& n : *it)
+      if (n.is_string()) names.push_back(n.get<std::string>());
+  return names;
+}
+
 std::vector<double> SpmvRanker::predict_us(
     const MatrixInputs& m, const std::vector<const graph::Graph*>& candidates) const {
   if (candidates.empty()) return {};

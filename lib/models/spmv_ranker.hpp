@@ -40,6 +40,8 @@ class SpmvRanker {
                                  const std::vector<const graph::Graph*>& candidates) const;
 
   const ModelFile& file() const { return file_; }
+  // The matrices held out of its training (the description's split.test), by name.
+  std::vector<std::string> test_matrices() const;
   const XgbRegressor& booster() const { return booster_; }
 
  private:

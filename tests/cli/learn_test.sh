@@ -63,6 +63,8 @@ expect_ok "eval with the learned model" "$st" eval "$tmp/f.db" --models-dir "$tm
 expect_out "eval scores the learned model" "spmv-rank over 12 matrices"
 expect_out "eval scores the cost model" "cost-model over [0-9]+ matrices"
 grep -q '"predictor": "spmv-rank"' "$tmp/eval.json" && ok || bad "eval -o lacks spmv-rank"
+expect_ok "eval --test-split" "$st" eval "$tmp/f.db" --models-dir "$tmp/models" --test-split
+expect_out "eval --test-split scores the held-out matrices only" "spmv-rank over [1-9] matrices"
 
 # ---- collect ----
 if "$st" --json info | grep -q '"devices": \[\]'; then
