@@ -30,6 +30,8 @@ void add_eval_command(CLI::App& app, const GlobalOptions& g);
 void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g);
 // tune --op sptv (cmd_tune_sptv.cpp).
 void run_tune_sptv(const search::SptvTuneOptions& o, const GlobalOptions& g);
+void add_train_command(CLI::App& app, const GlobalOptions& g);
+void add_collect_command(CLI::App& app, const GlobalOptions& g);
 
 // Prints rows as an aligned two-or-more-column text table.
 void print_table(const std::vector<std::vector<std::string>>& rows);

@@ -3,38 +3,19 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "db/db_export.hpp"
 #include "db/tuning_db.hpp"
 
 namespace sparsetune::cli {
-
-namespace {
-nlohmann::json to_json(const db::Measurement& m) {
-  return {{"fingerprint", m.fingerprint},
-          {"op", m.op},
-          {"dtype", m.dtype},
-          {"n", m.n},
-          {"device", m.device},
-          {"arch", m.arch},
-          {"tool_version", m.tool_version},
-          {"candidate", m.candidate},
-          {"graph", m.graph},
-          {"params", m.params},
-          {"time_us", m.time_us},
-          {"gflops", m.gflops},
-          {"gbps", m.gbps},
-          {"error", m.error},
-          {"ok", m.ok},
-          {"failure", m.failure}};
-}
-}  // namespace
 
 void add_db_command(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand("db", "Inspect, export and merge tuning databases");
   cmd->require_subcommand(1);
   // Options outlive this function: CLI11 writes into them while parsing.
   struct Options {
-    std::string path, fingerprint;
+    std::string path, fingerprint, export_db, out;
     std::vector<std::string> others;
+    db::ExportFilter filter;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--db", o->path, "Database file (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
@@ -67,12 +48,38 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
         print_table(rows);
       });
 
-  auto* exp = cmd->add_subcommand("export", "Every measurement as JSON lines on stdout");
-  exp->add_option("--fingerprint", o->fingerprint, "Only this matrix");
-  exp->callback([o, open] {
-    auto tdb = open();
-    for (const auto& m : tdb.measurements(o->fingerprint))
-      std::printf("%s\n", to_json(m).dump().c_str());
+  auto* exp = cmd->add_subcommand(
+      "export",
+      "Write a self-contained copy (-o FILE.json[.gz] or FILE.db; train and eval read it), or "
+      "every measurement as JSON lines on stdout");
+  exp->add_option("DB", o->export_db, "Database to export (default: --db)")
+      ->check(CLI::ExistingFile);
+  exp->add_option("-o,--out", o->out, "Output: .json, .json.gz (one JSON document) or .db");
+  exp->add_option("--fingerprint", o->fingerprint, "JSON lines: only this matrix");
+  exp->add_option("--only", o->filter.only, "Only these matrices (names)");
+  exp->add_option("--arch", o->filter.arch, "Only rows of this architecture");
+  exp->add_flag("--measured-only", o->filter.measured_only,
+                "Leave out predictions and failures (what train reads)");
+  exp->callback([&g, o] {
+    // DB may itself be an export (a JSON one is read into memory).
+    const auto tdb = o->export_db.empty()
+                         ? std::make_unique<db::TuningDb>(
+                               o->path.empty() ? db::TuningDb::default_path() : o->path)
+                         : db::open_database(o->export_db);
+    if (o->out.empty()) {
+      for (const auto& m : tdb->measurements(o->fingerprint))
+        std::printf("%s\n", db::measurement_json(m).dump().c_str());
+      return;
+    }
+    const auto st = db::export_to(*tdb, o->out, o->filter);
+    nlohmann::json j = {{"path", o->out},
+                        {"matrices", st.matrices},
+                        {"runs", st.runs},
+                        {"measurements", st.measurements}};
+    if (g.json) return print_json(j);
+    std::printf("%s: %lld matrices, %lld runs, %lld measurements\n", o->out.c_str(),
+                static_cast<long long>(st.matrices), static_cast<long long>(st.runs),
+                static_cast<long long>(st.measurements));
   });
 
   auto* merge = cmd->add_subcommand("merge", "Copy the rows of other databases into this one");

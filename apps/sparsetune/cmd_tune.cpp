@@ -63,6 +63,11 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                 "No GPU: design and compile every candidate on the full matrix, score it by the "
                 "cost model (the search's CPU side, as a GPU run does it)");
   cmd->add_option("--arch", o->arch, "NVRTC target when no GPU is present (default sm_90)");
+  cmd->add_option("--models-dir", o->models_dir,
+                  "Folder of the learned models, by architecture (default: configs/models)");
+  cmd->add_flag(
+      "--cost-model", [o](std::int64_t) { o->learned = false; },
+      "Rank by the analytic cost model even where a learned model exists");
   cmd->callback([o, t, mode, &g] {
     if (o->op == "sptv") {
       if (mode->count() == 0) throw CLI::ValidationError("--mode", "--op sptv needs --mode");

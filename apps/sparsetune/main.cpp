@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
   cli::add_report_command(app, g);
   cli::add_eval_command(app, g);
   cli::add_slice_gcn_command(app, g);
+  cli::add_train_command(app, g);
+  cli::add_collect_command(app, g);
 
   try {
     app.parse(argc, argv);

@@ -1,7 +1,10 @@
 #pragma once
 // A gradient-boosted tree regressor (XGBoost C API) over small dense tables: the search trains one
-// per operator-graph structure on the parameters measured so far and predicts the fine grid.
+// per operator-graph structure on the parameters measured so far and predicts the fine grid; the
+// shipped predictors (models/spmv_ranker.hpp) are saved ones, loaded again from their bytes.
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace sparsetune::models {
@@ -12,7 +15,9 @@ struct XgbOptions {
   double eta = 0.3;   // learning rate
   double min_child_weight = 1.0;
   std::uint64_t seed = 0;
-  int threads = 1;  // one thread: results are reproducible and the tables are tiny
+  int threads = 1;         // one thread: results are reproducible and the tables are tiny
+  double subsample = 1.0;  // rows drawn per tree
+  double colsample = 1.0;  // columns drawn per tree
 };
 
 class XgbRegressor {
@@ -26,9 +31,17 @@ class XgbRegressor {
 
   // Trains on rows x (all of one width) and targets y; replaces any earlier model. Throws Error
   // on an empty or ragged table, a non-finite value, or a library failure.
-  void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y);
+  // `weights` (one per row, or empty) weigh the rows' errors.
+  void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+           const std::vector<double>& weights = {});
   // One prediction per row; throws Error before fit() or on a row of the wrong width.
   std::vector<double> predict(const std::vector<std::vector<double>>& x) const;
+
+  // The trained model in XGBoost's JSON model format; throws Error before fit().
+  std::string save() const;
+  // A model saved by save(), for rows of `width` values; throws Error naming `source` when the
+  // bytes are not one.
+  static XgbRegressor load(std::string_view bytes, std::size_t width, const std::string& source);
 
   bool fitted() const { return booster_ != nullptr; }
   std::size_t width() const { return width_; }

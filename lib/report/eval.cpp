@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "models/rank_score.hpp"
+#include "models/training_set.hpp"
 #include "report/rows.hpp"
 
 namespace sparsetune::report {
@@ -34,6 +36,7 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std:
 
   PredictorEval e;
   e.predictor = "cost-model";
+  e.note = "its predictions stored beside the measured candidates it ranked";
   double log_sum = 0;
   int top1 = 0;
   for (const auto& [k, a] : acc) {
@@ -68,6 +71,37 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std:
   return e;
 }
 
+PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRanker& ranker,
+                                   const std::vector<std::string>& only, bool as_cost_model) {
+  const auto t = models::read_spmv_training_set(db, ranker.file().arch, true);
+  std::vector<std::size_t> which;
+  std::vector<std::vector<double>> predicted;
+  for (std::size_t m = 0; m < t.matrices.size(); ++m) {
+    const auto& s = t.matrices[m];
+    if (!only.empty() && std::find(only.begin(), only.end(), s.name) == only.end()) continue;
+    std::vector<const graph::Graph*> graphs;
+    for (const auto& x : s.samples) graphs.push_back(&x.graph);
+    which.push_back(m);
+    predicted.push_back(ranker.predict_us({s.features, s.dtype, s.rows, s.cols, s.nnz}, graphs));
+    if (as_cost_model)
+      for (std::size_t k = 0; k < s.samples.size(); ++k)
+        if (!(s.samples[k].cost_model_us > 0)) predicted.back()[k] = std::nan("");
+  }
+  const auto r = models::score_picks(t, which, predicted);
+  PredictorEval e;
+  e.predictor = ranker.file().model + (as_cost_model ? " (cost model's candidates)" : "");
+  e.note = ranker.file().arch + ", trained " + ranker.file().created + " on " +
+           ranker.file().training_set.value("fingerprint", "?");
+  for (const auto& p : r.matrices)
+    e.matrices.push_back({p.name, "spmv", p.dtype, p.device, p.ranked, p.pick, p.oracle, p.pick_us,
+                          p.oracle_us, p.share});
+  e.top1 = r.top1;
+  e.geomean_share = r.geomean_share;
+  e.min_share = r.min_share;
+  e.within_10_percent = r.within_10_percent;
+  return e;
+}
+
 nlohmann::json to_json(const PredictorEval& e) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : e.matrices)
@@ -82,6 +116,7 @@ nlohmann::json to_json(const PredictorEval& e) {
                     {"oracle_us", r.oracle_us},
                     {"share_of_oracle", r.share}});
   return {{"predictor", e.predictor},
+          {"note", e.note},
           {"matrices", e.matrices.size()},
           {"top1_accuracy", e.top1},
           {"geomean_share_of_oracle", e.geomean_share},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "db/tuning_db.hpp"
+#include "models/spmv_ranker.hpp"
 
 namespace sparsetune::report {
 
@@ -20,7 +21,8 @@ struct PickResult {
 };
 
 struct PredictorEval {
-  std::string predictor;  // "cost-model"
+  std::string predictor;  // "cost-model", "spmv-rank"
+  std::string note;       // what it ranked, e.g. the model's architecture and training set
   std::vector<PickResult> matrices;
   double top1 = 0;           // share of matrices where the pick is the oracle
   double geomean_share = 0;  // geometric mean of share
@@ -31,6 +33,14 @@ struct PredictorEval {
 // Only matrices named in `only` when it is not empty.
 PredictorEval evaluate_cost_model(const db::TuningDb& db,
                                   const std::vector<std::string>& only = {});
+
+// The learned SpMV ranking: on every matrix with measured candidates of the model's architecture,
+// its pick among them (all of them ranked) against the fastest one. With `as_cost_model`, it
+// ranks only the candidates the cost model had ranked, so the two picks are made from the same
+// candidates.
+PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRanker& ranker,
+                                   const std::vector<std::string>& only = {},
+                                   bool as_cost_model = false);
 
 nlohmann::json to_json(const PredictorEval& e);
 

@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "db/db_export.hpp"
 #include "graph/graph.hpp"
 #include "io/file_bytes.hpp"
 #include "io/staged_folder.hpp"
@@ -274,8 +275,8 @@ ReportOutcome write_report(const ReportOptions& o) {
     throw Error(o.database + ": no such tuning database");
   ReportOutcome out;
   {
-    const db::TuningDb db(o.database);
-    out.data = collect(db);
+    const auto db = db::open_database(o.database);  // a database or a JSON export of one
+    out.data = collect(*db);
   }
   io::StagedFolder staged(o.out_dir);
   staged.add("matrices.csv", matrices_csv(out.data));

@@ -24,6 +24,7 @@ struct Candidate {
   std::string origin;               // baseline | seed:<name> | grown
   int level = 2;                    // 2: coarse grid, 3: predicted from the fine grid
   double predicted_us = -1;         // the cost model's time, where it ranked this one; -1: none
+  double learned_us = -1;           // the learned ranking's time, where it ranked this one
 };
 
 struct Evaluation {

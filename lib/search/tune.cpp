@@ -22,6 +22,7 @@
 #include "search/bench_record.hpp"
 #include "search/compile_only_evaluator.hpp"
 #include "search/gpu_evaluator.hpp"
+#include "search/learned_evaluator.hpp"
 #include "search/row_sample.hpp"
 #include "search/screen.hpp"
 #include "search/space.hpp"
@@ -67,6 +68,8 @@ db::Measurement measurement_of(const Scored& h, const std::string& fp, const Tun
   // The cost model's time beside the measured one: the report's predicted-vs-measured plot.
   if (h.candidate.predicted_us > 0 && h.evaluation.measured)
     params["predicted_us"] = h.candidate.predicted_us;
+  if (h.candidate.learned_us > 0 && h.evaluation.measured)
+    params["learned_us"] = h.candidate.learned_us;
   m.params = params.dump();
   m.time_us = h.evaluation.time_us;
   m.gflops = h.evaluation.gflops;
@@ -159,21 +162,21 @@ TuneOutcome tune(const TuneOptions& o) {
   const auto seeds = load_graphs(graphs_dir);
   const auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
 
-  // Who scores candidates: the GPU through a worker, else the cost model.
+  // Who scores candidates: the GPU through a worker, else a predictor (below).
   std::string no_gpu;
   std::unique_ptr<GpuEvaluator> gpu;
   if (o.compile_only)
     no_gpu =
         "--compile-only: designed and compiled on the full matrix, predicted by the cost model";
   else if (o.budget_s == 0)
-    no_gpu = "--budget 0: predicted by the cost model only";
+    no_gpu = "--budget 0: predicted only";
   else if (!o.use_gpu)
-    no_gpu = "GPU use disabled: predicted by the cost model only";
+    no_gpu = "GPU use disabled: predicted only";
   else {
     gpu = std::make_unique<GpuEvaluator>(a, o.dtype, o.launch);
     std::string why;
     if (!gpu->open(&why)) {
-      no_gpu = why + ": predicted by the cost model only";
+      no_gpu = why + ": predicted only";
       gpu.reset();
     }
   }
@@ -184,16 +187,25 @@ TuneOutcome tune(const TuneOptions& o) {
   std::unique_ptr<CompileOnlyEvaluator> compile_only;
   if (o.compile_only)
     compile_only = std::make_unique<CompileOnlyEvaluator>(a, o.dtype, arch, o.edit_source);
+  json feature_row = json::object();  // as the database stores them: {"group.name": value}
+  for (const auto& x : feats) feature_row[x.group + "." + x.name] = x.value;
+  // The learned ranking of this architecture, when one is shipped and current: it scores a
+  // predict-only search and orders a measuring search's seeds. Else the cost model does both.
+  std::optional<models::SpmvRanker> ranker;
+  if (o.learned) ranker = load_spmv_ranker(o.models_dir, arch);
+  std::unique_ptr<LearnedEvaluator> learned;
+  if (ranker)
+    learned = std::make_unique<LearnedEvaluator>(
+        model, *ranker, models::MatrixInputs{feature_row, o.dtype, a.rows, a.cols, a.nnz()}, a);
+  Evaluator& predictor = learned ? static_cast<Evaluator&>(*learned) : model;
+  const std::string ranked_by =
+      learned ? "the learned " + ranker->file().model + " model (" + arch + ")" : "the cost model";
   Evaluator& eval = gpu            ? static_cast<Evaluator&>(*gpu)
                     : compile_only ? static_cast<Evaluator&>(*compile_only)
-                                   : model;
+                                   : predictor;
 
   db::TuningDb db(o.db_path.empty() ? db::TuningDb::default_path() : o.db_path);
-  db.put_matrix({fp, name_of(o.matrix), a.rows, a.cols, a.nnz(), [&] {
-                   json f = json::object();
-                   for (const auto& x : feats) f[x.group + "." + x.name] = x.value;
-                   return f.dump();
-                 }()});
+  db.put_matrix({fp, name_of(o.matrix), a.rows, a.cols, a.nnz(), feature_row.dump()});
 
   std::vector<Scored> ranked;  // candidates to emit, best first
   bool starved = false;        // the budget left the search no time
@@ -211,7 +223,7 @@ TuneOutcome tune(const TuneOptions& o) {
     graph::validate(s.candidate.graph, "tuning database");
     s.candidate.origin = "database";
     s.evaluation.ok = true;
-    s.evaluation.measured = eval.device() != "cost-model";
+    s.evaluation.measured = eval.measures();
     s.evaluation.time_us = cached->time_us;
     s.evaluation.gflops = cached->gflops;
     s.evaluation.gbs = cached->gbps;
@@ -224,7 +236,7 @@ TuneOutcome tune(const TuneOptions& o) {
     so.max_candidates = o.max_candidates > 0 ? o.max_candidates : (o.budget_s == 0 ? 64 : 0);
     so.seed = o.seed;
     so.dtype = o.dtype;
-    so.predictor = &model;
+    so.predictor = &predictor;
     so.stop = o.stop;
     so.progress = o.progress;
     // Every candidate is committed as it is scored (one transaction each): a killed tune keeps
@@ -268,6 +280,7 @@ TuneOutcome tune(const TuneOptions& o) {
     });
     search_json = r.stats.to_json();
     search_json["from_database"] = false;
+    search_json["ranked_by"] = ranked_by;
     if (!screen_json.is_null()) {
       // Candidates and structures count the sample's search plus the full matrix's measurements.
       search_json["screened_on_sample"] = screen_json;
@@ -383,10 +396,13 @@ TuneOutcome tune(const TuneOptions& o) {
       {"dtype", o.dtype},
       {"measured", measured},
       {"measurement_note",
-       measured ? "timed on the GPU: median of runs each after an L2 flush (\"warm\": back-to-back "
-                  "runs, no flush)"
-                : (no_gpu.empty() ? (gpu ? gpu->note() : std::string()) : no_gpu) +
-                      "; nothing was measured: times are the cost model's predictions"},
+       measured
+           ? "timed on the GPU: median of runs each after an L2 flush (\"warm\": back-to-back "
+             "runs, no flush)"
+           : (no_gpu.empty() ? (gpu ? gpu->note() : std::string()) : no_gpu) +
+                 "; nothing was measured: times are " +
+                 (compile_only || !learned ? std::string("the cost model's") : ranked_by + "'s") +
+                 " predictions"},
       {"device", eval.device()},
       {"arch", arch},
       {"features", f},

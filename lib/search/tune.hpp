@@ -1,10 +1,10 @@
 #pragma once
 // `tune`: one matrix in, the fastest format and kernel found out. Reads the matrix, answers from
 // the tuning database when this matrix was tuned on this device before (unless forced), else
-// searches (on the GPU through the worker, or on the cost model alone when there is none or the
-// budget is 0), records every scored candidate, checks the winner on the CPU against the fp64
-// reference, compiles it with NVRTC, and writes DIR/format.safetensors, kernel.cu, kernel.h,
-// graph.json and report.json.
+// searches (on the GPU through the worker; when there is none or the budget is 0, on the learned
+// ranking of the architecture, or the cost model where no current one exists), records every scored
+// candidate, checks the winner on the CPU against the fp64 reference, compiles it with NVRTC, and
+// writes DIR/format.safetensors, kernel.cu, kernel.h, graph.json and report.json.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -42,6 +42,10 @@ struct TuneOptions {
   SourceEdit edit_source;  // for tests: edits each candidate's kernel source before NVRTC
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
   std::string arch;  // NVRTC target without a GPU ("": sm_90)
+  // Rank by the learned model of the architecture when one is there and current (else, or when
+  // false, by the cost model); models_dir "": default_models_dir().
+  bool learned = true;
+  std::string models_dir;
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const Progress&)> progress;
 };

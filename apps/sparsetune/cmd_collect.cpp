@@ -1,0 +1,78 @@
+// `sparsetune collect LIST|DIR --op spmv`: tunes a corpus one matrix at a time into the tuning
+// database (search/collect.hpp), with a progress line and ETA on stderr.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "cli.hpp"
+#include "search/collect.hpp"
+#include "search/interrupt.hpp"
+
+namespace sparsetune::cli {
+
+void add_collect_command(CLI::App& app, const GlobalOptions& g) {
+  auto* cmd = app.add_subcommand(
+      "collect", "Measure a corpus into the tuning database, one matrix at a time (resumable)");
+  struct Options {
+    std::string list, op = "spmv";
+    search::CollectOptions c;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("LIST", o->list,
+                  "List of matrices (PATH [FAMILY], or gen KIND name=value ... seed=S), or a "
+                  "folder of matrix files")
+      ->required();
+  cmd->add_option("--op", o->op, "Operation")
+      ->check(CLI::IsMember({"spmv"}))
+      ->capture_default_str();
+  cmd->add_option("--dtype", o->c.dtype, "Value type")
+      ->check(CLI::IsMember({"f64", "f32"}))
+      ->capture_default_str();
+  cmd->add_option("--budget", o->c.budget_s, "tune's search budget per matrix, seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--per-matrix-timeout", o->c.per_matrix_timeout_s,
+                  "Hard limit per matrix, seconds (default 3 x budget + 60)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--db", o->c.db_path,
+                  "Tuning database (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
+  cmd->add_option("--gen-dir", o->c.gen_dir,
+                  "Folder of the generated matrices (default: beside the database, generated/)");
+  cmd->add_option("--work-dir", o->c.work_dir,
+                  "Keep each matrix's tune output and log here (default: a temporary folder)");
+  cmd->add_flag(
+      "--compile-only", o->c.compile_only,
+      "No GPU: tune --compile-only per matrix (the search's CPU side, cost-model scores)");
+  cmd->callback([o, &g] {
+    search::InterruptGuard guard;
+    o->c.stop = &guard.flag();
+    const auto items = search::read_collect_list(o->list);
+    const bool tty = isatty(2);
+    o->c.progress = [tty](const search::CollectProgress& p) {
+      const auto line = search::render_progress(p, 110);
+      std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
+      std::fflush(stderr);
+    };
+    const auto s = search::collect(items, o->c);
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    if (g.json) {
+      print_json(s.to_json());
+    } else {
+      std::vector<std::vector<std::string>> rows = {{"matrix", "status", "seconds", "reason"}};
+      for (const auto& i : s.items)
+        rows.push_back({i.name, i.status, fixed(i.seconds, 1), i.reason});
+      print_table(rows);
+      std::printf("\n%s: %d done, %d skipped (done before), %d failed in %.0f s%s\n",
+                  s.device.c_str(), s.done, s.skipped, s.failed, s.seconds,
+                  s.interrupted ? " (interrupted: the same command resumes)" : "");
+    }
+    // Exit status: 130 interrupted, 1 some matrix failed (each one's reason is above).
+    std::fflush(stdout);
+    if (s.interrupted) std::exit(130);
+    if (s.failed > 0) std::exit(1);
+  });
+}
+
+}  // namespace sparsetune::cli

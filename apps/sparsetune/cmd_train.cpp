@@ -1,0 +1,98 @@
+// `sparsetune train --model NAME|all --db DB [-o DIR]`: builds predictors from a tuning database
+// (or a JSON export of one) and writes them under DIR/<arch>/ with a training report.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cli.hpp"
+#include "db/db_export.hpp"
+#include "models/predictors.hpp"
+#include "search/learned_evaluator.hpp"
+
+namespace sparsetune::cli {
+
+namespace {
+
+std::string pct(const nlohmann::json& j, const char* k) {
+  return fixed(100 * j.value(k, 0.0), 1) + " %";
+}
+
+void print_report(const nlohmann::json& r) {
+  const auto& t = r["training_set"];
+  const auto& s = r["split"];
+  std::printf("%s for %s (%s), trained on %s: %lld of %lld matrices, %lld rows\n",
+              r["model"].get<std::string>().c_str(), r["arch"].get<std::string>().c_str(),
+              r["device"].get<std::string>().c_str(), t.value("database", "?").c_str(),
+              static_cast<long long>(s.value("train_matrices", 0)),
+              static_cast<long long>(t.value("all_matrices", 0)),
+              static_cast<long long>(t.value("rows", 0)));
+  std::vector<std::vector<std::string>> rows = {
+      {"", "matrices", "MSE", "top-1", "share of oracle (geo. mean)", "worst"}};
+  auto row = [&](const std::string& name, const nlohmann::json& x, bool mse) {
+    rows.push_back({name, std::to_string(x.value("matrices", 0)),
+                    mse ? fixed(x.value("mse", 0.0), 4) : "-", pct(x, "top1_accuracy"),
+                    pct(x, "geomean_share_of_oracle"), pct(x, "min_share_of_oracle")});
+  };
+  row("train", r["train"], true);
+  row("test", r["test"], true);
+  row("test, cost model's candidates", r["test_on_cost_model_candidates"], true);
+  row("cost model, test", r["cost_model_test"], false);
+  print_table(rows);
+  if (r.contains("files"))
+    for (const auto& f : r["files"]) std::printf("wrote %s\n", f.get<std::string>().c_str());
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, const GlobalOptions& g) {
+  auto* cmd = app.add_subcommand("train", "Build the predictors from a tuning database");
+  struct Options {
+    std::string model = "all", db;
+    bool dry = false;
+    models::TrainOptions t;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--model", o->model, "Predictor to build (spmv-rank), or all")
+      ->capture_default_str();
+  cmd->add_option("--db", o->db, "Tuning database, or a JSON export of one (db export)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--out", o->t.out_dir,
+                  "Models folder; each model goes to OUT/<arch>/ (default: configs/models)");
+  cmd->add_flag("--no-write", o->dry, "Train and report, write nothing");
+  cmd->add_option("--arch", o->t.arch, "Train on this architecture's measurements (sm_90)");
+  cmd->add_option("--seed", o->t.split.seed, "Seed of the split and of XGBoost")
+      ->capture_default_str();
+  cmd->add_option("--test-fraction", o->t.split.test_fraction,
+                  "Share of the matrices held out for the test")
+      ->check(CLI::Range(0.05, 0.95))
+      ->capture_default_str();
+  cmd->add_option("--folds", o->t.split.folds, "Cross-validation folds of the training part")
+      ->check(CLI::Range(2, 20))
+      ->capture_default_str();
+  cmd->add_option("--threads", o->t.threads, "XGBoost threads (1: reproducible bit for bit)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->callback([o, &g] {
+    const auto db = db::open_database(o->db);
+    if (o->dry)
+      o->t.out_dir.clear();
+    else if (o->t.out_dir.empty())
+      o->t.out_dir = search::default_models_dir();
+    o->t.database = std::filesystem::path(o->db).filename().string();
+    std::vector<const models::Predictor*> which;
+    if (o->model == "all")
+      for (const auto& p : models::predictors()) which.push_back(&p);
+    else
+      which.push_back(&models::find_predictor(o->model));
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto* p : which) {
+      const auto r = p->train(*db, o->t);
+      if (!g.json) print_report(r.report);
+      all.push_back(r.report);
+    }
+    if (g.json) print_json(all.size() == 1 ? all[0] : all);
+  });
+}
+
+}  // namespace sparsetune::cli

@@ -1,0 +1,260 @@
+#include "db/db_export.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "io/file_bytes.hpp"
+
+namespace sparsetune::db {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "sparsetune-db-export";
+constexpr int kVersion = 1;
+
+json run_json(const Run& r) {
+  return {{"fingerprint", r.fingerprint},
+          {"op", r.op},
+          {"dtype", r.dtype},
+          {"n", r.n},
+          {"device", r.device},
+          {"arch", r.arch},
+          {"tool_version", r.tool_version},
+          {"family", r.family},
+          {"winner", r.winner},
+          {"winner_us", r.winner_us},
+          {"baseline", r.baseline},
+          {"baseline_us", r.baseline_us},
+          {"peak_gbs", r.peak_gbs},
+          {"search_s", r.search_s},
+          {"wall_s", r.wall_s},
+          {"candidates", r.candidates},
+          {"structures", r.structures},
+          {"failures", r.failures},
+          {"from_database", r.from_database}};
+}
+
+// Typed field access that names the entry at fault.
+class Entry {
+ public:
+  Entry(const json& j, std::string where) : j_(j), where_(std::move(where)) {
+    if (!j.is_object()) throw Error(where_ + ": not an object");
+  }
+  std::string text(const char* k, bool required = true) const {
+    const auto it = j_.find(k);
+    if (it == j_.end() && !required) return "";
+    if (it == j_.end() || !it->is_string()) throw Error(where_ + "." + k + ": not a string");
+    return it->get<std::string>();
+  }
+  std::int64_t integer(const char* k, std::int64_t fallback) const {
+    const auto it = j_.find(k);
+    if (it == j_.end()) return fallback;
+    if (!it->is_number_integer()) throw Error(where_ + "." + k + ": not an integer");
+    return it->get<std::int64_t>();
+  }
+  double number(const char* k) const {
+    const auto it = j_.find(k);
+    if (it == j_.end()) return 0.0;
+    if (!it->is_number()) throw Error(where_ + "." + k + ": not a number");
+    return it->get<double>();
+  }
+  bool flag(const char* k, bool fallback) const {
+    const auto it = j_.find(k);
+    if (it == j_.end()) return fallback;
+    if (!it->is_boolean()) throw Error(where_ + "." + k + ": not true or false");
+    return it->get<bool>();
+  }
+
+ private:
+  const json& j_;
+  std::string where_;
+};
+
+const json& list(const json& j, const char* k, const std::string& source) {
+  static const json empty = json::array();
+  const auto it = j.find(k);
+  if (it == j.end()) return empty;
+  if (!it->is_array()) throw Error(source + ": '" + k + "' is not a list");
+  return *it;
+}
+
+}  // namespace
+
+json measurement_json(const Measurement& m) {
+  return {{"fingerprint", m.fingerprint},
+          {"op", m.op},
+          {"dtype", m.dtype},
+          {"n", m.n},
+          {"device", m.device},
+          {"arch", m.arch},
+          {"tool_version", m.tool_version},
+          {"candidate", m.candidate},
+          {"graph", m.graph},
+          {"params", m.params},
+          {"time_us", m.time_us},
+          {"gflops", m.gflops},
+          {"gbps", m.gbps},
+          {"error", m.error},
+          {"ok", m.ok},
+          {"failure", m.failure}};
+}
+
+json export_json(const TuningDb& db, const ExportFilter& f) {
+  std::set<std::string> keep;  // fingerprints of the matrices exported
+  json matrices = json::array();
+  for (const auto& m : db.matrices()) {
+    if (!f.only.empty() && std::find(f.only.begin(), f.only.end(), m.name) == f.only.end())
+      continue;
+    keep.insert(m.fingerprint);
+    json features = json::parse(m.features, nullptr, false);
+    matrices.push_back({{"fingerprint", m.fingerprint},
+                        {"name", m.name},
+                        {"rows", m.rows},
+                        {"cols", m.cols},
+                        {"nnz", m.nnz},
+                        {"features", features.is_discarded() ? json::object() : features}});
+  }
+  const bool all = f.only.empty();
+  json runs = json::array();
+  for (const auto& r : db.runs())
+    if ((all || keep.count(r.fingerprint)) && (f.arch.empty() || r.arch == f.arch))
+      runs.push_back(run_json(r));
+  json rows = json::array();
+  for (const auto& m : db.measurements()) {
+    if (!all && !keep.count(m.fingerprint)) continue;
+    if (!f.arch.empty() && m.arch != f.arch) continue;
+    if (f.measured_only && (!m.ok || m.device == "cost-model")) continue;
+    rows.push_back(measurement_json(m));
+  }
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"matrices", matrices},
+          {"runs", runs},
+          {"measurements", rows}};
+}
+
+void import_json(TuningDb& db, const json& j, const std::string& source) {
+  if (!j.is_object() || j.value("format", "") != kFormat)
+    throw Error(source + ": not a tuning-database export (\"format\": \"" + kFormat + "\")");
+  if (j.value("version", 0) != kVersion)
+    throw Error(source + ": export version " + j.value("version", json(nullptr)).dump() +
+                ", this tool reads " + std::to_string(kVersion));
+  const auto& matrices = list(j, "matrices", source);
+  for (std::size_t i = 0; i < matrices.size(); ++i) {
+    const Entry e(matrices[i], source + ": matrices[" + std::to_string(i) + "]");
+    const auto& f = matrices[i].contains("features") ? matrices[i]["features"] : json::object();
+    if (!f.is_object())
+      throw Error(source + ": matrices[" + std::to_string(i) + "].features: not an object");
+    db.put_matrix({e.text("fingerprint"), e.text("name"), e.integer("rows", 0),
+                   e.integer("cols", 0), e.integer("nnz", 0), f.dump()});
+  }
+  const auto& runs = list(j, "runs", source);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Entry e(runs[i], source + ": runs[" + std::to_string(i) + "]");
+    Run r;
+    r.fingerprint = e.text("fingerprint");
+    r.op = e.text("op");
+    r.dtype = e.text("dtype");
+    r.n = e.integer("n", 1);
+    r.device = e.text("device");
+    r.arch = e.text("arch", false);
+    r.tool_version = e.text("tool_version", false);
+    r.family = e.text("family", false);
+    r.winner = e.text("winner", false);
+    r.winner_us = e.number("winner_us");
+    r.baseline = e.text("baseline", false);
+    r.baseline_us = e.number("baseline_us");
+    r.peak_gbs = e.number("peak_gbs");
+    r.search_s = e.number("search_s");
+    r.wall_s = e.number("wall_s");
+    r.candidates = e.integer("candidates", 0);
+    r.structures = e.integer("structures", 0);
+    r.failures = e.integer("failures", 0);
+    r.from_database = e.flag("from_database", false);
+    db.add_run(r);
+  }
+  const auto& rows = list(j, "measurements", source);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Entry e(rows[i], source + ": measurements[" + std::to_string(i) + "]");
+    Measurement m;
+    m.fingerprint = e.text("fingerprint");
+    m.op = e.text("op");
+    m.dtype = e.text("dtype");
+    m.n = e.integer("n", 1);
+    m.device = e.text("device");
+    m.arch = e.text("arch", false);
+    m.tool_version = e.text("tool_version", false);
+    m.candidate = e.text("candidate");
+    m.graph = e.text("graph", false);
+    m.params = e.text("params", false);
+    m.time_us = e.number("time_us");
+    m.gflops = e.number("gflops");
+    m.gbps = e.number("gbps");
+    m.error = e.number("error");
+    m.ok = e.flag("ok", true);
+    m.failure = e.text("failure", false);
+    db.add(m);
+  }
+}
+
+Stats export_to(const TuningDb& db, const std::string& out, const ExportFilter& filter) {
+  const json j = export_json(db, filter);
+  Stats s;
+  s.matrices = static_cast<std::int64_t>(j["matrices"].size());
+  s.runs = static_cast<std::int64_t>(j["runs"].size());
+  s.measurements = static_cast<std::int64_t>(j["measurements"].size());
+  if (io::ends_with_nocase(out, ".json") || io::ends_with_nocase(out, ".json.gz")) {
+    const std::string text = j.dump(1) + "\n";
+    io::write_file_atomic(out, io::ends_with_nocase(out, ".gz") ? io::gzip(text, 9) : text);
+    return s;
+  }
+  if (!io::ends_with_nocase(out, ".db"))
+    throw Error(out + ": the export's name must end in .json, .json.gz or .db");
+  // A database built beside the target and renamed over it: never half of one in its place.
+  namespace fs = std::filesystem;
+  const fs::path target(out);
+  const fs::path tmp = target.parent_path() /
+                       ("." + target.filename().string() + ".tmp-" + std::to_string(getpid()));
+  try {
+    fs::remove(tmp);
+    {
+      TuningDb copy(tmp.string());
+      import_json(copy, j, out);
+    }
+    fs::rename(tmp, target);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
+  return s;
+}
+
+std::unique_ptr<TuningDb> open_database(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(path + ": no such tuning database or export");
+  std::string head(16, '\0');
+  {
+    std::ifstream in(path, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+  }
+  if (head.rfind("SQLite format 3", 0) == 0) return std::make_unique<TuningDb>(path);
+  const std::string text = io::read_file_decompressed(path);
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw Error(path + ": neither a SQLite tuning database nor a JSON export");
+  auto db = std::make_unique<TuningDb>(":memory:");
+  import_json(*db, j, path);
+  return db;
+}
+
+}  // namespace sparsetune::db

@@ -1,0 +1,40 @@
+#pragma once
+// The train/test split of the predictors: matrices, never rows, are the unit (a matrix's
+// candidates are all on one side), stratified by nnz quantile and structure family, and
+// deterministic: matrices are ordered within their stratum by a seeded hash of their fingerprint,
+// so the same matrices and seed give the same split on any machine. The training part is dealt
+// into k folds for cross-validation, stratum by stratum.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace sparsetune::models {
+
+struct SplitItem {
+  std::string fingerprint;
+  std::int64_t nnz = 0;
+  std::string family;  // "": unknown
+};
+
+struct SplitOptions {
+  double test_fraction = 0.25;
+  int nnz_bins = 4;  // nnz quantiles
+  int folds = 5;     // cross-validation folds of the training part
+  std::uint64_t seed = 1;
+};
+
+struct MatrixSplit {
+  std::vector<bool> test;            // per item: in the test part
+  std::vector<int> fold;             // per item: its fold (training items), -1 for test items
+  std::vector<std::string> stratum;  // per item: "nnz q<i>/<family>"
+  nlohmann::json description;        // how it was drawn, and the counts per stratum
+};
+
+// Strata of two or more matrices put round(n · fraction) of them (at least one, and never all)
+// into the test part; the matrices alone in their stratum are pooled in nnz order and every
+// 1/fraction-th goes to the test part. Throws Error on a fraction outside (0, 1) or fewer than
+// two matrices.
+MatrixSplit split_matrices(const std::vector<SplitItem>& items, const SplitOptions& opt);
+
+}  // namespace sparsetune::models

@@ -1,0 +1,113 @@
+#include "models/model_file.hpp"
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "io/file_bytes.hpp"
+
+namespace sparsetune::models {
+
+namespace {
+
+std::string text(const nlohmann::json& j, const char* key, const std::string& source) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_string() || it->get<std::string>().empty())
+    throw Error(source + ": field '" + key + "' must be a non-empty string");
+  return it->get<std::string>();
+}
+
+std::string optional_text(const nlohmann::json& j, const char* key, const std::string& source) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  if (!it->is_string()) throw Error(source + ": field '" + key + "' must be a string");
+  return it->get<std::string>();
+}
+
+nlohmann::json object(const nlohmann::json& j, const char* key, const std::string& source) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return nlohmann::json::object();
+  if (!it->is_object()) throw Error(source + ": field '" + key + "' must be an object");
+  return *it;
+}
+
+}  // namespace
+
+nlohmann::json ModelFile::to_json() const {
+  return {{"format", "sparsetune-model"},
+          {"format_version", format_version},
+          {"model", model},
+          {"kind", kind},
+          {"target", target},
+          {"op", op},
+          {"arch", arch},
+          {"device", device},
+          {"created", created},
+          {"tool_version", tool_version},
+          {"booster", booster},
+          {"training_set", training_set},
+          {"split", split},
+          {"options", options},
+          {"features", features}};
+}
+
+ModelFile model_file_from_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object() || j.value("format", "") != "sparsetune-model")
+    throw Error(source + ": not a sparsetune model description (\"format\": \"sparsetune-model\")");
+  ModelFile m;
+  const auto v = j.find("format_version");
+  if (v == j.end() || !v->is_number_integer())
+    throw Error(source + ": field 'format_version' must be an integer");
+  m.format_version = v->get<int>();
+  m.model = text(j, "model", source);
+  m.kind = text(j, "kind", source);
+  m.booster = text(j, "booster", source);
+  if (m.booster.find('/') != std::string::npos || m.booster.front() == '.')
+    throw Error(source + ": field 'booster' must be a file name beside the description");
+  m.target = optional_text(j, "target", source);
+  m.op = optional_text(j, "op", source);
+  m.arch = optional_text(j, "arch", source);
+  m.device = optional_text(j, "device", source);
+  m.created = optional_text(j, "created", source);
+  m.tool_version = optional_text(j, "tool_version", source);
+  const auto f = j.find("features");
+  if (f == j.end() || !f->is_array() || f->empty())
+    throw Error(source + ": field 'features' must be a non-empty list of names");
+  for (std::size_t k = 0; k < f->size(); ++k) {
+    if (!(*f)[k].is_string())
+      throw Error(source + ": features[" + std::to_string(k) + "] must be a string");
+    m.features.push_back((*f)[k].get<std::string>());
+  }
+  m.training_set = object(j, "training_set", source);
+  m.split = object(j, "split", source);
+  m.options = object(j, "options", source);
+  return m;
+}
+
+ModelFile read_model_file(const std::string& path) {
+  const std::string bytes = io::read_file(path);
+  nlohmann::json j = nlohmann::json::parse(bytes, nullptr, false);
+  if (j.is_discarded()) throw Error(path + ": not valid JSON");
+  return model_file_from_json(j, path);
+}
+
+std::string stale_reason(const ModelFile& m, const std::string& name,
+                         const std::vector<std::string>& features) {
+  if (m.format_version != kModelFormatVersion)
+    return "model format version " + std::to_string(m.format_version) + ", this program reads " +
+           std::to_string(kModelFormatVersion);
+  if (m.model != name) return "it is a '" + m.model + "' model, not '" + name + "'";
+  if (m.features.size() != features.size())
+    return "it reads " + std::to_string(m.features.size()) + " features, this program computes " +
+           std::to_string(features.size());
+  for (std::size_t k = 0; k < features.size(); ++k)
+    if (m.features[k] != features[k])
+      return "feature " + std::to_string(k) + " is '" + m.features[k] + "', this program has '" +
+             features[k] + "'";
+  return "";
+}
+
+std::string model_path(const std::string& dir, const std::string& arch, const std::string& name) {
+  return (std::filesystem::path(dir) / arch / (name + ".json")).string();
+}
+
+}  // namespace sparsetune::models

@@ -1,0 +1,47 @@
+#pragma once
+// A trained predictor on disk: configs/models/<arch>/<name>.json describes it and names the
+// booster file beside it (XGBoost's JSON model format). The description is versioned and lists
+// the model's inputs in order, so a program whose features changed recognises the model as stale
+// and does not feed it the wrong columns.
+//   {"format": "sparsetune-model", "format_version": 1, "model": "spmv-rank",
+//    "kind": "xgboost-regressor", "target": "...", "op": "spmv", "arch": "sm_90",
+//    "device": "...", "created": "2026-11-24", "tool_version": "...",
+//    "features": [...], "booster": "spmv-rank.xgb.json",
+//    "training_set": {"fingerprint": "...", "matrices": 40, "rows": 9000, ...},
+//    "split": {...}, "options": {...}}
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace sparsetune::models {
+
+// The model-file layout this program writes and reads.
+inline constexpr int kModelFormatVersion = 1;
+
+struct ModelFile {
+  int format_version = kModelFormatVersion;
+  std::string model;  // predictor name, e.g. "spmv-rank"
+  std::string kind;   // "xgboost-regressor"
+  std::string target;
+  std::string op, arch, device, created, tool_version;
+  std::vector<std::string> features;
+  std::string booster;  // file name beside the description
+  nlohmann::json training_set = nlohmann::json::object();
+  nlohmann::json split = nlohmann::json::object();
+  nlohmann::json options = nlohmann::json::object();
+  nlohmann::json to_json() const;
+};
+
+// Parses a description; throws Error naming `source` and the field at fault.
+ModelFile model_file_from_json(const nlohmann::json& j, const std::string& source);
+ModelFile read_model_file(const std::string& path);
+
+// "" when the model can be used by this program for `name` with these inputs; otherwise why not
+// (another format version, another predictor, a different feature list).
+std::string stale_reason(const ModelFile& m, const std::string& name,
+                         const std::vector<std::string>& features);
+
+// <dir>/<arch>/<name>.json
+std::string model_path(const std::string& dir, const std::string& arch, const std::string& name);
+
+}  // namespace sparsetune::models

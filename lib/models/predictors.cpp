@@ -1,0 +1,37 @@
+#include "models/predictors.hpp"
+
+#include <ctime>
+
+#include "core/error.hpp"
+
+namespace sparsetune::models {
+
+const std::vector<Predictor>& predictors() {
+  static const std::vector<Predictor> all = {
+      {"spmv-rank",
+       "SpMV predict-only ranking: log time of a candidate graph from matrix features and the "
+       "graph's operators and parameters (XGBoost)",
+       &train_spmv_rank},
+  };
+  return all;
+}
+
+const Predictor& find_predictor(const std::string& name) {
+  std::string known;
+  for (const auto& p : predictors()) {
+    if (name == p.name) return p;
+    known += (known.empty() ? "" : ", ") + std::string(p.name);
+  }
+  throw Error("no predictor named '" + name + "' (known: " + known + ", or all)");
+}
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+}  // namespace sparsetune::models

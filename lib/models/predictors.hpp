@@ -1,0 +1,46 @@
+#pragma once
+// The predictors `sparsetune train` builds from a tuning database. Adding one is a file of its own
+// (its training function) and a line in predictors.cpp.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "db/tuning_db.hpp"
+#include "models/matrix_split.hpp"
+
+namespace sparsetune::models {
+
+struct TrainOptions {
+  std::string out_dir;  // models go to <out_dir>/<arch>/; "": nothing is written
+  std::string arch;     // "": the database's one architecture
+  SplitOptions split;
+  std::string created;   // date recorded in the model ("": today, UTC)
+  std::string database;  // the training data's name, recorded in the model
+  int threads = 1;       // XGBoost threads (1: bit-for-bit reproducible)
+};
+
+struct TrainResult {
+  std::string model;
+  nlohmann::json report;           // also written beside the model as <name>.report.json
+  std::vector<std::string> files;  // written
+};
+
+struct Predictor {
+  const char* name;
+  const char* summary;
+  TrainResult (*train)(const db::TuningDb&, const TrainOptions&);
+};
+
+// Every predictor, in registration order.
+const std::vector<Predictor>& predictors();
+// The predictor of that name; throws Error listing the known ones.
+const Predictor& find_predictor(const std::string& name);
+
+// Today's date, UTC, as YYYY-MM-DD.
+std::string today_utc();
+
+// One predictor per file:
+TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt);
+
+}  // namespace sparsetune::models

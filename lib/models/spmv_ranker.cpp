@@ -1,0 +1,85 @@
+#include "models/spmv_ranker.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "io/file_bytes.hpp"
+#include "io/staged_folder.hpp"
+#include "models/spmv_rank_features.hpp"
+
+namespace sparsetune::models {
+
+SpmvRanker::SpmvRanker(ModelFile file, XgbRegressor booster)
+    : file_(std::move(file)), booster_(std::move(booster)) {}
+
+SpmvRanker SpmvRanker::read(const std::string& description_path) {
+  ModelFile f = read_model_file(description_path);
+  const auto& names = spmv_rank_feature_names();
+  if (const auto why = stale_reason(f, kSpmvRankName, names); !why.empty())
+    throw Error(description_path + ": stale model: " + why);
+  if (f.kind != "xgboost-regressor")
+    throw Error(description_path + ": field 'kind' must be \"xgboost-regressor\"");
+  const auto booster_path =
+      (std::filesystem::path(description_path).parent_path() / f.booster).string();
+  auto b = XgbRegressor::load(io::read_file(booster_path), names.size(), booster_path);
+  return SpmvRanker(std::move(f), std::move(b));
+}
+
+std::optional<SpmvRanker> SpmvRanker::find(const std::string& dir, const std::string& arch,
+                                           std::string* why) {
+  const auto path = model_path(dir, arch, kSpmvRankName);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    if (why) *why = "no " + std::string(kSpmvRankName) + " model for " + arch + " (" + path + ")";
+    return std::nullopt;
+  }
+  try {
+    return read(path);
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> SpmvRanker::test_matrices() const {
+  std::vector<std::string> names;
+  if (const auto it = file_.split.find("test"); it != file_.split.end() && it->is_array())
+    for (const auto& n : *it)
+      if (n.is_string()) names.push_back(n.get<std::string>());
+  return names;
+}
+
+std::vector<double> SpmvRanker::predict_us(
+    const MatrixInputs& m, const std::vector<const graph::Graph*>& candidates) const {
+  if (candidates.empty()) return {};
+  const auto base = spmv_rank_matrix_part(m.features, m.dtype, "matrix");
+  std::vector<std::vector<double>> rows;
+  rows.reserve(candidates.size());
+  for (const auto* g : candidates) {
+    rows.push_back(base);
+    append_graph_part(rows.back(), *g);
+  }
+  const auto p = booster_.predict(rows);
+  const double floor = spmv_floor_us(m.rows, m.cols, m.nnz, m.dtype);
+  std::vector<double> us(p.size());
+  for (std::size_t k = 0; k < p.size(); ++k) us[k] = floor * std::exp(p[k]);
+  return us;
+}
+
+std::vector<std::string> write_model(
+    const std::string& dir, ModelFile file, const XgbRegressor& booster,
+    const std::vector<std::pair<std::string, std::string>>& extra) {
+  if (file.booster.empty()) file.booster = file.model + ".xgb.json";
+  // The files are put in place together (the folder's other models are kept): a description
+  // never names a booster of another training.
+  io::StagedFolder staged(dir);
+  std::vector<std::string> paths = {
+      staged.add(file.model + ".json", file.to_json().dump(2) + "\n")};
+  paths.push_back(staged.add(file.booster, booster.save()));
+  for (const auto& [name, bytes] : extra) paths.push_back(staged.add(name, bytes));
+  staged.commit();
+  return paths;
+}
+
+}  // namespace sparsetune::models

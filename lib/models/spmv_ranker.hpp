@@ -1,0 +1,59 @@
+#pragma once
+// The learned SpMV ranking ("spmv-rank"): an XGBoost regressor of log(time / floor) over the
+// matrix's features and a candidate graph's descriptor (models/spmv_rank_features.hpp), trained
+// by `sparsetune train` on measured times of one GPU architecture. Lower prediction, faster
+// candidate: `tune --budget 0` picks by it, and a search with a budget orders its seeds by it.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "models/model_file.hpp"
+#include "models/xgb_regressor.hpp"
+
+namespace sparsetune::models {
+
+inline constexpr const char* kSpmvRankName = "spmv-rank";
+
+// What the ranker needs to know of the matrix.
+struct MatrixInputs {
+  nlohmann::json features = nlohmann::json::object();  // {"group.name": value}
+  std::string dtype = "f64";
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+};
+
+class SpmvRanker {
+ public:
+  SpmvRanker(ModelFile file, XgbRegressor booster);
+
+  // Reads a description and its booster. Throws Error when either is malformed or the model is
+  // stale for this program (stale_reason).
+  static SpmvRanker read(const std::string& description_path);
+  // The shipped model of `arch` under `dir` (configs/models), or nothing with `why` saying so:
+  // missing, stale or unreadable.
+  static std::optional<SpmvRanker> find(const std::string& dir, const std::string& arch,
+                                        std::string* why);
+
+  // Predicted microseconds of each candidate on the matrix.
+  std::vector<double> predict_us(const MatrixInputs& m,
+                                 const std::vector<const graph::Graph*>& candidates) const;
+
+  const ModelFile& file() const { return file_; }
+  // The matrices held out of its training (the description's split.test), by name.
+  std::vector<std::string> test_matrices() const;
+  const XgbRegressor& booster() const { return booster_; }
+
+ private:
+  ModelFile file_;
+  XgbRegressor booster_;
+};
+
+// Writes a trained model into `dir`: the booster file, the description naming it, and `extra`
+// files (name, bytes), all put in place together. Returns the paths written, the description
+// first.
+std::vector<std::string> write_model(
+    const std::string& dir, ModelFile file, const XgbRegressor& booster,
+    const std::vector<std::pair<std::string, std::string>>& extra = {});
+
+}  // namespace sparsetune::models

@@ -1,0 +1,338 @@
+#include "search/collect.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/fingerprint.hpp"
+#include "core/version.hpp"
+#include "db/tuning_db.hpp"
+#include "io/file_bytes.hpp"
+#include "io/matrix_file.hpp"
+#include "runtime/device.hpp"
+#include "search/child_run.hpp"
+#include "search/tune.hpp"
+
+namespace sparsetune::search {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+bool is_matrix_file(const std::string& name) {
+  for (const char* ext : {".mtx", ".mtx.gz", ".safetensors"})
+    if (io::ends_with_nocase(name, ext)) return true;
+  return false;
+}
+
+// "gen KIND [k=v ...]": the generator spec, its name and family; errors name `where`.
+CollectItem parse_gen(const std::vector<std::string>& words, const std::string& where) {
+  if (words.size() < 2) throw Error(where + ": 'gen' needs a generator kind");
+  CollectItem it;
+  it.source = where;
+  gen::GenSpec spec;
+  spec.kind = words[1];
+  const gen::KindInfo* kind = nullptr;
+  std::string kinds;
+  for (const auto& k : gen::generator_kinds()) {
+    if (k.name == spec.kind) kind = &k;
+    kinds += (kinds.empty() ? "" : ", ") + k.name;
+  }
+  if (!kind) throw Error(where + ": no generator kind '" + spec.kind + "' (kinds: " + kinds + ")");
+  if (kind->tensor) throw Error(where + ": '" + spec.kind + "' makes a tensor, not a matrix");
+  for (std::size_t k = 2; k < words.size(); ++k) {
+    const auto eq = words[k].find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(where + ": '" + words[k] + "' is not name=value");
+    std::string key = words[k].substr(0, eq), value = words[k].substr(eq + 1);
+    std::replace(key.begin(), key.end(), '-', '_');
+    if (key == "family") {
+      it.family = value;
+    } else if (key == "seed") {
+      try {
+        std::size_t used = 0;
+        spec.seed = std::stoull(value, &used);
+        if (used != value.size()) throw std::invalid_argument("seed");
+      } catch (const std::exception&) {
+        throw Error(where + ": seed=" + value + " is not a whole number");
+      }
+    } else {
+      const bool known = std::any_of(kind->params.begin(), kind->params.end(),
+                                     [&](const gen::ParamInfo& p) { return p.name == key; });
+      if (!known)
+        throw Error(where + ": generator '" + spec.kind + "' has no parameter '" + key + "'");
+      spec.params[key] = value;
+    }
+  }
+  it.name = spec.kind;
+  for (const auto& [k, v] : spec.params) it.name += "_" + k + "=" + v;
+  it.name += "_seed=" + std::to_string(spec.seed);
+  if (it.family.empty()) it.family = "gen:" + spec.kind;
+  it.gen = spec;
+  return it;
+}
+
+std::string resolve(const std::string& p, const fs::path& list_dir) {
+  if (fs::path(p).is_absolute()) return p;
+  std::error_code ec;
+  const auto beside = list_dir / p;
+  if (fs::exists(beside, ec)) return beside.string();
+  return p;
+}
+
+// Writes a generated matrix once (an existing file of that name is the same matrix: the
+// generators are deterministic for their parameters and seed).
+void materialize(CollectItem& it, const std::string& gen_dir) {
+  if (!it.gen) return;
+  it.path = (fs::path(gen_dir) / (it.name + ".safetensors")).string();
+  std::error_code ec;
+  if (fs::exists(it.path, ec)) return;
+  fs::create_directories(gen_dir, ec);
+  gen::GeneratedMatrix m;
+  try {
+    m = gen::generate(*it.gen);
+  } catch (const Error& e) {
+    throw Error(it.source + ": " + e.what());
+  }
+  io::write_matrix(it.path, m.matrix);
+}
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+std::vector<CollectItem> read_collect_list(const std::string& list_or_dir) {
+  std::vector<CollectItem> items;
+  std::error_code ec;
+  if (fs::is_directory(list_or_dir, ec)) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(list_or_dir, ec))
+      if (e.is_regular_file() && is_matrix_file(e.path().filename().string()))
+        files.push_back(e.path().string());
+    if (ec) throw Error(list_or_dir + ": cannot list the folder: " + ec.message());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) items.push_back({f, f, matrix_name(f), "", std::nullopt});
+    if (items.empty()) throw Error(list_or_dir + ": no .mtx, .mtx.gz or .safetensors file in it");
+  } else if (is_matrix_file(list_or_dir)) {
+    if (!fs::is_regular_file(list_or_dir, ec)) throw Error(list_or_dir + ": no such matrix file");
+    items.push_back({list_or_dir, list_or_dir, matrix_name(list_or_dir), "", std::nullopt});
+  } else {
+    std::ifstream in(list_or_dir);
+    if (!in) throw Error(list_or_dir + ": cannot read the list");
+    const fs::path dir = fs::path(list_or_dir).parent_path();
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+      std::istringstream words_in(line);
+      std::vector<std::string> words;
+      for (std::string w; words_in >> w;) words.push_back(w);
+      if (words.empty()) continue;
+      const std::string where = list_or_dir + ":" + std::to_string(n);
+      if (words[0] == "gen") {
+        items.push_back(parse_gen(words, where));
+        continue;
+      }
+      if (words.size() > 2)
+        throw Error(where + ": expected PATH [FAMILY], got " + std::to_string(words.size()) +
+                    " fields");
+      CollectItem it;
+      it.source = where;
+      it.path = resolve(words[0], dir);
+      if (!fs::is_regular_file(it.path, ec))
+        throw Error(where + ": no such matrix file: " + words[0]);
+      it.name = matrix_name(it.path);
+      it.family = words.size() > 1 ? words[1] : "";
+      items.push_back(std::move(it));
+    }
+    if (items.empty()) throw Error(list_or_dir + ": the list names no matrix");
+  }
+  std::set<std::string> names;
+  for (const auto& it : items)
+    if (!names.insert(it.name).second)
+      throw Error(it.source + ": a second matrix named '" + it.name + "'");
+  return items;
+}
+
+namespace {
+std::string duration(double s) {
+  const long t = static_cast<long>(s + 0.5);
+  char b[32];
+  if (t >= 3600)
+    std::snprintf(b, sizeof b, "%ldh%02ldm", t / 3600, t / 60 % 60);
+  else if (t >= 60)
+    std::snprintf(b, sizeof b, "%ldm%02lds", t / 60, t % 60);
+  else
+    std::snprintf(b, sizeof b, "%lds", t);
+  return b;
+}
+}  // namespace
+
+std::string render_progress(const CollectProgress& p, int width) {
+  char head[64];
+  const int w = static_cast<int>(std::to_string(p.total).size());
+  std::snprintf(head, sizeof head, "[%*d/%d] %3d %%  ", w, p.index + 1, p.total,
+                p.total ? 100 * p.index / p.total : 0);
+  std::string tail = "  done " + std::to_string(p.done) + ", skipped " + std::to_string(p.skipped) +
+                     ", failed " + std::to_string(p.failed) + "  elapsed " + duration(p.elapsed_s) +
+                     "  ETA " + (p.eta_s < 0 ? std::string("?") : duration(p.eta_s));
+  std::string name = p.name;
+  const int room = width - static_cast<int>(std::string(head).size() + tail.size());
+  if (room < static_cast<int>(name.size())) name = room > 3 ? name.substr(0, room - 3) + "..." : "";
+  std::string line = head + name + tail;
+  if (static_cast<int>(line.size()) > width)
+    line.resize(static_cast<std::size_t>(std::max(0, width)));
+  return line;
+}
+
+json CollectSummary::to_json() const {
+  json rows = json::array();
+  for (const auto& i : items) {
+    json r = {{"name", i.name}, {"status", i.status}, {"seconds", i.seconds}};
+    if (!i.reason.empty()) r["reason"] = i.reason;
+    rows.push_back(r);
+  }
+  return {
+      {"device", device},           {"done", done},       {"skipped", skipped}, {"failed", failed},
+      {"interrupted", interrupted}, {"seconds", seconds}, {"matrices", rows}};
+}
+
+CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptions& o) {
+  if (o.budget_s <= 0) throw Error("collect: --budget must be more than 0 seconds");
+  if (o.dtype != "f64" && o.dtype != "f32")
+    throw Error("collect: --dtype must be f64 or f32 (got '" + o.dtype + "')");
+  CollectSummary s;
+  std::string arch = "sm_90";
+  if (o.compile_only) {
+    s.device = "cost-model";  // the key tune --compile-only records its runs under
+  } else {
+    const auto devices = runtime::list_devices();
+    if (devices.empty())
+      throw Error("collect: " + runtime::device_status() +
+                  ": collect measures on a GPU (--compile-only runs the search's CPU side only)");
+    s.device = devices.front().name;
+    arch = devices.front().arch();
+  }
+  const std::string db_path = o.db_path.empty() ? db::TuningDb::default_path() : o.db_path;
+  db::TuningDb db(db_path);
+  const std::string gen_dir =
+      o.gen_dir.empty() ? (fs::path(db_path).parent_path() / "generated").string() : o.gen_dir;
+  std::string work = o.work_dir;
+  bool own_work = false;
+  if (work.empty() && !o.run_one) {
+    std::string tmpl = (fs::temp_directory_path() / "sparsetune-collect-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw Error("collect: cannot create a temporary folder");
+    work = tmpl;
+    own_work = true;
+  }
+  if (!work.empty()) {
+    std::error_code ec;
+    fs::create_directories(fs::path(work) / "logs", ec);
+    if (ec) throw Error(work + ": cannot create the work folder: " + ec.message());
+  }
+  const double timeout = o.per_matrix_timeout_s > 0 ? o.per_matrix_timeout_s : 3 * o.budget_s + 60;
+
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  double measured_s = 0;  // seconds spent on matrices not skipped
+  int measured = 0;
+  const int total = static_cast<int>(input.size());
+  for (int i = 0; i < total; ++i) {
+    if (o.stop && o.stop->load()) {
+      s.interrupted = true;
+      break;
+    }
+    CollectItem it = input[i];
+    if (o.progress) {
+      CollectProgress p{i, total, it.name, s.done, s.skipped, s.failed, elapsed(), -1};
+      if (measured > 0) p.eta_s = measured_s / measured * (total - i);
+      o.progress(p);
+    }
+    const double t0 = elapsed();
+    ItemOutcome out;
+    out.name = it.name;
+    std::string fp;
+    try {
+      materialize(it, gen_dir);
+      fp = fingerprint(io::read_matrix(it.path));
+      if (db.last_search(fp, "spmv", o.dtype, 1, s.device)) {
+        out.status = "skipped";
+        out.reason = "searched before on " + s.device;
+      } else if (o.run_one) {
+        o.run_one(it, o);
+      } else {
+        const std::string log = (fs::path(work) / "logs" / it.name).string();
+        std::vector<std::string> argv = {o.program,
+                                         "tune",
+                                         it.path,
+                                         "--op",
+                                         "spmv",
+                                         "--dtype",
+                                         o.dtype,
+                                         "--budget",
+                                         fmt(o.budget_s),
+                                         "--db",
+                                         db_path,
+                                         "-o",
+                                         (fs::path(work) / "tuned" / it.name).string(),
+                                         "--json"};
+        if (!it.family.empty()) argv.insert(argv.end(), {"--family", it.family});
+        if (o.compile_only) argv.push_back("--compile-only");
+        const auto r = run_child(argv, log + ".json", log + ".err", timeout, o.stop);
+        if (r.interrupted) {
+          s.interrupted = true;
+          break;
+        }
+        if (!r.ok()) {
+          const std::string said = r.timed_out ? "" : last_line(log + ".err");
+          throw Error(said.empty() ? r.how() : said + " (" + r.how() + ")");
+        }
+      }
+      if (out.status.empty()) {
+        if (!db.last_search(fp, "spmv", o.dtype, 1, s.device))
+          throw Error("tune ended without recording a completed search (is --budget too small?)");
+        out.status = "done";
+      }
+    } catch (const std::exception& e) {
+      out.status = "failed";
+      out.reason = e.what();
+      if (!fp.empty()) {
+        // Recorded beside the matrix's measurements; the next collect tries the matrix again.
+        db::Measurement m;
+        m.fingerprint = fp;
+        m.op = "spmv";
+        m.dtype = o.dtype;
+        m.device = s.device;
+        m.arch = arch;
+        m.tool_version = kVersion;
+        m.candidate = "collect/failed";
+        m.params = json{{"name", it.name}, {"source", it.source}, {"family", it.family}}.dump();
+        m.ok = false;
+        m.failure = out.reason;
+        db.add(m);
+      }
+    }
+    out.seconds = elapsed() - t0;
+    if (out.status != "skipped") measured_s += out.seconds, ++measured;
+    (out.status == "done" ? s.done : out.status == "skipped" ? s.skipped : s.failed)++;
+    s.items.push_back(std::move(out));
+  }
+  if (own_work) {
+    std::error_code ec;
+    fs::remove_all(work, ec);
+  }
+  s.seconds = elapsed();
+  return s;
+}
+
+}  // namespace sparsetune::search

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The learning pipeline end to end on the CPU: db export, train on the committed fixture (an
+# export of twelve matrices measured on an H100), tune --budget 0 with the trained model and with
+# a stale one, eval, and collect (refusing without a GPU; --compile-only resuming past done
+# matrices and recording a failing one).
+set -u
+st=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$root/tests/cli/assert.sh"
+expect_out() {
+  if grep -Eq -- "$2" "$tmp/out"; then ok; else bad "$1: stdout does not match /$2/"; head -5 "$tmp/out"; fi
+}
+expect_err() {
+  if grep -Eq -- "$2" "$tmp/err"; then ok; else bad "$1: stderr does not match /$2/"; head -5 "$tmp/err"; fi
+}
+fixture=$root/tests/data/spmv-rank-fixture.json.gz
+printf '%%%%MatrixMarket matrix coordinate real general\n4 4 6\n1 1 2\n1 2 -1\n2 2 3\n3 1 1\n3 3 4\n4 4 5\n' >"$tmp/small.mtx"
+
+# ---- db export: JSON export -> SQLite -> a part of it as JSON ----
+expect_ok "db export of an export to .db" "$st" db export "$fixture" -o "$tmp/f.db"
+expect_out "db export counts" "12 matrices"
+expect_ok "db stats of the export" "$st" --json db --db "$tmp/f.db" stats
+expect_out "the export holds the fixture's matrices" '"matrices": 12'
+expect_ok "db export --only" "$st" db export "$tmp/f.db" -o "$tmp/two.json" --only 494_bus cora
+expect_out "db export --only keeps two" "2 matrices"
+expect_fail "db export to an unknown kind of file" "must end in .json" \
+  "$st" db export "$tmp/f.db" -o "$tmp/x.txt"
+
+# ---- train ----
+expect_ok "train on the fixture" "$st" train --model spmv-rank --db "$tmp/f.db" -o "$tmp/models"
+expect_out "train prints the test scores" "^test +[0-9]+"
+for f in spmv-rank.json spmv-rank.xgb.json spmv-rank.report.json; do
+  [ -s "$tmp/models/sm_90/$f" ] && ok || bad "train did not write $f"
+done
+expect_fail "train of an unknown predictor" "no predictor named 'nope'" \
+  "$st" train --model nope --db "$tmp/f.db" --no-write
+echo '{"format": "something else"}' >"$tmp/bad.json"
+expect_fail "train on a file that is no export" "bad.json: not a tuning-database export" \
+  "$st" train --db "$tmp/bad.json" --no-write
+expect_fail "train on a database of predictions only" "nothing to train on" \
+  "$st" train --db "$tmp/two.json" --arch sm_80 --no-write
+
+# ---- tune --budget 0 with the model, without it, with a stale one ----
+expect_ok "tune with the trained model" "$st" --json tune "$tmp/small.mtx" --budget 0 \
+  --db "$tmp/t.db" -o "$tmp/t1" --models-dir "$tmp/models"
+expect_out "the learned model ranked" '"ranked_by": "the learned spmv-rank model \(sm_90\)"'
+expect_ok "tune --cost-model" "$st" --json tune "$tmp/small.mtx" --budget 0 --cost-model \
+  --db "$tmp/t.db" -o "$tmp/t2" --models-dir "$tmp/models"
+expect_out "--cost-model ranks by the cost model" '"ranked_by": "the cost model"'
+sed -i 's/"alphasparse.rows"/"alphasparse.renamed"/' "$tmp/models/sm_90/spmv-rank.json"
+expect_ok "tune with a stale model" "$st" --json tune "$tmp/small.mtx" --budget 0 \
+  --db "$tmp/t3.db" -o "$tmp/t3" --models-dir "$tmp/models"
+expect_out "a stale model is left for the cost model" '"ranked_by": "the cost model"'
+expect_err "a stale model is said" "stale model: feature 0 is 'alphasparse.renamed'"
+[ "$(grep -c 'stale model' "$tmp/err")" = 1 ] && ok || bad "the stale model is not said once"
+sed -i 's/"alphasparse.renamed"/"alphasparse.rows"/' "$tmp/models/sm_90/spmv-rank.json"
+
+# ---- eval ----
+expect_ok "eval with the learned model" "$st" eval "$tmp/f.db" --models-dir "$tmp/models" \
+  -o "$tmp/eval.json"
+expect_out "eval scores the learned model" "spmv-rank over 12 matrices"
+expect_out "eval scores the cost model" "cost-model over [0-9]+ matrices"
+grep -q '"predictor": "spmv-rank"' "$tmp/eval.json" && ok || bad "eval -o lacks spmv-rank"
+expect_ok "eval --test-split" "$st" eval "$tmp/f.db" --models-dir "$tmp/models" --test-split
+expect_out "eval --test-split scores the held-out matrices only" "spmv-rank over [1-9] matrices"
+
+# ---- collect ----
+if "$st" --json info | grep -q '"devices": \[\]'; then
+  expect_fail "collect without a GPU" "collect: .*collect measures on a GPU" \
+    "$st" collect "$tmp/small.mtx" --db "$tmp/c.db"
+fi
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n5 5 1\n' >"$tmp/broken.mtx"
+printf '# corpus\nsmall.mtx  tiny\nbroken.mtx\ngen stencil2d nx=8 seed=2\n' >"$tmp/c.list"
+"$st" collect "$tmp/c.list" --compile-only --budget 4 --db "$tmp/c.db" >"$tmp/out" 2>"$tmp/err"
+[ $? = 1 ] && ok || bad "collect with a failing matrix does not exit 1"
+expect_out "collect did two" "2 done, 0 skipped .* 1 failed"
+expect_out "collect gives the failure's reason" "broken +failed .*broken.mtx:3"
+expect_err "collect draws progress with an ETA" "\[3/3\].*ETA"
+"$st" collect "$tmp/c.list" --compile-only --budget 4 --db "$tmp/c.db" >"$tmp/out" 2>"$tmp/err"
+expect_out "collect resumes" "0 done, 2 skipped .* 1 failed"
+expect_ok "the generated matrix's family" "$st" report "$tmp/c.db" -o "$tmp/rep" --no-plots
+grep -q "gen:stencil2d" "$tmp/rep/matrices.csv" && ok || bad "collect lost the generator family"
+printf 'gen nokind\n' >"$tmp/bad.list"
+expect_fail "collect names a bad list line" "bad.list:1: no generator kind 'nokind'" \
+  "$st" collect "$tmp/bad.list" --compile-only --db "$tmp/c.db"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,150 @@
+// The learned SpMV ranking's files: a saved model loads back and predicts the same; a model whose
+// format version or feature list differs from the program's is stale and not used.
+#include "models/spmv_ranker.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "graph/graph.hpp"
+#include "models/spmv_rank_features.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetune;
+
+namespace {
+
+graph::Graph graph_of(const std::string& name) {
+  return graph::read_graph(std::string(SPARSETUNE_CONFIG_DIR) + "/graphs/" + name + ".json");
+}
+
+// A matrix feature row with every feature the model reads (values are arbitrary but varied).
+nlohmann::json features(double scale) {
+  const auto& names = models::spmv_rank_feature_names();
+  nlohmann::json f = nlohmann::json::object();
+  for (std::size_t k = 0; names[k] != "dtype_bytes"; ++k)
+    f[names[k]] = scale * static_cast<double>(k % 7 + 1);
+  return f;
+}
+
+// A small model over the ranker's inputs: times that depend on the graph and the matrix.
+models::XgbRegressor tiny_model() {
+  const std::vector<std::string> seeds = {"csr-vector",   "csr-scalar",   "ell",
+                                          "sell-c-sigma", "csr-adaptive", "hyb"};
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (double s : {1.0, 2.0, 3.0})
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      x.push_back(models::spmv_rank_row(features(s), "f64", graph_of(seeds[k]), "test"));
+      y.push_back(0.3 * static_cast<double>(k) + 0.1 * s);
+    }
+  models::XgbRegressor r({30, 3, 0.3, 1.0, 7, 1});
+  r.fit(x, y);
+  return r;
+}
+
+models::ModelFile description() {
+  models::ModelFile f;
+  f.model = models::kSpmvRankName;
+  f.kind = "xgboost-regressor";
+  f.op = "spmv";
+  f.arch = "sm_90";
+  f.features = models::spmv_rank_feature_names();
+  f.training_set = {{"fingerprint", "fnv1a-test"}};
+  return f;
+}
+
+void edit_description(const std::string& path, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json j;
+  std::ifstream(path) >> j;
+  edit(j);
+  std::ofstream(path) << j.dump(2);
+}
+
+}  // namespace
+
+TEST_CASE("an XGBoost model saved and loaded predicts exactly the same", "[models]") {
+  const auto r = tiny_model();
+  const std::string bytes = r.save();
+  const auto back = models::XgbRegressor::load(bytes, r.width(), "test");
+  std::vector<std::vector<double>> q;
+  for (const char* g : {"csr-vector", "ell", "dia-hybrid", "segmented-coo"})
+    q.push_back(models::spmv_rank_row(features(1.5), "f32", graph_of(g), "test"));
+  CHECK(r.predict(q) == back.predict(q));
+  CHECK(back.save() == bytes);
+  CHECK_THROWS_AS(models::XgbRegressor::load(bytes, r.width() + 1, "test"), Error);
+  CHECK_THROWS_WITH(models::XgbRegressor::load("not a model", 3, "broken.json"),
+                    Catch::Contains("broken.json"));
+}
+
+TEST_CASE("spmv-rank: written, found and read back, it ranks as before", "[models]") {
+  testing::TempDir t("sparsetune-ranker-test");
+  const auto booster = tiny_model();
+  const auto files = models::write_model((t.path / "sm_90").string(), description(), booster,
+                                         {{"spmv-rank.report.json", "{}\n"}});
+  REQUIRE(files.size() == 3);
+  std::string why;
+  const auto r = models::SpmvRanker::find(t.path.string(), "sm_90", &why);
+  REQUIRE(r);
+  CHECK(why.empty());
+  const auto a = graph_of("csr-vector"), b = graph_of("sell-c-sigma"), c = graph_of("hyb");
+  const models::MatrixInputs m{features(2.0), "f64", 1000, 1000, 5000};
+  const auto p = r->predict_us(m, {&a, &b, &c});
+  REQUIRE(p.size() == 3);
+  // The description's floor times e^(booster's output): the same numbers the booster gives.
+  const auto raw = booster.predict({models::spmv_rank_row(m.features, "f64", a, "t"),
+                                    models::spmv_rank_row(m.features, "f64", b, "t"),
+                                    models::spmv_rank_row(m.features, "f64", c, "t")});
+  const double floor = models::spmv_floor_us(1000, 1000, 5000, "f64");
+  for (int k = 0; k < 3; ++k) CHECK(p[k] == Approx(floor * std::exp(raw[k])));
+  CHECK(p[0] < p[1]);  // trained: the earlier seed is faster
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_80", &why));
+  CHECK_THAT(why, Catch::Contains("no spmv-rank model for sm_80"));
+}
+
+TEST_CASE("spmv-rank: a stale or broken model is not used, and why is said", "[models]") {
+  testing::TempDir t("sparsetune-ranker-test");
+  const auto dir = (t.path / "sm_90").string();
+  const auto desc = (t.path / "sm_90" / "spmv-rank.json").string();
+  const auto booster = tiny_model();
+  std::string why;
+
+  models::write_model(dir, description(), booster);
+  edit_description(desc, [](nlohmann::json& j) { j["format_version"] = 99; });
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("stale") && Catch::Contains("format version 99"));
+
+  models::write_model(dir, description(), booster);
+  edit_description(desc, [](nlohmann::json& j) { j["features"][3] = "alphasparse.renamed"; });
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("feature 3 is 'alphasparse.renamed'"));
+
+  models::write_model(dir, description(), booster);
+  edit_description(desc, [](nlohmann::json& j) { j["features"].erase(j["features"].size() - 1); });
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("features"));
+
+  models::write_model(dir, description(), booster);
+  std::ofstream((t.path / "sm_90" / "spmv-rank.xgb.json").string()) << "{truncated";
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("spmv-rank.xgb.json"));
+
+  std::ofstream(desc) << "{\"format\": \"sparsetune-model\"}";
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("format_version"));
+  CHECK_THROWS_WITH(models::SpmvRanker::read(desc), Catch::Contains(desc));
+}
+
+TEST_CASE("the shipped sm_90 model is current for this program", "[models]") {
+  // A change of the features or operators makes it stale (tune would fall back to the cost
+  // model); retrain it from the rows shipped beside it:
+  //   sparsetune train --db configs/models/sm_90/training-data.json.gz
+  std::string why;
+  const auto r =
+      models::SpmvRanker::find(std::string(SPARSETUNE_CONFIG_DIR) + "/models", "sm_90", &why);
+  INFO(why);
+  REQUIRE(r);
+  CHECK(r->file().arch == "sm_90");
+  CHECK(r->file().split.contains("test"));
+}

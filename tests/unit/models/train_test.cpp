@@ -1,0 +1,78 @@
+// `train` end to end on the committed fixture (a JSON export of twelve matrices measured on an
+// H100): the model is written, reads back, and its report holds the split and the scores.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <set>
+
+#include "db/db_export.hpp"
+#include "models/predictors.hpp"
+#include "models/spmv_ranker.hpp"
+#include "models/training_set.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetune;
+
+namespace {
+const std::string kFixture = std::string(SPARSETUNE_TEST_DATA_DIR) + "/spmv-rank-fixture.json.gz";
+}
+
+TEST_CASE("train spmv-rank on the fixture: files, split and scores", "[models]") {
+  testing::TempDir t("sparsetune-train-test");
+  const auto db = db::open_database(kFixture);
+  const auto set = models::read_spmv_training_set(*db);
+  REQUIRE(set.matrices.size() == 12);
+  CHECK(set.arch == "sm_90");
+
+  models::TrainOptions o;
+  o.out_dir = (t.path / "models").string();
+  o.created = "2026-11-24";
+  o.database = "fixture";
+  const auto r = models::find_predictor("spmv-rank").train(*db, o);
+  REQUIRE(r.files.size() == 3);
+  for (const auto& f : r.files) CHECK(std::filesystem::exists(f));
+
+  const auto& rep = r.report;
+  CHECK(rep["arch"] == "sm_90");
+  CHECK(rep["created"] == "2026-11-24");
+  const auto& split = rep["split"];
+  const int train_n = split["train_matrices"], test_n = split["test_matrices"];
+  CHECK(train_n + test_n == 12);
+  CHECK(test_n >= 2);
+  // The test matrices are exactly the ones scored on the test side, none of them trained on.
+  std::set<std::string> test(split["test"].begin(), split["test"].end());
+  CHECK(test.size() == static_cast<std::size_t>(test_n));
+  for (const auto& m : rep["test_per_matrix"]) CHECK(test.count(m["matrix"]));
+  for (const char* part : {"train", "test"}) {
+    const double share = rep[part]["geomean_share_of_oracle"];
+    CHECK(share > 0);
+    CHECK(share <= 1);
+    CHECK(rep[part]["top1_accuracy"] >= 0);
+    CHECK(rep[part]["mse"] >= 0);
+  }
+  CHECK(rep["cross_validation"]["settings"].size() == 3);
+
+  // The written model reads back as current and ranks every fixture matrix's candidates.
+  const auto ranker = models::SpmvRanker::read(r.files.front());
+  CHECK(ranker.file().training_set["fingerprint"] == set.fingerprint);
+  CHECK(ranker.file().created == "2026-11-24");
+  const auto& m = set.matrices.front();
+  std::vector<const graph::Graph*> graphs;
+  for (const auto& s : m.samples) graphs.push_back(&s.graph);
+  const auto p = ranker.predict_us({m.features, m.dtype, m.rows, m.cols, m.nnz}, graphs);
+  REQUIRE(p.size() == m.samples.size());
+  for (double us : p) CHECK(us > 0);
+
+  // The same data and seed train the same model.
+  models::TrainOptions again = o;
+  again.out_dir = (t.path / "again").string();
+  const auto r2 = models::find_predictor("spmv-rank").train(*db, again);
+  CHECK(r2.report["test"] == rep["test"]);
+}
+
+TEST_CASE("train refuses a database with nothing to learn from, naming it", "[models]") {
+  testing::TempDir t("sparsetune-train-test");
+  db::TuningDb empty(t.file("empty.db"));
+  models::TrainOptions o;
+  CHECK_THROWS_WITH(models::train_spmv_rank(empty, o), Catch::Contains("empty.db"));
+  CHECK_THROWS_WITH(models::find_predictor("nope"), Catch::Contains("spmv-rank"));
+}
