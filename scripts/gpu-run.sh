@@ -5,7 +5,7 @@
 #   [BUILD=folder] scripts/gpu-run.sh prepare [MATRIX.mtx.gz ...]
 #     builds sparsetune and gpu_tests in $BUILD (default build-runtime), bundles them with the
 #     libraries the GPU machine lacks into .device/bundle, and copies the named matrices
-#     (default: all 47 shared ones, about 40 MB) and two small shared tensors into
+#     (default: all 47 shared ones, about 40 MB) and three small shared tensors (the [gpu] SpTV test reads aminoacid) into
 #     .device/shared.
 # There, from the repository root (the bundle travels in .device/):
 #   scripts/gpu-run.sh smoke      device info, measured bandwidth, fault isolation, edge cases
@@ -97,7 +97,7 @@ case "${1:-}" in
     mkdir -p "$dev/shared/matrices" "$dev/shared/tensors"
     if [ $# -gt 0 ]; then files=("$@"); else files=(../shared/matrices/*.mtx.gz); fi
     cp "${files[@]}" "$dev/shared/matrices/" || exit 1
-    cp ../shared/tensors/{d_LMOP,T2_d_LMOP}.tns.gz "$dev/shared/tensors/" || exit 1
+    cp ../shared/tensors/{d_LMOP,T2_d_LMOP,aminoacid,KG_JF17K_3}.tns.gz "$dev/shared/tensors/" || exit 1
     cp ../shared/matrices/SOURCES.tsv "$dev/shared/matrices/" || exit 1
     # GNU parallel (one Perl script) for the batch step: the GPU machine has no package manager.
     mkdir -p "$dev/bin" && cp "$(command -v parallel)" "$dev/bin/" || exit 1
