@@ -7,39 +7,11 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "models/xgb_booster.hpp"
 
 namespace sparsetune::models {
 
-namespace {
-
-void check(int rc, const char* what) {
-  if (rc != 0) throw Error(std::string("xgboost: ") + what + ": " + XGBGetLastError());
-}
-
-// A DMatrix that frees itself.
-struct DMatrix {
-  DMatrixHandle h = nullptr;
-  ~DMatrix() {
-    if (h) XGDMatrixFree(h);
-  }
-};
-
-std::vector<float> flatten(const std::vector<std::vector<double>>& x, std::size_t width) {
-  std::vector<float> flat;
-  flat.reserve(x.size() * width);
-  for (const auto& row : x) {
-    if (row.size() != width)
-      throw Error("xgboost: row of " + std::to_string(row.size()) + " values, expected " +
-                  std::to_string(width));
-    for (double v : row) {
-      if (!std::isfinite(v)) throw Error("xgboost: non-finite input value");
-      flat.push_back(static_cast<float>(v));
-    }
-  }
-  return flat;
-}
-
-}  // namespace
+using xgb::check;
 
 XgbRegressor::XgbRegressor(XgbOptions opt) : opt_(opt) {}
 XgbRegressor::~XgbRegressor() { release(); }
@@ -68,7 +40,8 @@ void XgbRegressor::fit(const std::vector<std::vector<double>>& x, const std::vec
     throw Error("xgboost: training needs as many targets as rows, and at least one");
   const std::size_t width = x.front().size();
   if (width == 0) throw Error("xgboost: rows have no values");
-  const auto flat = flatten(x, width);
+  xgb::DMatrix d;
+  xgb::make_table(d, x, width, "training table");
   std::vector<float> label;
   for (double v : y) {
     if (!std::isfinite(v)) throw Error("xgboost: non-finite target");
@@ -82,27 +55,14 @@ void XgbRegressor::fit(const std::vector<std::vector<double>>& x, const std::vec
     weight.push_back(static_cast<float>(w));
   }
   release();
-  DMatrix d;
-  check(XGDMatrixCreateFromMat(flat.data(), x.size(), width, NAN, &d.h), "training table");
   check(XGDMatrixSetFloatInfo(d.h, "label", label.data(), label.size()), "labels");
   if (!weight.empty())
     check(XGDMatrixSetFloatInfo(d.h, "weight", weight.data(), weight.size()), "weights");
-  BoosterHandle b = nullptr;
-  check(XGBoosterCreate(&d.h, 1, &b), "booster");
-  booster_ = b;
-  const std::pair<const char*, std::string> params[] = {
-      {"objective", "reg:squarederror"},
-      {"max_depth", std::to_string(opt_.max_depth)},
-      {"eta", std::to_string(opt_.eta)},
-      {"min_child_weight", std::to_string(opt_.min_child_weight)},
-      {"seed", std::to_string(opt_.seed)},
-      {"nthread", std::to_string(opt_.threads)},
-      {"subsample", std::to_string(opt_.subsample)},
-      {"colsample_bytree", std::to_string(opt_.colsample)},
-      {"verbosity", "0"},
-      {"tree_method", "exact"}};
-  for (const auto& [k, v] : params) check(XGBoosterSetParam(b, k, v.c_str()), k);
-  for (int i = 0; i < opt_.rounds; ++i) check(XGBoosterUpdateOneIter(b, i, d.h), "training");
+  auto params = xgb::common_params(opt_);
+  params.push_back({"objective", "reg:squarederror"});
+  params.push_back({"subsample", std::to_string(opt_.subsample)});
+  params.push_back({"colsample_bytree", std::to_string(opt_.colsample)});
+  booster_ = xgb::train(d, params, opt_.rounds);
   width_ = width;
 }
 
@@ -139,15 +99,8 @@ XgbRegressor XgbRegressor::load(std::string_view bytes, std::size_t width,
 std::vector<double> XgbRegressor::predict(const std::vector<std::vector<double>>& x) const {
   if (!booster_) throw Error("xgboost: predict before fit");
   if (x.empty()) return {};
-  const auto flat = flatten(x, width_);
-  DMatrix d;
-  check(XGDMatrixCreateFromMat(flat.data(), x.size(), width_, NAN, &d.h), "prediction table");
-  bst_ulong n = 0;
-  const float* out = nullptr;
-  check(XGBoosterPredict(static_cast<BoosterHandle>(booster_), d.h, 0, 0, 0, &n, &out),
-        "prediction");
-  if (n != x.size()) throw Error("xgboost: prediction count differs from the rows");
-  return std::vector<double>(out, out + n);
+  const auto out = xgb::predict(static_cast<BoosterHandle>(booster_), x, width_, 1);
+  return std::vector<double>(out.begin(), out.end());
 }
 
 }  // namespace sparsetune::models

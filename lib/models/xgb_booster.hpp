@@ -1,0 +1,46 @@
+#pragma once
+// What the XGBoost regressor and classifier share of the C API: tables of finite rows turned into
+// DMatrix handles, a booster trained on one with a parameter list, and raw predictions.
+#include <xgboost/c_api.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/xgb_regressor.hpp"
+
+namespace sparsetune::models::xgb {
+
+// Throws Error("xgboost: <what>: <the library's message>") when rc is not 0.
+void check(int rc, const char* what);
+
+// A DMatrix that frees itself.
+struct DMatrix {
+  DMatrixHandle h = nullptr;
+  DMatrix() = default;
+  DMatrix(const DMatrix&) = delete;
+  DMatrix& operator=(const DMatrix&) = delete;
+  ~DMatrix() {
+    if (h) XGDMatrixFree(h);
+  }
+};
+
+using Params = std::vector<std::pair<const char*, std::string>>;
+
+// Rows x, all of `width` finite values, as a DMatrix (`what` names it in errors).
+void make_table(DMatrix& d, const std::vector<std::vector<double>>& x, std::size_t width,
+                const char* what);
+
+// The parameters both models set from XgbOptions (depth, eta, child weight, seed, threads, quiet,
+// exact trees); each model adds its objective.
+Params common_params(const XgbOptions& opt);
+
+// A booster trained on d for opt.rounds rounds with `params`; the caller owns (and frees) it.
+BoosterHandle train(const DMatrix& d, const Params& params, int rounds);
+
+// The booster's raw outputs for rows x of `width` values, expected `per_row` of them per row.
+std::vector<float> predict(BoosterHandle b, const std::vector<std::vector<double>>& x,
+                           std::size_t width, std::size_t per_row);
+
+}  // namespace sparsetune::models::xgb
