@@ -101,6 +101,19 @@ Emitted generate(const graph::Graph& g, const Csr64& a, const EmitOptions& opt) 
   return e;
 }
 
+std::string y_prologue(std::int64_t rows) {
+  return "  cudaError_t e = beta == result_t(0)\n"
+         "                      ? cudaMemsetAsync(y, 0, sizeof(result_t) * kRows, stream)\n"
+         "                      : cudaSuccess;\n"
+         "  if (e != cudaSuccess) return e;\n"
+         "  if (beta != result_t(0) && kRows > 0)\n"
+         "    " +
+         std::string(kScaleKernel) + "<<<" +
+         std::to_string(
+             std::clamp<std::int64_t>((rows + kScaleThreads - 1) / kScaleThreads, 1, 65536)) +
+         ", " + std::to_string(kScaleThreads) + ", 0, stream>>>(y, kRows, beta);\n";
+}
+
 std::string build_host_header(const graph::Format& f, const std::string& bytes) {
   const auto st = io::parse_safetensors(bytes, "format");
   std::uint64_t header_len = 0;
@@ -228,16 +241,7 @@ inline cudaError_t load(const char* path, Format* f) {
   h += "inline cudaError_t run(const Format& f, const value_t* x, result_t* y, result_t alpha,\n"
        "                       result_t beta, cudaStream_t stream = 0) {\n";
   if (!f.store_only) {
-    h += "  cudaError_t e = beta == result_t(0)\n"
-         "                      ? cudaMemsetAsync(y, 0, sizeof(result_t) * kRows, stream)\n"
-         "                      : cudaSuccess;\n"
-         "  if (e != cudaSuccess) return e;\n"
-         "  if (beta != result_t(0) && kRows > 0)\n"
-         "    " +
-         std::string(kScaleKernel) + "<<<" +
-         std::to_string(
-             std::clamp<std::int64_t>((f.rows + kScaleThreads - 1) / kScaleThreads, 1, 65536)) +
-         ", " + std::to_string(kScaleThreads) + ", 0, stream>>>(y, kRows, beta);\n";
+    h += y_prologue(f.rows);
   }
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     const auto& p = f.parts[i];

@@ -33,6 +33,11 @@ Emitted generate(const graph::Graph& g, const Csr64& a, const EmitOptions& opt =
 // The host header for a format whose safetensors bytes are `format_bytes`.
 std::string build_host_header(const graph::Format& f, const std::string& format_bytes);
 
+// The start of a host run function of an adding format (one whose parts add into y): y = beta y,
+// zeroed without reading it when beta = 0 (a memset), else scaled by kScaleKernel over `rows`.
+// It declares `cudaError_t e`; run() and the pipelined run share it.
+std::string y_prologue(std::int64_t rows);
+
 // Stages x.f64 (a deterministic test vector) and y_reference.f64 (A·x by the fp64 CPU
 // reference), raw little-endian doubles, for checking a kernel where it runs.
 void stage_reference(const Csr64& a, io::StagedFolder& out);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/emit.hpp"
 #include "codegen/kernel_builder.hpp"
 
 namespace sparsetune::codegen {
@@ -147,16 +148,7 @@ std::string pipelined_run_section(const graph::Format& f,
        "{\n";
   h += "  if (h.streams < 1) return cudaErrorInvalidValue;\n";
   if (!f.store_only) {
-    h += "  cudaError_t e = beta == result_t(0)\n"
-         "                      ? cudaMemsetAsync(y, 0, sizeof(result_t) * kRows, stream)\n"
-         "                      : cudaSuccess;\n"
-         "  if (e != cudaSuccess) return e;\n"
-         "  if (beta != result_t(0) && kRows > 0)\n"
-         "    " +
-         std::string(kScaleKernel) + "<<<" +
-         std::to_string(
-             std::clamp<std::int64_t>((f.rows + kScaleThreads - 1) / kScaleThreads, 1, 65536)) +
-         ", " + std::to_string(kScaleThreads) + ", 0, stream>>>(y, kRows, beta);\n";
+    h += y_prologue(f.rows);
   } else {
     h += "  cudaError_t e = cudaSuccess;\n";
   }
