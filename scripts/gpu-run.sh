@@ -82,6 +82,13 @@ plain_named() {
   esac >/dev/null
 }
 
+# tune_f64 MATRIX DB OUT LOG: `sparsetune tune` in fp64 with a $TUNE_BUDGET s budget (default 60)
+# into folder OUT, its JSON report to LOG.json and its messages to LOG.err, within the deadline.
+tune_f64() {
+  timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$1" \
+    --dtype f64 --budget "${TUNE_BUDGET:-60}" --db "$2" --force -o "$3" >"$4.json" 2>"$4.err"
+}
+
 # The shared matrices with at least 100k entries once symmetric ones are mirrored.
 bench_set=(G3_circuit landmark Maragal_6 delaunay_n16 bcsstk16 luxembourg_osm ca-CondMat wiki-Vote)
 
@@ -240,9 +247,7 @@ case "${1:-}" in
       plain_named "$work/mtx" "$name" || continue
       m=$work/mtx/$name.mtx
       echo "== peers on $name $(date +%T)"
-      timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$m" \
-        --dtype f64 --budget "${TUNE_BUDGET:-60}" --db "$work/tuning.db" --force \
-        -o "$work/out-$name" >"$work/json/$name-tune.json" 2>"$work/json/$name-tune.err"
+      tune_f64 "$m" "$work/tuning.db" "$work/out-$name" "$work/json/$name-tune"
       if [ -x "$peers/spmv_double" ]; then
         (cd "$work" && timeout "$(left 60)" "$peers/spmv_double" "$m") >"$work/json/$name-dasp.txt" 2>&1
       fi
@@ -280,9 +285,7 @@ case "${1:-}" in
       plain_named "$work/mtx" "$name" || continue
       m=$work/mtx/$name.mtx
       echo "== ncu on $name $(date +%T)"
-      timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$m" \
-        --dtype f64 --budget "${TUNE_BUDGET:-60}" --db "$work/tuning.db" --force \
-        -o "$work/tuned-$name" >"$work/csv/$name-tune.json" 2>"$work/csv/$name-tune.err"
+      tune_f64 "$m" "$work/tuning.db" "$work/tuned-$name" "$work/csv/$name-tune"
       d=$work/emit-$name
       run sparsetune emit-kernel --graph "$work/tuned-$name/graph.json" "$m" --dtype f64 \
         --reference -o "$d" >/dev/null 2>"$work/csv/$name-emit.err" &&
