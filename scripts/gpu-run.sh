@@ -41,6 +41,7 @@
 #                                 interrupted after $BATCH_INTERRUPT s (if set) and resumed;
 #                                 batch.tar.gz (database, status, logs, nvidia-smi samples),
 #                                 which .device/resume/ carries to a next command to resume
+#                                 (scripts/gpu-samples-plot.py draws gpu-samples.csv, here)
 #   scripts/gpu-run.sh exec       the [gpu] tests (while formats-emit works on the CPU),
 #                                 formats, then tunes, inside one deadline
 #                                 ($DEADLINE s, default 570): each step gets what is left

@@ -483,7 +483,7 @@ class Plotter:
         fig, ax = self.figure((width, FIG_SIZE[1]))
         if not known:
             self.titles(ax, "Search time per matrix")
-            self.no_data(ax, "no row has a search time (all answered from the database?)")
+            self.no_data(ax, "no row has a search of its own (answered from the database, or no time)")
             return self.save(fig, path)
         xs = list(range(n))
         colours = [self.style[r["family"]][0] for r in known]
@@ -498,7 +498,8 @@ class Plotter:
             ax.scatter(xs, search, s=14, c=colours, zorder=3, edgecolors="none")
         sub = f"{duration(sum(search))} of search in all; median {median(search):.1f} s"
         if n < len(self.rows):
-            sub += f"; {len(self.rows) - n} row(s) answered from the database not shown"
+            sub += (f"; {len(self.rows) - n} row(s) with no search of their own not shown"
+                    " (answered from the database, or a budget that left no time)")
         self.titles(ax, "Search time per matrix, by nnz", sub)
         top = max(max(search), max(wall))
         positive = [v for v in search + wall if v > 0]
