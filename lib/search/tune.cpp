@@ -194,9 +194,13 @@ TuneOutcome tune(const TuneOptions& o) {
   std::optional<models::SpmvRanker> ranker;
   if (o.learned) ranker = load_spmv_ranker(o.models_dir, arch);
   std::unique_ptr<LearnedEvaluator> learned;
+  // A predict-only search needs only the Designer's verdict on each candidate (on a sample);
+  // a measuring one also records the cost model's prediction beside each measurement.
+  const bool predict_only = !gpu && !compile_only;
   if (ranker)
     learned = std::make_unique<LearnedEvaluator>(
-        model, *ranker, models::MatrixInputs{feature_row, o.dtype, a.rows, a.cols, a.nnz()}, a);
+        predict_only ? nullptr : &model, *ranker,
+        models::MatrixInputs{feature_row, o.dtype, a.rows, a.cols, a.nnz()}, a);
   Evaluator& predictor = learned ? static_cast<Evaluator&>(*learned) : model;
   const std::string ranked_by =
       learned ? "the learned " + ranker->file().model + " model (" + arch + ")" : "the cost model";
