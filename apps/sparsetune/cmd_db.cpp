@@ -82,14 +82,15 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
                 static_cast<long long>(st.measurements));
   });
 
-  auto* merge = cmd->add_subcommand("merge", "Copy the rows of other databases into this one");
+  auto* merge = cmd->add_subcommand(
+      "merge", "Copy the rows of other databases (or JSON exports) into this one");
   merge->add_option("OTHER", o->others, "Databases to merge in")
       ->required()
       ->check(CLI::ExistingFile);
   merge->callback([&g, o, open] {
     auto tdb = open();
     nlohmann::json added = nlohmann::json::object();
-    for (const auto& other : o->others) added[other] = tdb.merge(other);
+    for (const auto& other : o->others) added[other] = db::merge_from(tdb, other);
     if (g.json) return print_json({{"path", tdb.path()}, {"added", added}});
     for (const auto& other : o->others)
       std::printf("%s: %lld new measurements from %s\n", tdb.path().c_str(),

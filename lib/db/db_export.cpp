@@ -39,7 +39,8 @@ json run_json(const Run& r) {
           {"candidates", r.candidates},
           {"structures", r.structures},
           {"failures", r.failures},
-          {"from_database", r.from_database}};
+          {"from_database", r.from_database},
+          {"created_at", r.created_at}};
 }
 
 // Typed field access that names the entry at fault.
@@ -179,6 +180,11 @@ void import_json(TuningDb& db, const json& j, const std::string& source) {
     r.structures = e.integer("structures", 0);
     r.failures = e.integer("failures", 0);
     r.from_database = e.flag("from_database", false);
+    // The time is part of a run's identity: kept, so that importing an export twice (or merging
+    // it into a database that holds its rows) adds each run once. Exports written before it was
+    // kept all read as one fixed time, for the same reason.
+    r.created_at = e.text("created_at", false);
+    if (r.created_at.empty()) r.created_at = "unknown";
     db.add_run(r);
   }
   const auto& rows = list(j, "measurements", source);
@@ -238,17 +244,42 @@ Stats export_to(const TuningDb& db, const std::string& out, const ExportFilter& 
   return s;
 }
 
+namespace {
+
+bool is_sqlite(const std::string& path) {
+  std::string head(16, '\0');
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head.rfind("SQLite format 3", 0) == 0;
+}
+
+}  // namespace
+
+std::int64_t merge_from(TuningDb& db, const std::string& other) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(other, ec) || is_sqlite(other)) return db.merge(other);
+  // An export goes through a SQLite copy of itself, so that the one merge (rows keyed by their
+  // content's uid) decides what is already there.
+  const auto src = open_database(other);
+  const auto tmp = std::filesystem::temp_directory_path() /
+                   ("sparsetune-merge-" + std::to_string(::getpid()) + ".db");
+  struct Remove {
+    std::filesystem::path p;
+    ~Remove() {
+      std::error_code e;
+      std::filesystem::remove(p, e);
+    }
+  } remove{tmp};
+  export_to(*src, tmp.string());
+  return db.merge(tmp.string());
+}
+
 std::unique_ptr<TuningDb> open_database(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw Error(path + ": no such tuning database or export");
-  std::string head(16, '\0');
-  {
-    std::ifstream in(path, std::ios::binary);
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-  }
-  if (head.rfind("SQLite format 3", 0) == 0) return std::make_unique<TuningDb>(path);
+  if (is_sqlite(path)) return std::make_unique<TuningDb>(path);
   const std::string text = io::read_file_decompressed(path);
   const json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) throw Error(path + ": neither a SQLite tuning database nor a JSON export");

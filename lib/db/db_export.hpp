@@ -34,4 +34,8 @@ Stats export_to(const TuningDb& db, const std::string& out, const ExportFilter& 
 // memory.
 std::unique_ptr<TuningDb> open_database(const std::string& path);
 
+// Copies the rows of `other` (a SQLite tuning database, or a JSON export checked entry by entry)
+// into `db`, keeping each row once; returns the measurements added.
+std::int64_t merge_from(TuningDb& db, const std::string& other);
+
 }  // namespace sparsetune::db

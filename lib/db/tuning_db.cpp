@@ -361,7 +361,7 @@ std::vector<Measurement> TuningDb::measurements(const std::string& fingerprint) 
 
 void TuningDb::add_run(const Run& run) {
   Run r = run;
-  r.created_at = now_utc();
+  if (r.created_at.empty()) r.created_at = now_utc();
   Statement s(db_,
               std::string("INSERT OR IGNORE INTO runs(") + kRunColumns +
                   ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "

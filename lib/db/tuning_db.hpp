@@ -53,7 +53,7 @@ struct Run {
   double search_s = 0, wall_s = 0;
   std::int64_t candidates = 0, structures = 0, failures = 0;
   bool from_database = false;  // answered from earlier measurements, no search
-  std::string created_at;      // set by add_run
+  std::string created_at;      // set by add_run when empty (an import keeps the exported one)
 };
 
 // What a database holds, for `db stats`.

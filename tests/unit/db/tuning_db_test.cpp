@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "db/db_export.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
@@ -222,4 +223,47 @@ TEST_CASE("merge of two databases with overlapping rows keeps each row once", "[
   REQUIRE(all.matrices().size() == 2);
   CHECK(all.matrices()[0].name == "m");
   CHECK(all.runs("csr1-fedcba9876543210").at(0).family == "SNAP");
+}
+
+TEST_CASE("a JSON export merged twice, or into the database it came from, adds each row once",
+          "[db]") {
+  testing::TempDir dir("sparsetune-db-test");
+  {
+    TuningDb a(dir.file("a.db"));
+    a.put_matrix({"csr1-0123456789abcdef", "m", 3, 4, 5, "{}"});
+    a.add(sample("graph/a", 12.0));
+    a.add(sample("graph/b", 5.0));
+    a.add_run(sample_run("HB"));
+  }
+  {
+    TuningDb a(dir.file("a.db"));
+    db::export_to(a, dir.file("a.json.gz"));
+  }
+  // The export keeps each run's time, so it is the same run after a round trip.
+  const auto back = db::open_database(dir.file("a.json.gz"));
+  TuningDb a(dir.file("a.db"));
+  REQUIRE(back->runs().size() == 1);
+  CHECK(back->runs()[0].created_at == a.runs()[0].created_at);
+
+  TuningDb all(dir.file("all.db"));
+  CHECK(db::merge_from(all, dir.file("a.json.gz")) == 2);
+  CHECK(db::merge_from(all, dir.file("a.json.gz")) == 0);
+  CHECK(db::merge_from(all, dir.file("a.db")) == 0);
+  CHECK(db::merge_from(a, dir.file("a.json.gz")) == 0);
+  CHECK(all.stats().runs == 1);
+  CHECK(all.stats().measurements == 2);
+  CHECK(a.stats().runs == 1);
+
+  // An export of an older version has no run times: its runs still come in once.
+  auto j = nlohmann::json::parse(R"({"format": "sparsetune-db-export", "version": 1,
+    "matrices": [], "measurements": [],
+    "runs": [{"fingerprint": "csr1-0123456789abcdef", "op": "spmv", "dtype": "f32", "n": 1,
+              "device": "Test GPU", "winner_us": 7.5, "baseline_us": 9.0, "peak_gbs": 3000,
+              "search_s": 1, "wall_s": 2}]})");
+  std::ofstream(dir.file("old.json")) << j.dump();
+  TuningDb c(dir.file("c.db"));
+  db::merge_from(c, dir.file("old.json"));
+  db::merge_from(c, dir.file("old.json"));
+  CHECK(c.stats().runs == 1);
+  CHECK_THROWS_WITH(db::merge_from(c, dir.file("missing.json")), Catch::Contains("missing.json"));
 }
