@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "cli.hpp"
 #include "core/error.hpp"
+#include "db/tuning_db.hpp"
 #include "io/matrix_file.hpp"
 #include "io/tns.hpp"
 #include "runtime/bench.hpp"
@@ -95,9 +97,10 @@ void add_bench_command(CLI::App& app, const GlobalOptions& g) {
       report = runtime::bench_tensor(io::read_tns(args->file), o);
     } else {
       const Csr64 a = io::read_matrix(args->file);
+      std::optional<db::TuningDb> db;
+      if (!args->db.empty()) db.emplace(args->db);
       report = runtime::bench_matrix(a, o);
-      if (!args->db.empty())
-        search::record_bench(args->db, search::matrix_name(args->file), a, report);
+      if (db) search::record_bench(*db, search::matrix_name(args->file), a, report);
     }
     if (g.json) return print_json(runtime::to_json(report));
     print_report(report);

@@ -35,9 +35,8 @@ std::vector<db::Measurement> baseline_rows(const runtime::BenchReport& r,
   return out;
 }
 
-void record_bench(const std::string& db_path, const std::string& name, const Csr64& a,
+void record_bench(db::TuningDb& db, const std::string& name, const Csr64& a,
                   const runtime::BenchReport& r) {
-  db::TuningDb db(db_path.empty() ? db::TuningDb::default_path() : db_path);
   const std::string fp = fingerprint(a);
   nlohmann::json f = nlohmann::json::object();
   for (const auto& x : features::alphasparse_features(a)) f[x.group + "." + x.name] = x.value;

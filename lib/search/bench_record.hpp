@@ -17,8 +17,8 @@ std::vector<db::Measurement> baseline_rows(const runtime::BenchReport& r,
                                            const std::string& tool_version);
 
 // `bench FILE --db PATH` for a matrix: the matrix (named, with its AlphaSparse features) and
-// every baseline row.
-void record_bench(const std::string& db_path, const std::string& name, const Csr64& a,
+// every baseline row, into `db` (opened before benching, so a bad path costs no measurement).
+void record_bench(db::TuningDb& db, const std::string& name, const Csr64& a,
                   const runtime::BenchReport& r);
 
 }  // namespace sparsetune::search

@@ -78,6 +78,10 @@ if "$st" --json info | grep -q '"devices": \[\]'; then
 fi
 
 expect_fail "bench --db with sptv" "--db records matrices" "$st" bench "$tmp/t.tns" --op sptv --db "$tmp/b.db"
+# A database that cannot be opened is said before anything is measured (here: before "no device").
+echo "not a database" >"$tmp/notadb.db"
+expect_fail "bench --db with a bad database" "notadb.db: tuning database: file is not a database" \
+  "$st" bench "$example" --op spmv --db "$tmp/notadb.db"
 
 # --- tuning database -------------------------------------------------------------------------
 expect_ok "db stats on a new database" "$st" db --db "$tmp/db/t.db" stats

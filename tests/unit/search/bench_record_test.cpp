@@ -50,7 +50,10 @@ TEST_CASE("bench results become rows: verified ones ok, failures kept, unsupport
 
   testing::TempDir dir("sparsetune-bench-record");
   const Csr64 a = search_test::tridiagonal(50);
-  search::record_bench(dir.file("t.db"), "tri", a, r);
+  {
+    db::TuningDb w(dir.file("t.db"));
+    search::record_bench(w, "tri", a, r);
+  }
   const db::TuningDb db(dir.file("t.db"));
   const auto m = db.matrix(fingerprint(a));
   REQUIRE(m);
