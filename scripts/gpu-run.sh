@@ -33,6 +33,9 @@
 #                                 DASP's spmv_double and MatXtract at several (tau_c, tau_r), all
 #                                 in this one command from .device/peers (build-peers.sh);
 #                                 peers.tar.gz, peers-table.md
+#   scripts/gpu-run.sh spmm       SpMM fp32 on $SPMM_MATRICES for N in $SPMM_N: cuSPARSE's
+#                                 algorithms, GE-SpMM (.device/peers/spmm.out) and, where this
+#                                 build has it, `tune --op spmm`; spmm.tar.gz, spmm-table.md
 #   scripts/gpu-run.sh ncu        Nsight Compute figures (achieved bandwidth, launches, stall
 #                                 reasons) of the tuned winner, cuSPARSE and DASP on
 #                                 $NCU_MATRICES; ncu.tar.gz, ncu-table.md
@@ -264,6 +267,37 @@ case "${1:-}" in
       tar -czf "$out/peers.tar.gz" -C "$work" json
     done
     python3 scripts/peers-table.py "$work/json" >"$out/peers-table.md"
+    ;;
+  spmm)
+    # SpMM fp32 on $SPMM_MATRICES for N in $SPMM_N: every cuSPARSE algorithm (`sparsetune bench
+    # --op spmm`, flushed and warm), GE-SpMM's best algorithm (dgSPARSE's spmm.out from
+    # .device/peers, on the same expanded .mtx), and `sparsetune tune --op spmm` with a budget of
+    # $SPMM_BUDGET s (default 30) where this build has it; spmm.tar.gz, spmm-table.md.
+    work=/tmp/sparsetune-spmm
+    mkdir -p "$work/json" "$work/mtx"
+    peers=$PWD/$dev/peers
+    ns=${SPMM_N:-"32 64 128 256 512"}
+    names=${SPMM_MATRICES:-"cora pubmed G3_circuit landmark Maragal_6 delaunay_n16 bcsstk16 luxembourg_osm ca-CondMat wiki-Vote kron18 kron20 stencil27_100 powerlaw_1m"}
+    tune_spmm=0
+    run sparsetune tune --help 2>/dev/null | grep -q -- "--n" && tune_spmm=1
+    for name in $names; do
+      plain_named "$work/mtx" "$name" || continue
+      m=$work/mtx/$name.mtx
+      echo "== spmm on $name $(date +%T)"
+      nargs=(); for n in $ns; do nargs+=(--n "$n"); done
+      timeout "$(left 300)" "$dev/bundle/run" sparsetune --json bench "$m" --op spmm --dtype f32 \
+        "${nargs[@]}" --runs 20 >"$work/json/$name-cusparse.json" 2>"$work/json/$name-cusparse.err"
+      for n in $ns; do
+        [ -x "$peers/spmm.out" ] &&
+          timeout "$(left 120)" "$peers/spmm.out" "$m" "$n" >"$work/json/$name-ge-$n.txt" 2>&1
+        [ "$tune_spmm" = 1 ] &&
+          timeout "$(left $(( ${SPMM_BUDGET:-30} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$m" \
+            --op spmm --n "$n" --dtype f32 --budget "${SPMM_BUDGET:-30}" --db "$work/tuning.db" --force \
+            -o "$work/tuned-$name-$n" >"$work/json/$name-tune-$n.json" 2>"$work/json/$name-tune-$n.err"
+      done
+      tar -czf "$out/spmm.tar.gz" -C "$work" json
+    done
+    python3 scripts/spmm-table.py "$work/json" | tee "$out/spmm-table.md"
     ;;
   ncu)
     # Where the time goes, tuned against the peers: for each of $NCU_MATRICES, `tune` (budget
