@@ -32,6 +32,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g);
 void run_tune_sptv(const search::SptvTuneOptions& o, const GlobalOptions& g);
 void add_train_command(CLI::App& app, const GlobalOptions& g);
 void add_collect_command(CLI::App& app, const GlobalOptions& g);
+void add_row_orders_command(CLI::App& app, const GlobalOptions& g);
 
 // Prints rows as an aligned two-or-more-column text table.
 void print_table(const std::vector<std::vector<std::string>>& rows);

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   cli::add_slice_gcn_command(app, g);
   cli::add_train_command(app, g);
   cli::add_collect_command(app, g);
+  cli::add_row_orders_command(app, g);
 
   try {
     app.parse(argc, argv);

@@ -37,6 +37,19 @@ expect_ok "features --json on the example" "$st" --json features "$example"
 expect_out "features --json" "\{"
 expect_fail "features on a missing file" "no_such_file" "$st" features "$tmp/no_such_file.mtx"
 
+# --- row-orders ------------------------------------------------------------------------------
+expect_ok "row-orders on the example" "$st" row-orders "$example"
+expect_out "row-orders lists every order" "hybrid2\.3"
+expect_ok "row-orders --json" "$st" --json row-orders "$example" --warps 4 --window 8
+expect_out "row-orders --json" '"lines_per_step"'
+expect_ok "row-orders writes a permuted matrix" "$st" row-orders "$example" --order lpt -o "$tmp/lpt.mtx"
+expect_ok "the permuted matrix reads back" "$st" convert "$tmp/lpt.mtx" "$tmp/lpt2.mtx"
+expect_out "same size after the permutation" "256 x 256, 1216 non-zeros"
+expect_fail "row-orders with an unknown order" "unknown row order 'zig'.*hybrid1" \
+  "$st" row-orders "$example" --order zig -o "$tmp/zig.mtx"
+[ ! -e "$tmp/zig.mtx" ] && ok || bad "row-orders left a file behind for an unknown order"
+expect_fail "row-orders --order without -o" "go together" "$st" row-orders "$example" --order lpt
+
 # --- gen + features --------------------------------------------------------------------------
 expect_ok "gen kron scale 16" "$st" gen kron --scale 16 --seed 1 -o "$tmp/k.mtx"
 expect_ok "features of the Kronecker matrix" "$st" features "$tmp/k.mtx"

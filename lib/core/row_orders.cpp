@@ -1,0 +1,287 @@
+#include "core/row_orders.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <numeric>
+
+#include "core/error.hpp"
+
+namespace sparsetune::row_orders {
+
+namespace {
+
+struct Names {
+  Order o;
+  const char* s;
+};
+constexpr Names kNames[] = {
+    {Order::original, "original"},
+    {Order::dcsr, "dcsr"},
+    {Order::plain, "plain"},
+    {Order::flipped, "flipped"},
+    {Order::lpt, "lpt"},
+    {Order::warp_aware, "warp-aware"},
+    {Order::cta_aware, "cta-aware"},
+    {Order::hybrid1, "hybrid1"},
+    {Order::hybrid2_1, "hybrid2.1"},
+    {Order::hybrid2_2, "hybrid2.2"},
+    {Order::hybrid2_3, "hybrid2.3"},
+};
+
+std::vector<std::int64_t> warp_loads(const Csr64& a, int threads) {
+  std::vector<std::int64_t> w(a.rows);
+  for (std::int64_t r = 0; r < a.rows; ++r) w[r] = (a.row_length(r) + threads - 1) / threads;
+  return w;
+}
+
+// Each row's lines of B (column / line), sorted and distinct.
+std::vector<std::vector<std::int64_t>> masks(const Csr64& a, int line) {
+  std::vector<std::vector<std::int64_t>> m(a.rows);
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      const std::int64_t l = a.col_idx[k] / line;
+      if (m[r].empty() || m[r].back() != l) m[r].push_back(l);  // columns are sorted in a row
+    }
+  }
+  return m;
+}
+
+// |a xor b| of two sorted line sets.
+std::int64_t hamming(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+  std::size_t i = 0, j = 0;
+  std::int64_t common = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == b[j])
+      ++common, ++i, ++j;
+    else if (a[i] < b[j])
+      ++i;
+    else
+      ++j;
+  }
+  return static_cast<std::int64_t>(a.size() + b.size()) - 2 * common;
+}
+
+// Rows not placed yet, in matrix order, removable in O(1).
+class Pool {
+ public:
+  explicit Pool(std::int64_t n) : next_(n + 1), prev_(n + 1) {
+    for (std::int64_t i = 0; i <= n; ++i) next_[i] = i + 1, prev_[i] = i - 1;
+    // node n is the end; node -1 is represented by head_
+    head_ = n > 0 ? 0 : n;
+    end_ = n;
+  }
+  std::int64_t first() const { return head_; }
+  std::int64_t next(std::int64_t r) const { return next_[r]; }
+  bool at_end(std::int64_t r) const { return r >= end_; }
+  void take(std::int64_t r) {
+    if (prev_[r] >= 0)
+      next_[prev_[r]] = next_[r];
+    else
+      head_ = next_[r];
+    if (next_[r] < end_) prev_[next_[r]] = prev_[r];
+  }
+
+ private:
+  std::vector<std::int64_t> next_, prev_;
+  std::int64_t head_ = 0, end_ = 0;
+};
+
+enum class Tie { none, load, warp_distance };
+
+// The greedy Hamming orders: row i is the pool row (among the first `window`) nearest to row
+// i - `back` of the order so far; ties by `tie`, then matrix order. The first `back` rows: the
+// first rows of `seed` (warp-aware: the lightest rows), else the first of the matrix.
+std::vector<std::int64_t> nearest_chain(const Csr64& a, const Options& o, std::int64_t back,
+                                        Tie tie, const std::vector<std::int64_t>& seed) {
+  const auto load = warp_loads(a, o.threads);
+  const auto mask = masks(a, o.line);
+  Pool pool(a.rows);
+  std::vector<std::int64_t> p;
+  p.reserve(a.rows);
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(back, a.rows); ++i) {
+    const std::int64_t r = seed.empty() ? pool.first() : seed[i];
+    p.push_back(r);
+    pool.take(r);
+  }
+  for (std::int64_t i = static_cast<std::int64_t>(p.size()); i < a.rows; ++i) {
+    const std::int64_t ref = p[i - back];
+    std::int64_t best = -1, best_d = 0, best_t = 0;
+    int seen = 0;
+    for (std::int64_t r = pool.first(); !pool.at_end(r) && seen < o.window;
+         r = pool.next(r), ++seen) {
+      const std::int64_t d = hamming(mask[r], mask[ref]);
+      std::int64_t t = 0;
+      if (tie == Tie::load) t = std::llabs(load[r] - load[p[i - 1]]);
+      if (tie == Tie::warp_distance && i >= o.warps) t = hamming(mask[r], mask[p[i - o.warps]]);
+      if (best < 0 || d < best_d || (d == best_d && t < best_t)) best = r, best_d = d, best_t = t;
+    }
+    p.push_back(best);
+    pool.take(best);
+  }
+  return p;
+}
+
+// Rows by warp load, largest first (ties: matrix order).
+std::vector<std::int64_t> by_load(const std::vector<std::int64_t>& load, bool largest_first) {
+  std::vector<std::int64_t> p(load.size());
+  std::iota(p.begin(), p.end(), 0);
+  std::stable_sort(p.begin(), p.end(), [&](std::int64_t x, std::int64_t y) {
+    return largest_first ? load[x] > load[y] : load[x] < load[y];
+  });
+  return p;
+}
+
+// LPT with each warp given exactly its share of rows (so that striping the result gives warp w
+// exactly the rows assigned to it): rows largest first, each to the least loaded warp that still
+// has room; with `locality`, among rows of equal load the one nearest (Hamming) to that warp's
+// previous row goes first.
+std::vector<std::int64_t> lpt(const Csr64& a, const Options& o, bool locality) {
+  const auto load = warp_loads(a, o.threads);
+  const auto mask = masks(a, o.line);
+  const std::int64_t m = a.rows, nw = o.warps;
+  std::vector<std::int64_t> cap(nw), sum(nw, 0);
+  std::vector<std::vector<std::int64_t>> rows_of(nw);
+  for (std::int64_t w = 0; w < nw; ++w) cap[w] = m / nw + (w < m % nw ? 1 : 0);
+  auto least_loaded = [&] {
+    std::int64_t best = -1;
+    for (std::int64_t w = 0; w < nw; ++w)
+      if (static_cast<std::int64_t>(rows_of[w].size()) < cap[w] && (best < 0 || sum[w] < sum[best]))
+        best = w;
+    return best;
+  };
+  const auto order = by_load(load, true);
+  for (std::size_t g = 0; g < order.size();) {
+    std::size_t end = g;  // [g, end): one warp load
+    while (end < order.size() && load[order[end]] == load[order[g]]) ++end;
+    // The group's rows not assigned yet, in order, removable in O(1).
+    Pool left(static_cast<std::int64_t>(end - g));
+    for (std::size_t n = g; n < end; ++n) {
+      const std::int64_t w = least_loaded();
+      std::int64_t pick = left.first();
+      if (locality && !rows_of[w].empty()) {
+        const auto& prev = mask[rows_of[w].back()];
+        std::int64_t best_d = -1;
+        int seen = 0;
+        for (std::int64_t k = left.first(); !left.at_end(k) && seen < o.window;
+             k = left.next(k), ++seen) {
+          const std::int64_t d = hamming(mask[order[g + k]], prev);
+          if (best_d < 0 || d < best_d) best_d = d, pick = k;
+        }
+      }
+      left.take(pick);
+      const std::int64_t row = order[g + pick];
+      rows_of[w].push_back(row);
+      sum[w] += load[row];
+    }
+    g = end;
+  }
+  std::vector<std::int64_t> p(m);
+  for (std::int64_t w = 0; w < nw; ++w)
+    for (std::size_t k = 0; k < rows_of[w].size(); ++k)
+      p[static_cast<std::int64_t>(k) * nw + w] = rows_of[w][k];
+  return p;
+}
+
+}  // namespace
+
+const std::vector<Order>& all_orders() {
+  static const std::vector<Order> all = [] {
+    std::vector<Order> v;
+    for (const auto& n : kNames) v.push_back(n.o);
+    return v;
+  }();
+  return all;
+}
+
+std::string name(Order o) {
+  for (const auto& n : kNames)
+    if (n.o == o) return n.s;
+  return "?";
+}
+
+Order parse(const std::string& s) {
+  std::string known;
+  for (const auto& n : kNames) {
+    if (s == n.s) return n.o;
+    known += std::string(known.empty() ? "" : ", ") + n.s;
+  }
+  throw Error("unknown row order '" + s + "' (known: " + known + ")");
+}
+
+std::vector<std::int64_t> row_order(const Csr64& a, Order o, const Options& opt) {
+  if (opt.warps < 1 || opt.threads < 1 || opt.line < 1 || opt.window < 1)
+    throw Error("row orders: warps, threads, line and window must be at least 1");
+  const auto load = warp_loads(a, opt.threads);
+  std::vector<std::int64_t> p(a.rows);
+  std::iota(p.begin(), p.end(), 0);
+  switch (o) {
+    case Order::original:
+      return p;
+    case Order::dcsr:
+      std::stable_partition(p.begin(), p.end(),
+                            [&](std::int64_t r) { return a.row_length(r) > 0; });
+      return p;
+    case Order::plain:
+      return by_load(load, true);
+    case Order::flipped: {
+      p = by_load(load, true);
+      for (std::int64_t g = 1; g * opt.warps < a.rows; g += 2) {
+        const auto first = p.begin() + g * opt.warps;
+        std::reverse(first, p.begin() + std::min<std::int64_t>(a.rows, (g + 1) * opt.warps));
+      }
+      return p;
+    }
+    case Order::lpt:
+      return lpt(a, opt, false);
+    case Order::hybrid1:
+      return lpt(a, opt, true);
+    case Order::warp_aware:
+      return nearest_chain(a, opt, opt.warps, Tie::none, by_load(load, false));
+    case Order::hybrid2_3:
+      return nearest_chain(a, opt, opt.warps, Tie::load, by_load(load, false));
+    case Order::cta_aware:
+      return nearest_chain(a, opt, 1, Tie::none, {});
+    case Order::hybrid2_1:
+      return nearest_chain(a, opt, 1, Tie::load, {});
+    case Order::hybrid2_2:
+      return nearest_chain(a, opt, 1, Tie::warp_distance, {});
+  }
+  return p;
+}
+
+std::int64_t max_warp_load(const Csr64& a, const std::vector<std::int64_t>& p, const Options& opt) {
+  const auto load = warp_loads(a, opt.threads);
+  std::vector<std::int64_t> sum(opt.warps, 0);
+  for (std::size_t i = 0; i < p.size(); ++i) sum[i % opt.warps] += load[p[i]];
+  return sum.empty() ? 0 : *std::max_element(sum.begin(), sum.end());
+}
+
+std::int64_t lines_per_step(const Csr64& a, const std::vector<std::int64_t>& p,
+                            const Options& opt) {
+  const auto mask = masks(a, opt.line);
+  std::vector<std::int64_t> stamp((a.cols + opt.line - 1) / opt.line + 1, -1);
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const auto step = static_cast<std::int64_t>(i) / opt.warps;
+    for (auto l : mask[p[i]])
+      if (stamp[l] != step) stamp[l] = step, ++total;
+  }
+  return total;
+}
+
+std::vector<OrderReport> compare_orders(const Csr64& a, const Options& opt) {
+  std::vector<OrderReport> out;
+  for (auto o : all_orders()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto p = row_order(a, o, opt);
+    OrderReport r{o};
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.max_warp_load = max_warp_load(a, p, opt);
+    r.lines_per_step = lines_per_step(a, p, opt);
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace sparsetune::row_orders

@@ -1,0 +1,64 @@
+#pragma once
+// The row permutations of output-stationary CSR SpMM (Mehrabi et al., ISPASS'21, §III). The
+// kernel they serve stripes rows over the N_w warps of a CTA (row i to warp i mod N_w), a warp's
+// N_t threads sharing a row; a row's "warp load" is ⌈nnz / N_t⌉, and its mask has one bit per
+// 128-byte line of B it reads (a block of `line` consecutive columns). Every order keeps CSR: it
+// is a permutation p with row i of the reordered matrix = row p[i] of A (permute_rows), so the
+// kernel writes C row p[i] in place and needs no inverse pass.
+//
+// The Hamming searches (warp-aware, CTA-aware and their hybrids) pick each next row among the
+// first `window` rows not placed yet, in the order of the matrix: O(rows · window · lines per
+// row), not the quadratic search over all rows.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+
+namespace sparsetune::row_orders {
+
+enum class Order {
+  original,    // CSR as it is
+  dcsr,        // the non-empty rows, then the empty ones (the kernel visits the first part only)
+  plain,       // by warp load, largest first
+  flipped,     // plain, every other group of N_w rows reversed
+  lpt,         // largest warp load first to the least loaded warp (each warp its share of rows)
+  warp_aware,  // each row nearest (Hamming) to the row N_w places earlier, in the same warp
+  cta_aware,   // each row nearest to the row just before it, in the same CTA step
+  hybrid1,     // LPT, rows of equal warp load taken nearest to the warp's previous row first
+  hybrid2_1,   // CTA-aware, ties by the warp load nearest the previous row's
+  hybrid2_2,   // CTA-aware, ties by the distance to the row N_w places earlier
+  hybrid2_3,   // warp-aware, ties by the warp load nearest the previous row's
+};
+
+// All eleven, in the order above, and their names ("original", "dcsr", ..., "hybrid2.3").
+const std::vector<Order>& all_orders();
+std::string name(Order o);
+// The order named `s`; throws Error listing the names otherwise.
+Order parse(const std::string& s);
+
+struct Options {
+  int warps = 32;    // N_w
+  int threads = 32;  // N_t
+  int line = 32;     // columns per cache line of B
+  int window = 64;   // candidates of each Hamming search
+};
+
+// The permutation (throws Error on options < 1).
+std::vector<std::int64_t> row_order(const Csr64& a, Order o, const Options& opt = {});
+
+// Measures the orders are judged by: the largest total warp load of any warp (each warp's rows
+// striped as the kernel does), and the B lines each CTA step (N_w consecutive rows) reads,
+// summed over the steps.
+std::int64_t max_warp_load(const Csr64& a, const std::vector<std::int64_t>& p, const Options& opt);
+std::int64_t lines_per_step(const Csr64& a, const std::vector<std::int64_t>& p, const Options& opt);
+
+// Every order of a matrix with its own cost (seconds to compute it) and the two measures above.
+struct OrderReport {
+  Order order;
+  double seconds = 0;
+  std::int64_t max_warp_load = 0, lines_per_step = 0;
+};
+std::vector<OrderReport> compare_orders(const Csr64& a, const Options& opt = {});
+
+}  // namespace sparsetune::row_orders

@@ -1,0 +1,133 @@
+// The row permutations of output-stationary SpMM (core/row_orders.hpp): orders worked out by
+// hand for LPT, warp-aware and CTA-aware, and every order on random and degenerate matrices: a
+// permutation, the same product, and the property it is named for.
+#include "core/row_orders.hpp"
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "core/convert.hpp"
+#include "core/error.hpp"
+#include "core/permute.hpp"
+#include "core/reference.hpp"
+
+using namespace sparsetune;
+namespace ro = sparsetune::row_orders;
+
+namespace {
+
+Csr64 from_rows(std::int64_t cols, const std::vector<std::vector<std::int64_t>>& rows) {
+  Coo64 c;
+  c.rows = static_cast<std::int64_t>(rows.size());
+  c.cols = cols;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (auto col : rows[r]) {
+      c.row.push_back(static_cast<std::int64_t>(r));
+      c.col.push_back(col);
+      c.val.push_back(0.5 + static_cast<double>(r) - 0.25 * static_cast<double>(col));
+    }
+  std::int64_t dup = 0;
+  return coo_to_csr<std::int64_t, std::int64_t>(c, &dup);
+}
+
+// Masks with one line per column: {0}, {5}, {5, 6}, {0, 1}, {0}.
+Csr64 mask_matrix() { return from_rows(8, {{0}, {5}, {5, 6}, {0, 1}, {0}}); }
+
+}  // namespace
+
+TEST_CASE("row orders by hand: LPT, warp-aware, CTA-aware and its window", "[core][rows]") {
+  // LPT, 2 warps, a thread per warp (warp load = row length): lengths 5 4 3 3 2 1 go, largest
+  // first, to the lighter warp with room: warp 0 gets rows 0, 3, 5 (9), warp 1 rows 1, 2, 4 (9).
+  const auto a = from_rows(8, {{0, 1, 2, 3, 4}, {0, 1, 2, 3}, {0, 1, 2}, {5, 6, 7}, {1, 2}, {7}});
+  ro::Options o{2, 1, 32, 64};
+  const auto p = ro::row_order(a, ro::Order::lpt, o);
+  CHECK(p == std::vector<std::int64_t>{0, 1, 3, 2, 5, 4});
+  CHECK(ro::max_warp_load(a, p, o) == 9);
+  CHECK(ro::max_warp_load(a, ro::row_order(a, ro::Order::original, o), o) == 10);
+
+  const auto m = mask_matrix();
+  ro::Options h{2, 32, 1, 64};  // 2 warps, line = one column, every warp load 1
+  // Warp-aware: the two lightest rows (0, 1) start; row i is the nearest to row i - 2: to {0}
+  // row 4 (distance 0), to {5} row 2 (1), to {0} row 3.
+  CHECK(ro::row_order(m, ro::Order::warp_aware, h) == std::vector<std::int64_t>{0, 1, 4, 2, 3});
+  // CTA-aware: from row 0, each the nearest to the one before: 4 (0), 3 (1), 1 (3), 2.
+  const auto c = ro::row_order(m, ro::Order::cta_aware, h);
+  CHECK(c == std::vector<std::int64_t>{0, 4, 3, 1, 2});
+  // B lines per CTA step of 2 rows: {0} + {0,1,5} + {5,6} = 6, against {0,5} + {0,1,5,6} + {0}.
+  CHECK(ro::lines_per_step(m, c, h) == 6);
+  CHECK(ro::lines_per_step(m, ro::row_order(m, ro::Order::original, h), h) == 7);
+  // A window of one row leaves no choice: the matrix order.
+  h.window = 1;
+  CHECK(ro::row_order(m, ro::Order::cta_aware, h) == std::vector<std::int64_t>{0, 1, 2, 3, 4});
+
+  CHECK(ro::parse("hybrid2.1") == ro::Order::hybrid2_1);
+  CHECK(ro::name(ro::Order::warp_aware) == "warp-aware");
+  CHECK_THROWS_WITH(ro::parse("zigzag"), Catch::Contains("hybrid2.3"));
+  CHECK_THROWS_AS(ro::row_order(m, ro::Order::lpt, {0, 32, 32, 64}), Error);
+  CHECK(ro::all_orders().size() == 11);
+}
+
+TEST_CASE(
+    "every row order is a permutation that keeps the product and does what it is named "
+    "for",
+    "[core][rows]") {
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Csr64> cases{
+      from_rows(5, {}),                                                       // no rows
+      from_rows(5, {{1, 3}}),                                                 // one row
+      from_rows(9, {{}, {}, {}}),                                             // only empty rows
+      from_rows(40, std::vector<std::vector<std::int64_t>>(70, {2, 9, 33})),  // all rows equal
+  };
+  for (int t = 0; t < 30; ++t) {
+    const std::int64_t rows = std::uniform_int_distribution<std::int64_t>(1, 300)(rng);
+    const std::int64_t cols = std::uniform_int_distribution<std::int64_t>(1, 400)(rng);
+    std::vector<std::vector<std::int64_t>> pat(rows);
+    for (auto& r : pat) {
+      if (u(rng) < 0.15) continue;                 // empty rows
+      const double d = u(rng) < 0.1 ? 0.5 : 0.03;  // a few long rows
+      for (std::int64_t c = 0; c < cols; ++c)
+        if (u(rng) < d) r.push_back(c);
+    }
+    cases.push_back(from_rows(cols, pat));
+  }
+  const std::vector<ro::Options> options{{32, 32, 32, 64}, {4, 2, 4, 3}, {1, 1, 1, 1}};
+  for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+    const auto& a = cases[ci];
+    std::vector<double> x(a.cols);
+    for (auto& v : x) v = u(rng) - 0.5;
+    const auto ref = spmv_reference(a, x);
+    for (const auto& o : options) {
+      const auto plain = ro::row_order(a, ro::Order::plain, o);
+      for (auto order : ro::all_orders()) {
+        INFO("case " << ci << " (" << a.rows << " rows), order " << ro::name(order) << ", warps "
+                     << o.warps << ", window " << o.window);
+        const auto p = ro::row_order(a, order, o);
+        REQUIRE_NOTHROW(check_permutation(p, a.rows));
+        const auto y = spmv_reference(permute_rows(a, p), x);
+        for (std::int64_t i = 0; i < a.rows; ++i) REQUIRE(y[i] == ref[p[i]]);
+        // LPT and its hybrid leave no warp busier than striping the plain sort does.
+        if (order == ro::Order::lpt || order == ro::Order::hybrid1) {
+          REQUIRE(ro::max_warp_load(a, p, o) <= ro::max_warp_load(a, plain, o));
+        }
+        if (order == ro::Order::dcsr) {
+          std::int64_t i = 0;
+          while (i < a.rows && a.row_length(p[i]) > 0) ++i;
+          for (std::int64_t k = i; k < a.rows; ++k) REQUIRE(a.row_length(p[k]) == 0);
+          for (std::int64_t k = 1; k < i; ++k) REQUIRE(p[k - 1] < p[k]);
+        }
+        const auto load = [&](std::int64_t r) {
+          return (a.row_length(r) + o.threads - 1) / o.threads;
+        };
+        if (order == ro::Order::plain)
+          for (std::int64_t k = 1; k < a.rows; ++k) REQUIRE(load(p[k - 1]) >= load(p[k]));
+        if (order == ro::Order::flipped)  // plain's groups of N_w rows, every other one reversed
+          for (std::int64_t k = 0; k < a.rows; ++k) {
+            const std::int64_t g = k / o.warps, first = g * o.warps;
+            const std::int64_t last = std::min<std::int64_t>(a.rows, first + o.warps) - 1;
+            REQUIRE(p[k] == plain[g % 2 ? first + last - k : k]);
+          }
+      }
+    }
+  }
+}
