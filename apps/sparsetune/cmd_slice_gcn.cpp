@@ -1,19 +1,91 @@
-// `sparsetune slice-gcn train --timings T.csv -o MODEL`: labels slices from measured per-format
-// times, trains Slice-GCN and reports held-out accuracy beside XGBoost's.
+// `sparsetune slice-gcn collect T.tns... -o T.csv` times sampled slices in every slice format on
+// the GPU; `slice-gcn train --timings T.csv -o MODEL` labels slices from those times, trains
+// Slice-GCN and reports held-out accuracy beside XGBoost's; `slice-gcn sp` re-derives stage 1's
+// threshold from them.
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "cli.hpp"
+#include "io/file_bytes.hpp"
+#include "io/tns.hpp"
 #include "models/slice_training.hpp"
+#include "search/slice_timings.hpp"
 
 namespace sparsetune::cli {
+
+namespace {
+
+// Labels measured on the GPU: every tensor, every mode asked, sampled slices in all formats.
+void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
+  auto* c = cmd.add_subcommand(
+      "collect", "Time sampled slices of tensors in each of the five slice formats on the GPU");
+  struct Options {
+    std::vector<std::string> tensors;
+    std::string out;
+    int mode = -1;
+    search::SliceTimingOptions t;
+  };
+  auto o = std::make_shared<Options>();
+  c->add_option("tensors", o->tensors, "Tensors (.tns, .tns.gz)")->required();
+  c->add_option("-o,--out", o->out, "The CSV written (tensor,mode,slice,format,time_us)")
+      ->required();
+  c->add_option("--mode", o->mode, "The mode multiplied by v; -1: every mode")
+      ->capture_default_str();
+  c->add_option("--max-slices", o->t.max_slices, "Slices sampled per tensor and mode")
+      ->capture_default_str();
+  c->add_option("--min-nnz", o->t.min_nnz, "Smaller slices are not sampled")->capture_default_str();
+  c->add_option("--max-dense", o->t.max_dense, "Largest dense block (values) timed as Dense")
+      ->capture_default_str();
+  c->add_option("--dtype", o->t.dtype, "f32 or f64")->capture_default_str();
+  c->add_option("--runs", o->t.runs, "Timed runs per slice and format")->capture_default_str();
+  c->callback([o, &g] {
+    const auto out_dir = std::filesystem::absolute(o->out).parent_path();
+    std::vector<models::SliceTiming> all;
+    std::vector<std::vector<std::string>> rows = {{"tensor", "mode", "slices", "records", "notes"}};
+    nlohmann::json runs = nlohmann::json::array();
+    std::string device;
+    for (const auto& path : o->tensors) {
+      const int order = io::read_tns(path).order();
+      const int first = o->mode < 0 ? 0 : o->mode, last = o->mode < 0 ? order - 1 : o->mode;
+      for (int k = first; k <= last; ++k) {
+        auto t = o->t;
+        t.tensor = path;
+        t.mode = k;
+        // Relative to the CSV, as train and sp look tensors up.
+        t.label = std::filesystem::relative(std::filesystem::absolute(path), out_dir).string();
+        const auto r = search::time_slices(t);
+        device = r.device;
+        std::set<std::int64_t> slices;
+        for (const auto& x : r.records) slices.insert(x.slice);
+        all.insert(all.end(), r.records.begin(), r.records.end());
+        std::string notes;
+        for (const auto& n : r.notes) notes += (notes.empty() ? "" : "; ") + n.get<std::string>();
+        rows.push_back({path, std::to_string(k), std::to_string(slices.size()),
+                        std::to_string(r.records.size()), notes.empty() ? "-" : notes});
+        runs.push_back({{"tensor", path},
+                        {"mode", k},
+                        {"slices", slices.size()},
+                        {"records", r.records.size()},
+                        {"notes", r.notes}});
+      }
+    }
+    io::write_file_atomic(o->out,
+                          "# measured on " + device + "\n" + search::slice_timings_csv(all));
+    if (g.json) return print_json({{"device", device}, {"runs", runs}, {"wrote", o->out}});
+    print_table(rows);
+  });
+}
+
+}  // namespace
 
 void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand("slice-gcn", "Slice-GCN, the SpTV slice format classifier");
   cmd->require_subcommand(1);
+  add_slice_gcn_collect(*cmd, g);
   auto* train = cmd->add_subcommand(
       "train", "Train from per-slice timings (CSV: tensor,mode,slice,format,time_us)");
   struct Options {

@@ -204,6 +204,31 @@ nlohmann::json plan_job(const nlohmann::json& req) {
   if (plan.zero_output) note += ", y zeroed in each run";
   if (y_init) note += ", y reset to its initial value in each run";
   nlohmann::json r = result_json(check, t.flushed_ms, t.warm_ms, cost, note);
+  // Groups of launches timed on their own (a part's, a slice's): the launches only, no zeroing,
+  // L2 flushed before each run as above. Only for a plan whose full run verified.
+  if (req.contains("time_groups") && check.verified()) {
+    nlohmann::json times = nlohmann::json::array();
+    for (const auto& group : req["time_groups"]) {
+      std::vector<std::size_t> ls;
+      for (const auto& l : group) {
+        const auto i = l.get<std::size_t>();
+        if (i >= plan.launches.size())
+          throw Error("time_groups: launch " + std::to_string(i) + " is not in the plan");
+        ls.push_back(i);
+      }
+      const auto launch_group = [&] {
+        for (auto l : ls) {
+          const PlanLaunch& pl = plan.launches[l];
+          module.launch(pl.kernel, {pl.grid[0], pl.grid[1], pl.grid[2]},
+                        {pl.block[0], pl.block[1], pl.block[2]}, argv[l].data(),
+                        static_cast<std::size_t>(pl.shared_bytes), c.stream, false);
+        }
+      };
+      const Timing g = time_op(c.timing(), launch_group, runs, kWarmupRuns, 0);
+      times.push_back(g.flushed_ms.median);
+    }
+    r["group_times_ms"] = times;
+  }
   r["name"] = plan.name;
   r["n"] = 1;
   r["dtype"] = plan.check_dtype;

@@ -283,6 +283,13 @@ expect_fail "tune --op sptv of a malformed tensor" "bad.tns" \
 printf 'tensor,mode,slice,format,time_us\norder3.tns,1,0,BSR,2\n' >"$tmp/timings.csv"
 expect_fail "slice-gcn train names a bad format" "timings.csv:2.*BSR" \
   "$st" slice-gcn train --timings "$tmp/timings.csv" -o "$tmp/m.safetensors"
+expect_fail "slice-gcn collect with a mode too large" "--mode 3 is not a mode" \
+  "$st" slice-gcn collect "$tns" --mode 3 -o "$tmp/labels.csv"
+expect_fail "slice-gcn collect of a malformed tensor" "bad.tns" \
+  "$st" slice-gcn collect "$tmp/bad.tns" -o "$tmp/labels.csv"
+expect_fail "slice-gcn collect with no slices sampled" "max-slices" \
+  "$st" slice-gcn collect "$tns" --max-slices 0 -o "$tmp/labels.csv"
+[ ! -e "$tmp/labels.csv" ] && ok || bad "a refused slice-gcn collect wrote its CSV"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,10 +1,14 @@
 // tune --op sptv on a GPU: the emitted kernels verified against the fp64 SpTV reference on every
-// mode, and Alg. 1's pipeline run from pinned host memory for several stream counts, verified.
+// mode, and Alg. 1's pipeline run from pinned host memory for several stream counts, verified;
+// Slice-GCN's labels timed slice by slice in every format.
 #include "search/sptv_tune.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
+#include <set>
 
+#include "search/slice_timings.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
@@ -29,5 +33,30 @@ TEST_CASE("tune --op sptv verifies every mode on the GPU and runs the pipeline",
       for (const auto& m : p["measured"]) CHECK(m.value("verified", false));
       CHECK(p["best_measured_streams"].get<int>() >= 1);
     }
+  }
+}
+
+TEST_CASE("slice-gcn collect times every sampled slice in every slice format", "[gpu]") {
+  search::SliceTimingOptions o;
+  o.tensor = testing::shared_dir().string() + "/tensors/aminoacid.tns.gz";
+  o.label = "aminoacid";
+  o.max_slices = 6;
+  o.runs = 5;
+  o.launch = {{"/proc/self/exe", runtime::kWorkerSubcommand}};
+  for (int mode = 0; mode < 3; ++mode) {
+    o.mode = mode;
+    const auto r = search::time_slices(o);
+    INFO("mode " << mode << ": " << r.notes.dump());
+    std::map<std::int64_t, std::set<int>> formats;
+    for (const auto& x : r.records) {
+      CHECK(x.tensor == "aminoacid");
+      CHECK(x.mode == mode);
+      CHECK(x.time_us > 0);
+      formats[x.slice].insert(x.format);
+    }
+    CHECK(formats.size() >= 1);
+    CHECK(formats.size() <= 6);
+    // CSR, COO, ELL and HYB for every slice; Dense where its block is small enough.
+    for (const auto& [slice, f] : formats) CHECK(f.size() >= 4);
   }
 }

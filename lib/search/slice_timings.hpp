@@ -1,0 +1,65 @@
+#pragma once
+// Slice-GCN's labels measured (IAP-SpTV §4.2): a sample of one tensor's slices, each slice timed
+// on the GPU in each of the five slice formats. Every format is one design in which each sampled
+// slice is a SLICE_DIV part of its own (so a kernel of its own); the design's full run is
+// verified against the fp64 reference of the sampled slices, then each slice's launches are
+// timed alone (L2 flushed, median). `sparsetune slice-gcn collect` writes the records as the CSV
+// that `slice-gcn train` and `slice-gcn sp` read.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
+#include "core/sptv_matrix.hpp"
+#include "graph/sptv_graph.hpp"
+#include "models/slice_labels.hpp"
+#include "runtime/worker.hpp"
+
+namespace sparsetune::search {
+
+// Up to `count` non-empty slices of the view, spread evenly over them ranked by entries (the
+// largest always among them), ascending by index. Slices of fewer than `min_nnz` entries are
+// left out.
+std::vector<std::int64_t> sample_slices(const SptvMatrix& m, int count, std::int64_t min_nnz = 1);
+
+// The view restricted to the rows of `slices` (sorted indices): the same dims, modes and slice
+// count, the other slices empty.
+SptvMatrix keep_slices(const SptvMatrix& m, const std::vector<std::int64_t>& slices);
+
+// One slice format for every non-empty slice of the view, each slice a part (and kernels) of its
+// own; groups[i] lists the plan's launches of the i-th non-empty slice, ascending by index.
+struct SliceDesign {
+  codegen::Emitted emitted;
+  codegen::SpmvPlan plan;
+  nlohmann::json groups;
+};
+SliceDesign design_slices(const SptvMatrix& view, graph::SliceFormat fmt, int hyb_width,
+                          const std::string& dtype);
+
+struct SliceTimingOptions {
+  std::string tensor;  // .tns or .tns.gz
+  std::string label;   // the tensor column of the records ("": `tensor`)
+  int mode = 0;        // Y = X ×_mode v; sliced as tune --op sptv slices it
+  std::string dtype = "f32";
+  int max_slices = 64;               // sampled per tensor and mode
+  std::int64_t min_nnz = 1;          // smaller slices are not sampled
+  std::int64_t max_dense = 1 << 22;  // Dense is timed only for slices of at most this many values
+  int runs = 20;
+  runtime::WorkerLaunch launch = runtime::self_worker_launch();
+};
+
+struct SliceTimingResult {
+  std::vector<models::SliceTiming> records;
+  nlohmann::json notes = nlohmann::json::array();  // formats skipped or failed, and why
+  std::string device;
+};
+
+// Throws Error without a GPU (naming why), for a bad tensor or mode.
+SliceTimingResult time_slices(const SliceTimingOptions& o);
+
+// The CSV form read_slice_timings reads, header included.
+std::string slice_timings_csv(const std::vector<models::SliceTiming>& records);
+
+}  // namespace sparsetune::search
