@@ -112,6 +112,10 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   train->add_option("--seed", o->t.seed, "Seed of the weights and the split")
       ->capture_default_str();
+  train
+      ->add_option("--threads", o->t.train.threads,
+                   "Threads sharing each batch (0: every core; the model is the same)")
+      ->capture_default_str();
   train->add_option("--notes", o->notes, "Stored with the model");
   train->callback([o, &g] {
     const auto labels = models::label_slices(models::read_slice_timings(o->timings));

@@ -1,10 +1,12 @@
 #include "models/slice_gcn.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "core/error.hpp"
 #include "io/safetensors.hpp"
@@ -296,6 +298,9 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
   std::iota(order.begin(), order.end(), 0);
   const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
   Vec m(w_.size(), 0.0), v(w_.size(), 0.0), grad(w_.size());
+  std::vector<Vec> per;
+  const unsigned threads = o.threads > 0 ? static_cast<unsigned>(o.threads)
+                                         : std::max(1u, std::thread::hardware_concurrency());
   std::int64_t step = 0;
   std::vector<double> epoch_loss;
   for (int e = 0; e < o.epochs; ++e) {
@@ -304,8 +309,27 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
     double total = 0.0;
     for (std::size_t b = 0; b < order.size(); b += o.batch) {
       const std::size_t end = std::min(order.size(), b + static_cast<std::size_t>(o.batch));
+      // The batch's samples on all threads, each into its own gradient, summed in sample order:
+      // the same model whatever the thread count.
+      const std::size_t n = end - b;
+      if (per.size() < n) per.resize(n, Vec(w_.size()));
+      std::vector<double> losses(n);
+      std::atomic<std::size_t> next{0};
+      auto work = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+          std::fill(per[i].begin(), per[i].end(), 0.0);
+          losses[i] = loss(x[order[b + i]], labels[order[b + i]], &per[i]);
+        }
+      };
+      std::vector<std::thread> pool;
+      for (unsigned t = 1; t < std::min<std::size_t>(threads, n); ++t) pool.emplace_back(work);
+      work();
+      for (auto& t : pool) t.join();
       std::fill(grad.begin(), grad.end(), 0.0);
-      for (std::size_t i = b; i < end; ++i) total += loss(x[order[i]], labels[order[i]], &grad);
+      for (std::size_t i = 0; i < n; ++i) {
+        total += losses[i];
+        for (std::size_t k = 0; k < w_.size(); ++k) grad[k] += per[i][k];
+      }
       const double scale = 1.0 / static_cast<double>(end - b);
       ++step;
       const double c1 = 1.0 - std::pow(b1, static_cast<double>(step));

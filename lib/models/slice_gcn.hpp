@@ -28,6 +28,7 @@ struct GcnTrainOptions {
   int batch = 16;
   double learning_rate = 1e-3;  // Adam
   std::uint64_t seed = 1;       // shuffling
+  int threads = 0;              // a batch's samples in parallel (0: every core); same result
 };
 
 // What a saved model says about itself (metadata of its safetensors file).

@@ -81,29 +81,75 @@ SptvMatrix keep_slices(const SptvMatrix& m, const std::vector<std::int64_t>& sli
   return k;
 }
 
-SliceDesign design_slices(const SptvMatrix& view, graph::SliceFormat fmt, int hyb_width,
+Replicated replicate_slices(const SptvMatrix& m, const std::vector<std::int64_t>& slices,
+                            const std::vector<int>& copies) {
+  if (slices.size() != copies.size()) throw Error("replicate_slices: one count per slice");
+  std::vector<std::vector<std::int64_t>> rows_of(m.slices);
+  for (std::int64_t r = 0; r < m.a.rows; ++r) rows_of[m.row_slice[r]].push_back(r);
+  Replicated out;
+  SptvMatrix& v = out.view;
+  v.dims = m.dims;
+  v.mode = m.mode;
+  v.slice_mode = m.slice_mode;
+  v.a.cols = m.a.cols;
+  v.a.row_ptr.push_back(0);
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    if (copies[i] < 1) throw Error("replicate_slices: at least one copy per slice");
+    for (int c = 0; c < copies[i]; ++c) {
+      for (auto r : rows_of.at(slices[i])) {
+        for (auto k = m.a.row_ptr[r]; k < m.a.row_ptr[r + 1]; ++k) {
+          v.a.col_idx.push_back(m.a.col_idx[k]);
+          v.a.val.push_back(m.a.val[k]);
+        }
+        v.a.row_ptr.push_back(static_cast<std::int64_t>(v.a.col_idx.size()));
+        v.row_slice.push_back(v.slices);
+        ++v.a.rows;
+      }
+      out.part_of_slice.push_back(static_cast<int>(i));
+      ++v.slices;
+    }
+  }
+  v.dims[v.slice_mode] = v.slices;
+  out.parts = static_cast<int>(slices.size());
+  return out;
+}
+
+std::vector<int> slice_copies(const SptvMatrix& m, const std::vector<std::int64_t>& slices,
+                              std::int64_t target_rows, int max_copies) {
+  std::vector<std::int64_t> rows(m.slices, 0);
+  for (auto s : m.row_slice) ++rows[s];
+  std::vector<int> out;
+  for (auto s : slices) {
+    const std::int64_t r = std::max<std::int64_t>(1, rows.at(s));
+    out.push_back(static_cast<int>(
+        std::clamp<std::int64_t>((target_rows + r - 1) / r, 1, std::max(1, max_copies))));
+  }
+  return out;
+}
+
+SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_width,
                           const std::string& dtype) {
-  const int f = static_cast<int>(fmt);
-  const std::vector<graph::SliceFormat> format_of(view.slices, fmt);
-  const auto entries = graph::slice_entries(view);
-  const auto count = std::count_if(entries.begin(), entries.end(), [](auto n) { return n > 0; });
-  const auto batched = graph::sptv_batched_graph(
-      format_of, entries, hyb_width, static_cast<int>(std::max<std::int64_t>(1, count)));
+  graph::Graph g;
+  g.name = std::string("slices-") + graph::slice_format_name(fmt);
+  g.op = "sptv";
+  graph::OpNode div{"SLICE_DIV", {{"count", r.parts}, {"assign", r.part_of_slice}}, {}};
+  for (int p = 0; p < r.parts; ++p) div.branches.push_back(graph::slice_format_ops(fmt, hyb_width));
+  g.ops.push_back(std::move(div));
+  graph::validate(g, "slice timing graph");
+  const std::vector<graph::SliceFormat> format_of(r.view.slices, fmt);
   codegen::EmitOptions eo;
-  eo.design = graph::sptv_design_options(view, dtype);
-  eo.sptv = graph::sptv_slices(view, format_of);
-  SliceDesign d{codegen::generate(batched.graph, view.a, eo), {}, json::array()};
-  d.plan = codegen::make_launch_plan(d.emitted.format, d.emitted.kernels,
-                                     std::string("slices-") + graph::slice_format_name(fmt));
+  eo.design = graph::sptv_design_options(r.view, dtype);
+  eo.sptv = graph::sptv_slices(r.view, format_of);
+  SliceDesign d{codegen::generate(g, r.view.a, eo), {}, json::array()};
+  d.plan = codegen::make_launch_plan(d.emitted.format, d.emitted.kernels, g.name);
   std::map<std::string, std::size_t> launch_of;
   for (std::size_t l = 0; l < d.plan.launches.size(); ++l) launch_of[d.plan.launches[l].kernel] = l;
-  // Branch b of this format holds the b-th non-empty slice (one part per slice, in order).
-  for (int b : batched.branches[f]) {
-    json g = json::array();
+  for (int b = 0; b < r.parts; ++b) {
+    json grp = json::array();
     for (const auto& p : d.emitted.format.parts)
       if (p.path.substr(0, p.path.find('.')) == std::to_string(b) && launch_of.count(p.kernel))
-        g.push_back(launch_of[p.kernel]);
-    d.groups.push_back(g);
+        grp.push_back(launch_of[p.kernel]);
+    d.groups.push_back(grp);
   }
   return d;
 }
@@ -125,6 +171,7 @@ SliceTimingResult time_slices(const SliceTimingOptions& o) {
     return out;
   }
   const SptvMatrix m = keep_slices(full, chosen);
+  const auto copies = slice_copies(m, chosen, o.target_rows, o.max_copies);
 
   runtime::Worker worker(o.launch);
   const auto dev = worker.call({{"job", "device"}}, 60);
@@ -143,7 +190,6 @@ SliceTimingResult time_slices(const SliceTimingOptions& o) {
   const int h = models::hyb_width(hyb);
 
   const auto v = sptv_check_v(t.dims[o.mode], o.dtype);
-  const auto inputs = codegen::spmv_plan_inputs(o.dtype, m.a, v);
   const auto dir =
       std::filesystem::temp_directory_path() / ("sparsetune-slices-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -160,19 +206,27 @@ SliceTimingResult time_slices(const SliceTimingOptions& o) {
   struct Planned {
     int format;
     std::vector<std::int64_t> slices;
-    SptvMatrix view;
+    std::vector<int> copies;
+    Replicated rep;
     SliceDesign design;
   };
   std::vector<Planned> planned;
   for (int f = 0; f < graph::kSliceFormats; ++f) {
     const auto fmt = static_cast<graph::SliceFormat>(f);
     const std::string name = graph::slice_format_name(fmt);
-    // Dense only where the slice's dense block is affordable; those slices form their own view.
+    // Dense only where a slice's dense block is affordable, with fewer copies where needed.
     std::vector<std::int64_t> slices = chosen;
+    std::vector<int> n = copies;
     if (fmt == graph::SliceFormat::Dense) {
       slices.clear();
-      for (auto s : chosen)
-        if (dense_values(m, s) <= o.max_dense) slices.push_back(s);
+      n.clear();
+      for (std::size_t i = 0; i < chosen.size(); ++i) {
+        const auto dv = dense_values(m, chosen[i]);
+        if (dv > o.max_dense) continue;
+        slices.push_back(chosen[i]);
+        n.push_back(static_cast<int>(
+            std::clamp<std::int64_t>(o.max_dense / std::max<std::int64_t>(1, dv), 1, copies[i])));
+      }
       if (slices.size() < chosen.size())
         out.notes.push_back(name + ": " + std::to_string(chosen.size() - slices.size()) +
                             " slices exceed " + std::to_string(o.max_dense) +
@@ -180,11 +234,9 @@ SliceTimingResult time_slices(const SliceTimingOptions& o) {
       if (slices.empty()) continue;
     }
     try {
-      SptvMatrix view = slices.size() == chosen.size() ? m : keep_slices(m, slices);
-      auto d = design_slices(view, fmt, h, o.dtype);
-      if (d.groups.size() != slices.size())
-        throw Error("one part per slice expected, got " + std::to_string(d.groups.size()));
-      planned.push_back({f, std::move(slices), std::move(view), std::move(d)});
+      auto rep = replicate_slices(m, slices, n);
+      auto d = design_slices(rep, fmt, h, o.dtype);
+      planned.push_back({f, std::move(slices), std::move(n), std::move(rep), std::move(d)});
     } catch (const Error& e) {
       out.notes.push_back(name + ": " + e.what());
     }
@@ -204,11 +256,11 @@ SliceTimingResult time_slices(const SliceTimingOptions& o) {
       continue;
     }
     try {
-      const auto in =
-          p.view.a.rows == m.a.rows ? inputs : codegen::spmv_plan_inputs(o.dtype, p.view.a, v);
+      const auto& view = p.rep.view;
+      const auto in = codegen::spmv_plan_inputs(o.dtype, view.a, v);
       std::int64_t max_len = 1;
-      for (std::int64_t r = 0; r < p.view.a.rows; ++r)
-        max_len = std::max(max_len, p.view.a.row_length(r));
+      for (std::int64_t r = 0; r < view.a.rows; ++r)
+        max_len = std::max(max_len, view.a.row_length(r));
       const auto path = (dir / (name + ".safetensors")).string();
       io::write_safetensors(path,
                             codegen::plan_file(p.design.plan, compiled[i].cubin, max_len, &in));
@@ -227,7 +279,7 @@ SliceTimingResult time_slices(const SliceTimingOptions& o) {
       const auto& times = res["group_times_ms"];
       for (std::size_t k = 0; k < p.slices.size(); ++k)
         out.records.push_back(
-            {label, o.mode, p.slices[k], p.format, times.at(k).get<double>() * 1e3});
+            {label, o.mode, p.slices[k], p.format, times.at(k).get<double>() * 1e3 / p.copies[k]});
     } catch (const Error& e) {
       out.notes.push_back(name + ": " + e.what());
     }

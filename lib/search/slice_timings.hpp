@@ -1,9 +1,9 @@
 #pragma once
 // Slice-GCN's labels measured (IAP-SpTV §4.2): a sample of one tensor's slices, each slice timed
 // on the GPU in each of the five slice formats. Every format is one design in which each sampled
-// slice is a SLICE_DIV part of its own (so a kernel of its own); the design's full run is
-// verified against the fp64 reference of the sampled slices, then each slice's launches are
-// timed alone (L2 flushed, median). `sparsetune slice-gcn collect` writes the records as the CSV
+// slice, repeated enough times to fill the GPU, is a SLICE_DIV part of its own (so a kernel of
+// its own); the design's full run is verified against the fp64 reference, then each slice's
+// launches are timed alone (L2 flushed, median) and divided by its copies. `sparsetune slice-gcn collect` writes the records as the CSV
 // that `slice-gcn train` and `slice-gcn sp` read.
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -28,14 +28,31 @@ std::vector<std::int64_t> sample_slices(const SptvMatrix& m, int count, std::int
 // count, the other slices empty.
 SptvMatrix keep_slices(const SptvMatrix& m, const std::vector<std::int64_t>& slices);
 
-// One slice format for every non-empty slice of the view, each slice a part (and kernels) of its
-// own; groups[i] lists the plan's launches of the i-th non-empty slice, ascending by index.
+// A slice alone is a few hundred fibers: timed alone, a format that gives each fiber a thread
+// measures the GPU's latency, not the slice's cost. HTF runs all slices of a format as one batch,
+// so each sampled slice is timed as `copies` copies of itself, enough to fill the GPU, and its
+// time is the copies' time divided by their number. The copies of slices[i] become slice
+// indices of their own, consecutive, all in part i.
+struct Replicated {
+  SptvMatrix view;
+  std::vector<int> part_of_slice;  // one entry per slice of `view`
+  int parts = 0;
+};
+Replicated replicate_slices(const SptvMatrix& m, const std::vector<std::int64_t>& slices,
+                            const std::vector<int>& copies);
+
+// Per slice: ceil(target_rows / its fibers), from 1 to max_copies.
+std::vector<int> slice_copies(const SptvMatrix& m, const std::vector<std::int64_t>& slices,
+                              std::int64_t target_rows, int max_copies);
+
+// One slice format for every slice of the view, the parts as `part_of_slice` says;
+// groups[i] lists the plan's launches of part i.
 struct SliceDesign {
   codegen::Emitted emitted;
   codegen::SpmvPlan plan;
   nlohmann::json groups;
 };
-SliceDesign design_slices(const SptvMatrix& view, graph::SliceFormat fmt, int hyb_width,
+SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_width,
                           const std::string& dtype);
 
 struct SliceTimingOptions {
@@ -45,7 +62,9 @@ struct SliceTimingOptions {
   std::string dtype = "f32";
   int max_slices = 64;               // sampled per tensor and mode
   std::int64_t min_nnz = 1;          // smaller slices are not sampled
-  std::int64_t max_dense = 1 << 22;  // Dense is timed only for slices of at most this many values
+  std::int64_t max_dense = 1 << 25;  // values of a Dense part (a slice's copies); larger: not timed
+  std::int64_t target_rows = 32768;  // fibers of a slice's copies (see Replicated)
+  int max_copies = 256;
   int runs = 20;
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };

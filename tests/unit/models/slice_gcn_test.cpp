@@ -186,6 +186,15 @@ TEST_CASE("Slice-GCN training drives the loss down and classifies held-out slice
     again.train(train_x, train_y, o);
     CHECK(again.params() == net.params());
   }
+  SECTION("and whatever the number of threads sharing a batch") {
+    for (int threads : {1, 3}) {
+      SliceGcn again(s, 3);
+      auto ot = o;
+      ot.threads = threads;
+      CHECK(again.train(train_x, train_y, ot) == losses);
+      CHECK(again.params() == net.params());
+    }
+  }
 }
 
 TEST_CASE("labels are the fastest measured format per slice", "[models][gcn]") {

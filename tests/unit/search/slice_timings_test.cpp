@@ -62,6 +62,32 @@ TEST_CASE("keep_slices keeps exactly the rows of the slices named", "[search][sp
   for (std::size_t i = 0; i < kept.size(); ++i) CHECK(kept[i] == Approx(expect[i]));
 }
 
+TEST_CASE("replicate_slices repeats each slice as consecutive slices of its part",
+          "[search][sptv]") {
+  const auto m = sptv_matrix(staircase(), 2, 0);
+  // Slices 1, 2, 3 hold 3, 5 and 5 fibers.
+  CHECK(search::slice_copies(m, {1, 2, 3}, 15, 100) == std::vector<int>{5, 3, 3});
+  CHECK(search::slice_copies(m, {1, 3}, 100, 4) == std::vector<int>{4, 4});
+  CHECK(search::slice_copies(m, {3}, 1, 4) == std::vector<int>{1});
+  const auto r = search::replicate_slices(m, {1, 3}, {2, 3});
+  CHECK(r.parts == 2);
+  CHECK(r.part_of_slice == std::vector<int>{0, 0, 1, 1, 1});
+  CHECK(r.view.slices == 5);
+  CHECK(r.view.dims[0] == 5);
+  CHECK(graph::slice_entries(r.view) == std::vector<std::int64_t>{3, 3, 9, 9, 9});
+  // Each copy computes what its slice does.
+  const std::vector<double> v = {1, -2, 0.5, 3, -1, 2};
+  const auto full = spmv_reference(m.a, v), rep = spmv_reference(r.view.a, v);
+  std::vector<double> expect;
+  for (auto [s, n] : {std::pair{1, 2}, std::pair{3, 3}})
+    for (int c = 0; c < n; ++c)
+      for (std::int64_t row = 0; row < m.a.rows; ++row)
+        if (m.row_slice[row] == s) expect.push_back(full[row]);
+  REQUIRE(rep.size() == expect.size());
+  for (std::size_t i = 0; i < rep.size(); ++i) CHECK(rep[i] == Approx(expect[i]));
+  CHECK_THROWS(search::replicate_slices(m, {1}, {0}));
+}
+
 TEST_CASE("design_slices gives every slice its own launches and the exact product",
           "[search][sptv]") {
   gen::RandomTensorParams rp;
@@ -73,11 +99,12 @@ TEST_CASE("design_slices gives every slice its own launches and the exact produc
       const auto full = sptv_matrix(t, mode);
       const auto picked = search::sample_slices(full, 5);
       const auto m = search::keep_slices(full, picked);
+      const auto r = search::replicate_slices(m, picked, search::slice_copies(m, picked, 40, 3));
       const auto v = search::sptv_check_v(m.a.cols, "f64");
-      const auto ref = spmv_reference(m.a, v);
+      const auto ref = spmv_reference(r.view.a, v);
       for (int f = 0; f < graph::kSliceFormats; ++f) {
         INFO("dims " << t.dims[0] << " mode " << mode << " format " << f);
-        const auto d = search::design_slices(m, static_cast<graph::SliceFormat>(f), 3, "f64");
+        const auto d = search::design_slices(r, static_cast<graph::SliceFormat>(f), 3, "f64");
         REQUIRE(d.groups.size() == picked.size());
         std::set<std::size_t> seen;
         for (const auto& g : d.groups) {
