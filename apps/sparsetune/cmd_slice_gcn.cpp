@@ -38,7 +38,13 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
   c->add_option("--max-slices", o->t.max_slices, "Slices sampled per tensor and mode")
       ->capture_default_str();
   c->add_option("--min-nnz", o->t.min_nnz, "Smaller slices are not sampled")->capture_default_str();
-  c->add_option("--max-dense", o->t.max_dense, "Largest dense block (values) timed as Dense")
+  c->add_option("--max-entries", o->t.max_entries,
+                "Entries of one format's design (the slices' copies), shared out over the slices")
+      ->capture_default_str();
+  c->add_option("--max-dense", o->t.max_dense,
+                "Dense values of the Dense design, shared out over the slices")
+      ->capture_default_str();
+  c->add_option("--target-rows", o->t.target_rows, "Fibers a slice's copies aim for")
       ->capture_default_str();
   c->add_option("--dtype", o->t.dtype, "f32 or f64")->capture_default_str();
   c->add_option("--runs", o->t.runs, "Timed runs per slice and format")->capture_default_str();

@@ -115,14 +115,17 @@ Replicated replicate_slices(const SptvMatrix& m, const std::vector<std::int64_t>
 }
 
 std::vector<int> slice_copies(const SptvMatrix& m, const std::vector<std::int64_t>& slices,
-                              std::int64_t target_rows, int max_copies) {
+                              std::int64_t target_rows, int max_copies, std::int64_t max_entries) {
   std::vector<std::int64_t> rows(m.slices, 0);
   for (auto s : m.row_slice) ++rows[s];
+  const auto nnz = graph::slice_entries(m);
   std::vector<int> out;
   for (auto s : slices) {
     const std::int64_t r = std::max<std::int64_t>(1, rows.at(s));
+    const std::int64_t cap = std::min<std::int64_t>(
+        std::max(1, max_copies), max_entries / std::max<std::int64_t>(1, nnz.at(s)));
     out.push_back(static_cast<int>(
-        std::clamp<std::int64_t>((target_rows + r - 1) / r, 1, std::max(1, max_copies))));
+        std::clamp<std::int64_t>((target_rows + r - 1) / r, 1, std::max<std::int64_t>(1, cap))));
   }
   return out;
 }
@@ -171,7 +174,9 @@ SliceTimingResult time_slices(const SliceTimingOptions& o) {
     return out;
   }
   const SptvMatrix m = keep_slices(full, chosen);
-  const auto copies = slice_copies(m, chosen, o.target_rows, o.max_copies);
+  // Budgets per design, shared out evenly over the sampled slices.
+  const auto share = static_cast<std::int64_t>(chosen.size());
+  const auto copies = slice_copies(m, chosen, o.target_rows, o.max_copies, o.max_entries / share);
 
   runtime::Worker worker(o.launch);
   const auto dev = worker.call({{"job", "device"}}, 60);
@@ -214,22 +219,19 @@ SliceTimingResult time_slices(const SliceTimingOptions& o) {
   for (int f = 0; f < graph::kSliceFormats; ++f) {
     const auto fmt = static_cast<graph::SliceFormat>(f);
     const std::string name = graph::slice_format_name(fmt);
-    // Dense only where a slice's dense block is affordable, with fewer copies where needed.
+    // Dense only where a slice's copies fit their share of the dense budget: the same copies as
+    // the other formats, so that every format is timed at the same occupancy.
     std::vector<std::int64_t> slices = chosen;
     std::vector<int> n = copies;
     if (fmt == graph::SliceFormat::Dense) {
       slices.clear();
       n.clear();
-      for (std::size_t i = 0; i < chosen.size(); ++i) {
-        const auto dv = dense_values(m, chosen[i]);
-        if (dv > o.max_dense) continue;
-        slices.push_back(chosen[i]);
-        n.push_back(static_cast<int>(
-            std::clamp<std::int64_t>(o.max_dense / std::max<std::int64_t>(1, dv), 1, copies[i])));
-      }
+      for (std::size_t i = 0; i < chosen.size(); ++i)
+        if (dense_values(m, chosen[i]) * copies[i] <= o.max_dense / share)
+          slices.push_back(chosen[i]), n.push_back(copies[i]);
       if (slices.size() < chosen.size())
         out.notes.push_back(name + ": " + std::to_string(chosen.size() - slices.size()) +
-                            " slices exceed " + std::to_string(o.max_dense) +
+                            " slices exceed their share of " + std::to_string(o.max_dense) +
                             " dense values, not timed");
       if (slices.empty()) continue;
     }

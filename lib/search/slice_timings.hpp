@@ -3,8 +3,8 @@
 // on the GPU in each of the five slice formats. Every format is one design in which each sampled
 // slice, repeated enough times to fill the GPU, is a SLICE_DIV part of its own (so a kernel of
 // its own); the design's full run is verified against the fp64 reference, then each slice's
-// launches are timed alone (L2 flushed, median) and divided by its copies. `sparsetune slice-gcn collect` writes the records as the CSV
-// that `slice-gcn train` and `slice-gcn sp` read.
+// launches are timed alone (L2 flushed, median) and divided by its copies. `sparsetune slice-gcn
+// collect` writes the records as the CSV that `slice-gcn train` and `slice-gcn sp` read.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -41,9 +41,11 @@ struct Replicated {
 Replicated replicate_slices(const SptvMatrix& m, const std::vector<std::int64_t>& slices,
                             const std::vector<int>& copies);
 
-// Per slice: ceil(target_rows / its fibers), from 1 to max_copies.
+// Per slice: ceil(target_rows / its fibers), from 1 to max_copies and to max_entries / its
+// entries.
 std::vector<int> slice_copies(const SptvMatrix& m, const std::vector<std::int64_t>& slices,
-                              std::int64_t target_rows, int max_copies);
+                              std::int64_t target_rows, int max_copies,
+                              std::int64_t max_entries = std::int64_t{1} << 62);
 
 // One slice format for every slice of the view, the parts as `part_of_slice` says;
 // groups[i] lists the plan's launches of part i.
@@ -60,10 +62,14 @@ struct SliceTimingOptions {
   std::string label;   // the tensor column of the records ("": `tensor`)
   int mode = 0;        // Y = X ×_mode v; sliced as tune --op sptv slices it
   std::string dtype = "f32";
-  int max_slices = 64;               // sampled per tensor and mode
-  std::int64_t min_nnz = 1;          // smaller slices are not sampled
-  std::int64_t max_dense = 1 << 25;  // values of a Dense part (a slice's copies); larger: not timed
-  std::int64_t target_rows = 32768;  // fibers of a slice's copies (see Replicated)
+  int max_slices = 64;       // sampled per tensor and mode
+  std::int64_t min_nnz = 1;  // smaller slices are not sampled
+  // Budgets of one format's design, shared out evenly over the sampled slices: entries (a
+  // slice's copies stop there) and Dense values (a slice whose copies pass its share is not
+  // timed as Dense).
+  std::int64_t max_entries = std::int64_t{1} << 21;
+  std::int64_t max_dense = std::int64_t{1} << 25;
+  std::int64_t target_rows = 16384;  // fibers of a slice's copies (see Replicated)
   int max_copies = 256;
   int runs = 20;
   runtime::WorkerLaunch launch = runtime::self_worker_launch();

@@ -69,6 +69,8 @@ TEST_CASE("replicate_slices repeats each slice as consecutive slices of its part
   CHECK(search::slice_copies(m, {1, 2, 3}, 15, 100) == std::vector<int>{5, 3, 3});
   CHECK(search::slice_copies(m, {1, 3}, 100, 4) == std::vector<int>{4, 4});
   CHECK(search::slice_copies(m, {3}, 1, 4) == std::vector<int>{1});
+  // Slices 1 and 3 hold 3 and 9 entries: at most 18 entries of copies each.
+  CHECK(search::slice_copies(m, {1, 3}, 100, 100, 18) == std::vector<int>{6, 2});
   const auto r = search::replicate_slices(m, {1, 3}, {2, 3});
   CHECK(r.parts == 2);
   CHECK(r.part_of_slice == std::vector<int>{0, 0, 1, 1, 1});
