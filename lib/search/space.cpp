@@ -44,7 +44,7 @@ struct Grower {
     std::shuffle(pool.begin(), pool.end(), rng);
     for (const auto* op : pool) {
       OpNode n = node_for(*op, rng);
-      if (!op->precondition(s, n.params).empty()) continue;
+      if (!op->rule(s, n.params).empty()) continue;
       if (op->branches(n.params) > 0 && !allow_div) continue;
       op->advance(s, n.params);
       placed.push_back(n.op);
@@ -70,7 +70,7 @@ struct Grower {
       std::shuffle(pool.begin(), pool.end(), rng);
       for (const auto* r : pool) {
         OpNode n = node_for(*r, rng);
-        if (!r->precondition(s, n.params).empty()) continue;
+        if (!r->rule(s, n.params).empty()) continue;
         r->advance(s, n.params);
         placed.push_back(n.op);
         ops.push_back(std::move(n));
