@@ -54,8 +54,13 @@ io::NamedArray pack_x(const std::vector<double>& x, const std::string& dtype) {
 }  // namespace
 
 SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const std::string& name,
-                          const Scaling& scaling) {
+                          const Scaling& scaling, std::int64_t n) {
+  const bool spmm = f.op == "spmm";
+  if (spmm ? n < 1 : n != 1)
+    throw Error("launch plan: n = " + std::to_string(n) + " for an " + f.op + " format");
   SpmvPlan p;
+  p.op = spmm ? "spmm" : "spmv";
+  p.n = n;
   p.scaling = scaling;
   p.name = name;
   p.rows = f.rows;
@@ -76,8 +81,14 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
     PlanLaunch l;
     l.kernel = k.scale_kernel;
     l.block = kScaleThreads;
-    l.grid = std::clamp<std::int64_t>((f.rows + kScaleThreads - 1) / kScaleThreads, 1, 65536);
+    l.grid = std::clamp<std::int64_t>((f.rows * n + kScaleThreads - 1) / kScaleThreads, 1, 65536);
     l.args = {PlanArg::buf("y"), {"", "i64", 0.0, f.rows}, {"", scalar, scaling.beta, 0}};
+    if (spmm)  // (C, rows, n, ldc, beta)
+      l.args = {PlanArg::buf("y"),
+                {"", "i64", 0.0, f.rows},
+                {"", "i64", 0.0, n},
+                {"", "i64", 0.0, n},
+                {"", scalar, scaling.beta, 0}};
     p.launches.push_back(std::move(l));
   }
   // The stored arrays exactly as the format binary holds them ("p<part>.<array>").
@@ -101,6 +112,19 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
               PlanArg::buf("y"),
               {"", scalar, scaling.alpha, 0},
               {"", scalar, scaling.beta, 0}};
+    if (spmm) {  // (B, ldb, C, ldc, n, alpha, beta), over the column tiles
+      l.grid_y = (n + part.col_tile - 1) / part.col_tile;
+      if (l.grid_y > 65535)
+        throw Error("part " + std::to_string(i) + ": " + std::to_string(l.grid_y) +
+                    " column tiles exceed a grid's 65535");
+      l.args = {PlanArg::buf("x"),
+                {"", "i64", 0.0, n},
+                PlanArg::buf("y"),
+                {"", "i64", 0.0, n},
+                {"", "i64", 0.0, n},
+                {"", scalar, scaling.alpha, 0},
+                {"", scalar, scaling.beta, 0}};
+    }
     for (const auto& [array, a] : part.arrays)
       if (a.stored()) l.args.push_back(PlanArg::buf("p" + std::to_string(i) + "." + array));
     p.launches.push_back(std::move(l));
@@ -123,6 +147,18 @@ PlanInputs spmv_plan_inputs(const std::string& dtype, const Csr64& a, std::vecto
   Csr64 r = a;
   for (auto& v : r.val) v = round_value(v, dtype);
   in.y_ref = spmv_reference(r, in.x);
+  for (std::int64_t i = 0; i < a.rows; ++i) in.max_len = std::max(in.max_len, a.row_length(i));
+  return in;
+}
+
+PlanInputs spmm_plan_inputs(const std::string& dtype, const Csr64& a, std::int64_t n,
+                            std::uint64_t seed) {
+  if (n < 1) throw Error("spmm: n must be at least 1");
+  PlanInputs in;
+  in.x = random_x(a.cols * n, seed, dtype);
+  Csr64 r = a;
+  for (auto& v : r.val) v = round_value(v, dtype);
+  in.y_ref = spmm_reference(r, in.x, n);
   for (std::int64_t i = 0; i < a.rows; ++i) in.max_len = std::max(in.max_len, a.row_length(i));
   return in;
 }
@@ -173,8 +209,8 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
                               std::int64_t max_len, const PlanInputs* inputs) {
   io::SafetensorsFile s = p.arrays;
   if (inputs) {
-    if (static_cast<std::int64_t>(inputs->x.size()) != p.cols ||
-        static_cast<std::int64_t>(inputs->y_ref.size()) != p.rows)
+    if (static_cast<std::int64_t>(inputs->x.size()) != p.cols * p.n ||
+        static_cast<std::int64_t>(inputs->y_ref.size()) != p.rows * p.n)
       throw Error("plan inputs do not match the matrix's shape");
     if (p.init_output != inputs->has_y_init)
       throw Error("plan inputs: beta is " + std::to_string(p.scaling.beta) + " but y_init is " +
@@ -202,7 +238,7 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
         args.push_back({{a.scalar, a.f}});
     }
     launches.push_back({{"kernel", l.kernel},
-                        {"grid", {l.grid, 1, 1}},
+                        {"grid", {l.grid, l.grid_y, 1}},
                         {"block", {l.block, 1, 1}},
                         {"shared_bytes", l.shared_bytes},
                         {"args", args}});
@@ -212,14 +248,15 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
                                {"output",
                                 {{"buffer", "y"},
                                  {"dtype", p.y_dtype},
-                                 {"length", p.rows},
+                                 {"length", p.rows * p.n},
                                  {"zero", p.zero_output},
                                  {"init", p.init_output ? "y_init" : ""}}},
                                {"x", "x"},
                                {"y_ref", "y_ref"},
                                {"check", {{"dtype", p.check_dtype}, {"max_len", max_len}}},
                                {"cost",
-                                {{"op", "spmv"},
+                                {{"op", p.op},
+                                 {"n", p.n},
                                  {"rows", p.rows},
                                  {"cols", p.cols},
                                  {"nnz", p.nnz},
