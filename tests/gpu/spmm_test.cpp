@@ -1,0 +1,68 @@
+// [gpu] SpMM kernels: the known formats made SpMM (several column tiles and vector widths) and
+// random SpMM graphs, on edge cases and shared matrices, for n from 1 to 128 (ragged tiles
+// included), f64 and f32, with and without alpha/beta; C starts poisoned and must match the fp64
+// A·B within DESIGN.md's tolerance (the worker's plan job checks it).
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "gpu_cases.hpp"
+#include "graph/spmm_graph.hpp"
+#include "io/matrix_file.hpp"
+#include "search/engine.hpp"
+#include "unit/graph/graph_test_util.hpp"
+
+using namespace sparsetune;
+using namespace sparsetune::gpu_test;
+
+namespace {
+
+std::vector<std::pair<std::string, Csr64>> spmm_matrices() {
+  std::vector<std::pair<std::string, Csr64>> m;
+  m.emplace_back("1x1", test::from_triples(1, 1, {{0, 0, 3.0}}));
+  m.emplace_back("no entries 7x5", test::from_triples(7, 5, {}));
+  m.emplace_back("rectangular 300x90, empty rows", test::random_matrix(3, 300, 90, 0.05, 0.3));
+  for (const char* name : {"west0067", "impcol_a"})
+    m.emplace_back(
+        name, io::read_matrix(
+                  (testing::shared_dir() / "matrices" / (std::string(name) + ".mtx.gz")).string()));
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("SpMM kernels of the known formats verify", "[gpu][spmm]") {
+  const auto matrices = spmm_matrices();
+  const auto graphs = search::load_graphs(search::default_graphs_dir());
+  const int tiles[][2] = {{1, 1}, {4, 4}, {8, 2}, {3, 4}};
+  const std::int64_t ns[] = {1, 7, 32, 128};
+  std::vector<Case> cases;
+  int k = 0;
+  for (const auto& g : graphs)
+    for (const auto& [name, a] : matrices) {
+      const auto t = tiles[k % 4];
+      CaseOptions co;
+      co.spmm_n = ns[(k / 4) % 4];
+      if (k % 5 == 0) co.scaling = {2.0, -0.5};
+      add_case(cases, graph::as_spmm(g, t[0], t[1]), name, a, k % 2 ? "f32" : "f64", co);
+      ++k;
+    }
+  CHECK(cases.size() >= graphs.size() * 3);
+  run_cases(cases);
+}
+
+TEST_CASE("random SpMM graphs give kernels that verify", "[gpu][spmm]") {
+  const auto matrices = spmm_matrices();
+  graph::RandomGraphOptions ro;
+  ro.op = "spmm";
+  std::mt19937_64 rng(20261125);
+  std::vector<Case> cases;
+  for (int drawn = 0; cases.size() < 60 && drawn < 600; ++drawn) {
+    const auto g = graph::random_graph(rng, ro);
+    const auto& [name, a] = matrices[drawn % matrices.size()];
+    CaseOptions co;
+    co.spmm_n = std::int64_t{1} + (drawn * 37) % 70;
+    add_case(cases, g, name, a, drawn % 3 == 0 ? "f32" : "f64", co);
+  }
+  REQUIRE(cases.size() >= 40);
+  run_cases(cases);
+}
