@@ -13,6 +13,7 @@
 #include "core/version.hpp"
 #include "db/tuning_db.hpp"
 #include "features/matrix_features.hpp"
+#include "graph/cell_graph.hpp"
 #include "graph/interpreter.hpp"
 #include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
@@ -203,6 +204,15 @@ TuneOutcome tune(const TuneOptions& o) {
       } catch (const graph::GraphError&) {  // an operator that does not serve SpMM
       }
     }
+    // CELL with Alg. 3's bucket widths, over one and two column partitions.
+    for (int p = 1; p <= std::min<std::int64_t>(2, a.cols); ++p) {
+      graph::CellGraphOptions co;
+      co.partitions = p;
+      co.tn = o.n >= 8 ? 8 : o.n >= 4 ? 4 : o.n >= 2 ? 2 : 1;
+      co.vec = std::min(co.tn, 4);
+      tiled.push_back(graph::cell_graph(a, o.n, co));
+      tiled.back().name = "cell-p" + std::to_string(p);
+    }
     seeds = std::move(tiled);
     baseline = spmm_seed(baseline, o.n);
   }
@@ -293,7 +303,7 @@ TuneOutcome tune(const TuneOptions& o) {
     // Every candidate is committed as it is scored (one transaction each): a killed tune keeps
     // what it measured.
     so.on_scored = [&](const Scored& h) { db.add(measurement_of(h, fp, o, eval)); };
-    const auto prune = prune_for(pruning, alpha);
+    const auto prune = prune_for(pruning, alpha, o.op);
     // A large matrix with a GPU is searched on a row sample and the best candidates found there
     // are measured on the full matrix (search/screen.hpp).
     std::unique_ptr<GpuEvaluator> sample_gpu;

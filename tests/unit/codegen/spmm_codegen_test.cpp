@@ -8,6 +8,7 @@
 #include "../graph/graph_test_util.hpp"
 #include "codegen/emit.hpp"
 #include "codegen_test_util.hpp"
+#include "graph/cell_graph.hpp"
 #include "graph/spmm_graph.hpp"
 #include "runtime/nvrtc.hpp"
 #include "test_support.hpp"
@@ -52,6 +53,19 @@ TEST_CASE("SpMM kernels compile under NVRTC for sm_90", "[codegen][spmm]") {
     }
   }
   REQUIRE(random == 16);
+  // CELL: partitions of power-of-two buckets and folded rows (Alg. 3's widths, and narrower).
+  for (int p : {1, 3}) {
+    graph::CellGraphOptions co;
+    co.partitions = p;
+    co.block_factor = 2;
+    codegen::EmitOptions o;
+    o.design.dtype = p == 1 ? "f32" : "f64";
+    jobs.push_back({"cell-" + std::to_string(p),
+                    codegen::generate(graph::cell_graph(a, 64, co), a, o).kernels.source});
+    jobs.push_back({"cell-folded-" + std::to_string(p),
+                    codegen::generate(graph::cell_graph(std::vector<std::int64_t>(p, 2), co), a, o)
+                        .kernels.source});
+  }
   test::require_all_compile(jobs);
 }
 

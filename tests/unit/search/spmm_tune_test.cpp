@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "codegen/emit.hpp"
 #include "codegen/launch_plan.hpp"
@@ -49,6 +50,12 @@ TEST_CASE("tune --op spmm --n 128 predicts, emits and compiles an SpMM kernel", 
   // GFLOP/s count 2 nnz n flops: far above what one SpMV of the predicted time would give.
   CHECK(j["gflops"].get<double>() > 0);
   CHECK(j["search"]["candidates"] == 24);
+  // The known formats and CELL (Alg. 3's widths) seed the search, each with its column tile.
+  std::set<std::string> seeds;
+  for (const auto& x : j["search"]["seed_order"]) seeds.insert(x["seed"].get<std::string>());
+  CHECK(seeds.count("csr-scalar") == 1);  // csr-vector is the baseline, scored before them
+  CHECK(seeds.count("cell-p1") == 1);
+  CHECK(seeds.count("cell-p2") == 1);
   const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
   CHECK(f.op == "spmm");
   std::ifstream h(t.path / "out" / "kernel.h");
