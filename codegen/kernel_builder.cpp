@@ -98,8 +98,11 @@ struct StageCode {
 
 class PartBuilder {
  public:
-  PartBuilder(const graph::Format& f, const graph::PartFormat& p, std::size_t index)
-      : f_(f), p_(p), index_(index) {
+  // `atomic`: results reach C through atomics (the part's own choice, or fusion's); `device_fn`:
+  // the part is a device function of the fused kernel, not a kernel of its own.
+  PartBuilder(const graph::Format& f, const graph::PartFormat& p, std::size_t index,
+              bool atomic = false, bool device_fn = false)
+      : f_(f), p_(p), index_(index), atomic_(atomic || p.atomic), device_fn_(device_fn) {
     for (const auto& r : p.reductions) {
       const auto* op = graph::find_reduction(r);
       if (!op) throw Error("format names an unknown reduction " + r);
@@ -114,7 +117,7 @@ class PartBuilder {
     if (stages_.empty() || stages_[0].level != RedLevel::Thread)
       throw Error("part " + std::to_string(index) + " has no thread-level reduction");
     // How results reach y: atomics, a plain store (store-only formats) or a plain add.
-    const char* sink = p.atomic       ? "gmem_atom_red.cu"
+    const char* sink = atomic_        ? "gmem_atom_red.cu"
                        : f.store_only ? "gmem_store.cu"
                                       : "gmem_add.cu";
     Sections sink_code = template_sections(sink);
@@ -181,8 +184,13 @@ class PartBuilder {
     std::string kernel = section(template_sections("skeleton.cu"), "kernel");
     const Sections& sk = template_sections("skeleton.cu");
     auto first_line = [](std::string s) { return s.substr(0, s.find('\n')); };
-    replace_all(kernel, "$BMTB_LOOP",
-                first_line(section(sk, p_.single_bmtb_round ? "bmtb_once" : "bmtb_loop")));
+    const std::string bmtb = p_.single_bmtb_round ? "bmtb_once" : "bmtb_loop";
+    replace_all(kernel, "$BMTB_LOOP", first_line(section(sk, device_fn_ ? bmtb + "_part" : bmtb)));
+    if (device_fn_) {  // a range of the fused kernel's blocks: (st_block, st_grid) for blockIdx.x
+      const std::string head = first_line(kernel);
+      kernel = first_line(section(sk, "part_head")) + kernel.substr(head.size());
+      replace_all(kernel, "$ARGS", first_line(section(sk, "part_args")) + "\n    $ARGS");
+    }
     replace_all(kernel, "$BMW_LOOP",
                 first_line(section(sk, p_.single_warp_round ? "bmw_once" : "bmw_loop")));
     replace_all(kernel, "$BMT_LOOP",
@@ -252,6 +260,7 @@ class PartBuilder {
   std::string chain() const {
     std::string s;
     for (const auto& r : p_.reductions) s += (s.empty() ? "" : " > ") + r;
+    if (atomic_ && !p_.atomic) return s + " > atomic add (rows shared with other fused parts)";
     return s + (p_.atomic ? "" : f_.store_only ? " > store" : " > add");
   }
 
@@ -343,6 +352,7 @@ class PartBuilder {
   const graph::Format& f_;
   const graph::PartFormat& p_;
   std::size_t index_;
+  bool atomic_ = false, device_fn_ = false;
   std::vector<StageCode> stages_;
   std::size_t side_ = 1;
 };
@@ -379,18 +389,67 @@ std::string graph_comment(const std::string& graph_name, const std::string& grap
   return s;
 }
 
-// The parts' kernels after the prelude, and the scaling kernel of an adding format.
+// The kernel parameters of a part's stored arrays, in name order, each named `prefix` + name.
+std::string array_params(const graph::Format& f, const graph::PartFormat& p,
+                         const std::string& prefix) {
+  std::string params;
+  for (const auto& [name, a] : p.arrays)
+    if (a.stored())
+      params += ",\n    const " + c_type(a.dtype, graph::value_dtype(f.dtype)) + "* __restrict__ " +
+                prefix + name;
+  return params;
+}
+
+// The fused kernel: the SpMM arguments and every part's arrays (p<i>_<name>), dispatching each
+// range of blocks to its part's device function.
+std::string fused_kernel(const graph::Format& f) {
+  const Sections& sk = template_sections("skeleton.cu");
+  std::string kernel = section(sk, "fused");
+  std::string args = section(sk, "args_spmm");
+  replace_all(kernel, "$ARGS", args.substr(0, args.find_last_not_of('\n') + 1));
+  std::string params, dispatch;
+  std::int64_t first = 0;
+  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+    const auto& p = f.parts[i];
+    if (p.n_bmtb == 0) continue;
+    if (dispatch.empty()) replace_all(kernel, "$THREADS", std::to_string(p.threads));  // shared
+    const std::string prefix = "p" + std::to_string(i) + "_";
+    params += array_params(f, p, prefix);
+    std::string call = p.kernel + "(st_b - " + lit(first) + ", " + lit(p.grid) +
+                       ", B, ldb, C, ldc, n, alpha, beta";
+    for (const auto& [name, a] : p.arrays)
+      if (a.stored()) call += ", " + prefix + name;
+    first += p.grid;
+    dispatch += std::string(dispatch.empty() ? "if" : "} else if") + " (st_b < " + lit(first) +
+                ") {\n  " + call + ");\n";
+  }
+  dispatch += "}\n";
+  replace_all(kernel, "$PARAMS", params);
+  replace_all(kernel, "$KERNEL", kFusedKernel);
+  std::string out;
+  std::istringstream in(kernel);
+  for (std::string line; std::getline(in, line);)
+    out += line.find("$DISPATCH") != std::string::npos ? indent(dispatch, "  ") : line + "\n";
+  return out;
+}
+
+// The parts' kernels after the prelude (or, fused, their device functions and the one kernel),
+// and the scaling kernel of an adding format.
 void add_parts(const graph::Format& f, KernelSource& k, const char* scale_section,
-               const char* scale_name) {
+               const char* scale_name, const Fusion& u = {}) {
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     k.source += "\n";
-    PartBuilder b(f, f.parts[i], i);
     if (f.parts[i].n_bmtb == 0) {
       k.source += "// ---- part " + std::to_string(i) + ": no entries, no kernel\n";
       continue;
     }
+    PartBuilder b(f, f.parts[i], i, u.fused && u.atomic[i], u.fused);
     k.source += b.build();
-    k.kernels.push_back(f.parts[i].kernel);
+    if (!u.fused) k.kernels.push_back(f.parts[i].kernel);
+  }
+  if (u.fused) {
+    k.source += "\n" + fused_kernel(f);
+    k.kernels.push_back(kFusedKernel);
   }
   if (!f.store_only) {  // also with no work: beta times the output is still the answer
     std::string scale = section(template_sections("skeleton.cu"), scale_section);
@@ -418,13 +477,22 @@ KernelSource build_spmm_kernels(const graph::Format& f, const std::string& graph
            : "// Adding: " + std::string(kScaleKernelSpmm) +
                  " first sets C = beta C (zeros when beta = 0), then the parts add\n// alpha "
                  "times their results (atomically where rows are shared).\n";
-  s += "// One kernel per part, launched in order on one stream over a grid of (its BMTB grid, "
-       "column\n// tiles); each takes B, ldb, C, ldc, n, alpha, beta and the part's stored "
-       "arrays in name order\n// (see kernel.h).\n\n";
+  const Fusion u = plan_fusion(f);
+  if (u.fused)
+    s += "// All parts in one launch (" + std::string(kFusedKernel) +
+         ", horizontal fusion): part i takes its own range\n// of grid x, grid y the column "
+         "tiles; it takes B, ldb, C, ldc, n, alpha, beta and every part's\n// stored arrays, "
+         "part by part in name order (see kernel.h).\n\n";
+  else
+    s += "// One kernel per part, launched in order on one stream over a grid of (its BMTB grid, "
+         "column\n// tiles); each takes B, ldb, C, ldc, n, alpha, beta and the part's stored "
+         "arrays in name order\n// (see kernel.h)." +
+         (u.why.empty() ? std::string() : "\n// Not fused into one launch: " + u.why + ".") +
+         "\n\n";
   s += section(prelude, "common");
   s += section(prelude, f.dtype);
   s += section(prelude, "spmm");
-  add_parts(f, k, "scale_c", kScaleKernelSpmm);
+  add_parts(f, k, "scale_c", kScaleKernelSpmm, u);
   return k;
 }
 

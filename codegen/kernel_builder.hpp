@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/fusion.hpp"
 #include "graph/format.hpp"
 
 namespace sparsetune::codegen {
@@ -18,7 +19,7 @@ inline constexpr const char* kScaleKernelSpmm = "sparsetune_spmm_scale_c";
 
 struct KernelSource {
   std::string source;                // one self-contained .cu (nvcc and NVRTC)
-  std::vector<std::string> kernels;  // extern "C" names, one per part with work
+  std::vector<std::string> kernels;  // extern "C" names, one per part with work (or the fused one)
   std::string scale_kernel;          // kScaleKernel (SpMM: kScaleKernelSpmm) for adding formats
 };
 

@@ -95,10 +95,12 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
   p.arrays = graph::to_safetensors(f, kVersion);
   p.arrays.metadata.clear();
   std::size_t next = 0;
+  const Fusion u = spmm ? plan_fusion(f) : Fusion{};
+  const std::size_t first_part = p.launches.size();
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     const auto& part = f.parts[i];
     if (part.n_bmtb == 0) continue;  // no kernel was generated for it
-    if (next >= k.kernels.size() || k.kernels[next] != part.kernel)
+    if (!u.fused && (next >= k.kernels.size() || k.kernels[next] != part.kernel))
       throw Error("the kernels do not match the format: no kernel " + part.kernel);
     ++next;
     if (part.grid < 1 || part.grid > std::numeric_limits<std::int32_t>::max())
@@ -128,6 +130,23 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
     for (const auto& [array, a] : part.arrays)
       if (a.stored()) l.args.push_back(PlanArg::buf("p" + std::to_string(i) + "." + array));
     p.launches.push_back(std::move(l));
+  }
+  if (u.fused) {
+    // One launch: the SpMM arguments, then every part's arrays in turn, over the parts' grids.
+    if (k.kernels != std::vector<std::string>{kFusedKernel})
+      throw Error("the kernels do not match the format: no fused kernel");
+    PlanLaunch l = p.launches.at(first_part);
+    l.kernel = kFusedKernel;
+    l.grid = u.grid;
+    l.grid_y = (n + u.narrowest_tile - 1) / u.narrowest_tile;
+    if (l.grid_y > 65535)
+      throw Error(std::to_string(l.grid_y) + " column tiles exceed a grid's 65535");
+    l.args.resize(7);
+    for (std::size_t j = first_part; j < p.launches.size(); ++j)
+      l.args.insert(l.args.end(), p.launches[j].args.begin() + 7, p.launches[j].args.end());
+    p.launches.resize(first_part);
+    p.launches.push_back(std::move(l));
+    next = 1;
   }
   if (next != k.kernels.size()) throw Error("the kernels do not match the format's parts");
   return p;

@@ -51,6 +51,24 @@ const bool st_vec_ok = st_vec == 1 || (ldb % st_vec == 0 &&
                                        (unsigned long long)B % (st_vec * sizeof(st_val_t)) == 0);
 (void)st_vec_ok;
 (void)ldc;
+//@ part_head
+static __device__ void
+//@ part_args
+const long long st_block, const long long st_grid,
+//@ bmtb_loop_part
+for (long long bmtb = st_block; bmtb < $N_BMTB; bmtb += st_grid)
+//@ bmtb_once_part
+if (const long long bmtb = st_block; bmtb < $N_BMTB)
+//@ fused
+// Horizontal fusion: every part in one launch, part i on its own range of grid x (its thread
+// blocks st_b - first_i = 0 .. grid_i - 1), all on the same column tile (grid y); a part whose
+// tiles are wider than another's returns on the tiles past n.
+extern "C" __global__ void __launch_bounds__($THREADS)
+$KERNEL(
+    $ARGS$PARAMS) {
+  const long long st_b = blockIdx.x;
+  $DISPATCH
+}
 //@ bmtb_loop
 for (long long bmtb = blockIdx.x; bmtb < $N_BMTB; bmtb += gridDim.x)
 //@ bmtb_once

@@ -48,7 +48,9 @@ struct CostEstimate {
 // are taken ceil(n / tn) times; a step issues tn FMAs and tn / vec loads of B instead of one of
 // each (its cost grows as 1 + (tn / vec - 1) / 2 + (tn - 1) / 8 of SpMV's step); B is read once
 // when it fits in L2, else a row segment of max(tn values, 32 bytes) per entry and tile; C is
-// written once; atomics add n values per result.
+// written once; atomics add n values per result. Parts of one thread count run in one launch
+// (horizontal fusion, codegen/fusion.hpp): one launch's overhead, their memory and issue times
+// added, their tails overlapped (the atomics fusion adds where parts share rows are not priced).
 CostEstimate estimate_cost(const graph::MetadataSet& m, std::int64_t format_bytes, int val_bytes,
                            const DeviceSpec& dev = {}, std::int64_t n = 0);
 

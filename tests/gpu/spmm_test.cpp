@@ -1,11 +1,13 @@
-// [gpu] SpMM kernels: the known formats made SpMM (several column tiles and vector widths) and
-// random SpMM graphs, on edge cases and shared matrices, for n from 1 to 128 (ragged tiles
-// included), f64 and f32, with and without alpha/beta; C starts poisoned and must match the fp64
-// A·B within DESIGN.md's tolerance (the worker's plan job checks it).
+// [gpu] SpMM kernels: the known formats made SpMM (several column tiles and vector widths),
+// CELL (its buckets fused into one launch) and random SpMM graphs, on edge cases and shared
+// matrices, for n from 1 to 128 (ragged tiles included), f64 and f32, with and without alpha/beta;
+// C starts poisoned and must match the fp64 A·B within DESIGN.md's tolerance (the worker's plan job
+// checks it).
 #include <catch2/catch.hpp>
 #include <random>
 
 #include "gpu_cases.hpp"
+#include "graph/cell_graph.hpp"
 #include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
 #include "search/engine.hpp"
@@ -64,5 +66,28 @@ TEST_CASE("random SpMM graphs give kernels that verify", "[gpu][spmm]") {
     add_case(cases, g, name, a, drawn % 3 == 0 ? "f32" : "f64", co);
   }
   REQUIRE(cases.size() >= 40);
+  run_cases(cases);
+}
+
+TEST_CASE("CELL's fused kernels verify", "[gpu][spmm]") {
+  const auto matrices = spmm_matrices();
+  std::vector<Case> cases;
+  int k = 0;
+  for (const auto& [name, a] : matrices)
+    for (int p : {1, 2, 3}) {
+      if (p > a.cols) continue;
+      graph::CellGraphOptions o;
+      o.partitions = p;
+      o.block_factor = 1 << (k % 3);
+      o.tn = k % 2 ? 8 : 3;
+      CaseOptions co;
+      co.spmm_n = std::vector<std::int64_t>{1, 17, 64}[k % 3];
+      if (k % 4 == 1) co.scaling = {0.5, 2.0};
+      // Alg. 3's widths, and widths of 2 that fold every row longer than 2.
+      add_case(cases, graph::cell_graph(a, co.spmm_n, o), name, a, k % 2 ? "f32" : "f64", co);
+      add_case(cases, graph::cell_graph(std::vector<std::int64_t>(p, 2), o), name, a, "f64", co);
+      ++k;
+    }
+  REQUIRE(cases.size() >= 20);
   run_cases(cases);
 }
