@@ -139,6 +139,19 @@ TEST_CASE("the format binary keeps SpMM's column tile", "[graph][spmm]") {
   std::mt19937_64 rng(5);
   const auto b = random_dense(rng, a.cols * 5);
   REQUIRE(interpret_spmm(g, b, 5) == interpret_spmm(f, b, 5));
+  // A damaged tile is named; an SpMM format without one is refused.
+  for (const nlohmann::json& bad :
+       {nlohmann::json({0, 1}), nlohmann::json({4, 3}), nlohmann::json()}) {
+    auto s = to_safetensors(f, "test");
+    auto parts = nlohmann::json::parse(s.metadata.at("parts"));
+    if (bad.is_null())
+      parts[0].erase("col_tile");
+    else
+      parts[0]["col_tile"] = bad;
+    s.metadata["parts"] = parts.dump();
+    REQUIRE_THROWS_WITH(from_safetensors(s, "f.safetensors"),
+                        Catch::Contains("f.safetensors") && Catch::Contains("col_tile"));
+  }
 }
 
 TEST_CASE("random valid SpMM graphs give the reference product", "[graph][spmm]") {
