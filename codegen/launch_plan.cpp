@@ -182,6 +182,14 @@ PlanInputs spmm_plan_inputs(const std::string& dtype, const Csr64& a, std::int64
   return in;
 }
 
+PlanInputs spmm_plan_inputs(const graph::Format& f, std::int64_t n, std::uint64_t seed) {
+  if (n < 1) throw Error("spmm: n must be at least 1");
+  PlanInputs in = spmv_plan_inputs(f, std::vector<double>(f.cols, 1.0));  // for max_len
+  in.x = random_x(f.cols * n, seed, f.dtype);
+  in.y_ref = graph::interpret_spmm(f, in.x, n);
+  return in;
+}
+
 PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x) {
   if (static_cast<std::int64_t>(x.size()) != f.cols)
     throw Error("x has " + std::to_string(x.size()) + " entries, the matrix " +

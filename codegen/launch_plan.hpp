@@ -87,6 +87,9 @@ PlanInputs spmv_plan_inputs(const std::string& dtype, const Csr64& a, std::vecto
 // y_ref = A·B in fp64 from the values the GPU sees.
 PlanInputs spmm_plan_inputs(const std::string& dtype, const Csr64& a, std::int64_t n,
                             std::uint64_t seed = 1);
+// The same without the matrix: the reference is the CPU interpreter's fp64 C = A·B from the
+// format's own arrays.
+PlanInputs spmm_plan_inputs(const graph::Format& f, std::int64_t n, std::uint64_t seed = 1);
 // Without it: the reference is the CPU interpreter's fp64 walk of the format's own arrays, and the
 // row lengths are counted the same way (non-zero stored values per row).
 PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x);

@@ -6,11 +6,13 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "codegen/emit.hpp"
 #include "gpu_cases.hpp"
 #include "graph/cell_graph.hpp"
 #include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
 #include "search/engine.hpp"
+#include "search/run_kernels.hpp"
 #include "unit/graph/graph_test_util.hpp"
 
 using namespace sparsetune;
@@ -90,4 +92,26 @@ TEST_CASE("CELL's fused kernels verify", "[gpu][spmm]") {
     }
   REQUIRE(cases.size() >= 20);
   run_cases(cases);
+}
+
+TEST_CASE("sparsetune run measures an emitted SpMM folder", "[gpu][spmm]") {
+  testing::TempDir t("sparsetune-gpu-spmm");
+  const auto mpath = testing::shared_dir() / "matrices" / "impcol_a.mtx.gz";
+  const auto a = io::read_matrix(mpath.string());
+  graph::CellGraphOptions co;
+  co.partitions = 2;  // fused, every bucket adding atomically
+  const auto g = graph::cell_graph(a, 32, co);
+  codegen::write_emitted(codegen::generate(g, a), g, (t.path / "out").string());
+  search::RunOptions o;
+  o.launch = self_launch();
+  o.n = 32;
+  o.beta = 0.5;
+  const auto r = search::run_emitted((t.path / "out").string(), o);
+  INFO(search::to_json(r).dump(2));
+  CHECK(r.op == "spmm");
+  CHECK(r.n == 32);
+  CHECK(r.result.status == "ok");
+  CHECK(r.result.verified);
+  o.matrix_file = mpath.string();  // the reference from the matrix itself
+  CHECK(search::run_emitted((t.path / "out").string(), o).result.verified);
 }

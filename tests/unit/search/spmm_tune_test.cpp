@@ -12,7 +12,10 @@
 #include "graph/format.hpp"
 #include "graph/graph.hpp"
 #include "graph/interpreter.hpp"
+#include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
+#include "search/config.hpp"
+#include "search/run_kernels.hpp"
 #include "search/tune.hpp"
 #include "test_support.hpp"
 
@@ -122,4 +125,22 @@ TEST_CASE("an SpMM launch plan: B and C of n columns, grid y over the column til
   CHECK(plan["launches"][1]["grid"][1] == 3);
   CHECK_THROWS_WITH(codegen::make_launch_plan(e.format, e.kernels, "t", s, 0),
                     Catch::Contains("n = 0"));
+}
+
+TEST_CASE("run refuses SpMV options on an SpMM folder before looking for a GPU", "[search][spmm]") {
+  testing::TempDir t("sparsetune-spmm-run");
+  const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/west0067.mtx.gz");
+  const auto g =
+      graph::as_spmm(graph::read_graph(search::default_graphs_dir() + "/segmented-coo.json"), 4, 4);
+  codegen::write_emitted(codegen::generate(g, a), g, (t.path / "spmm").string());
+  search::RunOptions o;
+  o.x_file = t.file("x.txt");
+  CHECK_THROWS_WITH(search::run_emitted((t.path / "spmm").string(), o),
+                    Catch::Contains("--x is SpMV's vector"));
+  const auto v = graph::read_graph(search::default_graphs_dir() + "/csr-vector.json");
+  codegen::write_emitted(codegen::generate(v, a), v, (t.path / "spmv").string());
+  o = {};
+  o.n = 8;
+  CHECK_THROWS_WITH(search::run_emitted((t.path / "spmv").string(), o),
+                    Catch::Contains("--n is the columns of B"));
 }
