@@ -127,7 +127,8 @@ std::string build_host_header(const graph::Format& f, const std::string& bytes) 
   if (f.op == "spmm") {
     h += "// C = alpha A B + beta C on a stream. Compile kernel.cu with nvcc and include this "
          "header "
-         "in a\n// .cu file of your program (B and C are device pointers, row-major).\n";
+         "in a\n// .cu file of your program (B and C are device pointers, row-major" +
+         std::string(f.dtype == "f16" ? "; B holds fp16 bits, C is fp32" : "") + ").\n";
   } else {
     h += "// y = alpha A x + beta y on a stream. Compile kernel.cu with nvcc and include this "
          "header in a\n";

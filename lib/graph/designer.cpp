@@ -296,8 +296,6 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   f.nnz = a.nnz();
   f.dtype = opt.dtype;
   value_dtype(f.dtype);
-  if (g.op == "spmm" && f.dtype == "f16")
-    throw Error("spmm: f16 values are not supported yet (use f32 or f64)");
   if (opt.index_bits != 0 && opt.index_bits != 32 && opt.index_bits != 64)
     throw Error("index bits must be 32 or 64");
   MetadataSet m = apply_graph(g, a, opt.max_padding, opt.slices);

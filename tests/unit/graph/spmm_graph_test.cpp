@@ -12,6 +12,7 @@
 
 #include "core/reference.hpp"
 #include "graph/designer.hpp"
+#include "graph/half.hpp"
 #include "graph/interpreter.hpp"
 #include "graph/random_graph.hpp"
 #include "graph_test_util.hpp"
@@ -124,9 +125,15 @@ TEST_CASE("SpMM by hand: C = alpha A B + beta C with N not a multiple of tn", "[
   const Format f = design(parse(kCsrVectorSpmm), a);
   REQUIRE(interpret_spmm(f, {1, 4, 7}, 1) == std::vector<double>{15, 0, 12, 39});
   REQUIRE_THROWS_WITH(interpret_spmm(f, {1, 4}, 1), Catch::Contains("B holds 2 values"));
+  // f16: values and B in fp16, accumulation in fp32 on the GPU (fp64 here, from the same
+  // rounded values): exactly the reference of the rounded A and B.
   DesignOptions half;
   half.dtype = "f16";
-  REQUIRE_THROWS_WITH(design(parse(kCsrVectorSpmm), a, half), Catch::Contains("f16"));
+  const Format h = design(parse(kCsrVectorSpmm), a, half);
+  const std::vector<double> bh = {1.0009765625, 2, 3, 4, 5, 6, 7, 8, 9.0078125};  // in fp16
+  auto ah = a;
+  for (auto& v : ah.val) v = half_to_float(float_to_half(static_cast<float>(v)));
+  REQUIRE(interpret_spmm(h, bh, 3) == spmm_reference(ah, bh, 3));
 }
 
 TEST_CASE("the format binary keeps SpMM's column tile", "[graph][spmm]") {
