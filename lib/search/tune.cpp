@@ -154,10 +154,13 @@ std::string matrix_name(const std::string& path) { return name_of(path); }
 
 std::string default_out_dir(const std::string& matrix) { return name_of(matrix) + ".tuned"; }
 
-// SpMM's seeds: each SpMV graph with a first column tile for n (vectors of 4 where it is that
-// wide); the search then tunes the tile like any other parameter.
+// The seeds' first column tile for n: the largest power of two up to 8 that n fills (vectors
+// of 4 where it is that wide); the search then tunes the tile like any other parameter.
+int seed_tile(std::int64_t n) { return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1; }
+
+// SpMM's seeds: each SpMV graph with the first column tile for n.
 graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n) {
-  const int tn = n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
+  const int tn = seed_tile(n);
   graph::Graph s = graph::as_spmm(g, tn, std::min(tn, 4));
   s.name = g.name;
   return s;
@@ -208,7 +211,7 @@ TuneOutcome tune(const TuneOptions& o) {
     for (int p = 1; p <= std::min<std::int64_t>(2, a.cols); ++p) {
       graph::CellGraphOptions co;
       co.partitions = p;
-      co.tn = o.n >= 8 ? 8 : o.n >= 4 ? 4 : o.n >= 2 ? 2 : 1;
+      co.tn = seed_tile(o.n);
       co.vec = std::min(co.tn, 4);
       tiled.push_back(graph::cell_graph(a, o.n, co));
       tiled.back().name = "cell-p" + std::to_string(p);
