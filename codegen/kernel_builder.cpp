@@ -98,22 +98,31 @@ struct StageCode {
 
 class PartBuilder {
  public:
-  PartBuilder(const graph::Format& f, const graph::PartFormat& p, std::size_t index)
-      : f_(f), p_(p), index_(index) {
+  // `atomic`: results reach C through atomics (the part's own choice, or fusion's); `device_fn`:
+  // the part is a device function of the fused kernel, not a kernel of its own.
+  PartBuilder(const graph::Format& f, const graph::PartFormat& p, std::size_t index,
+              bool atomic = false, bool device_fn = false)
+      : f_(f), p_(p), index_(index), atomic_(atomic || p.atomic), device_fn_(device_fn) {
     for (const auto& r : p.reductions) {
       const auto* op = graph::find_reduction(r);
       if (!op) throw Error("format names an unknown reduction " + r);
       if (op->level() == RedLevel::Global) continue;
-      stages_.push_back({template_sections(std::string(op->fragment()) + ".cu"), op->level(),
-                         op->level() == RedLevel::Warp ? "to_warp" : "to_block"});
+      Sections code = template_sections(std::string(op->fragment()) + ".cu");
+      // A fragment is written against one value; SpMM's value is the part's C tile.
+      if (spmm())
+        for (auto& [name, text] : code) replace_all(text, "st_acc_t", "st_tile_t");
+      stages_.push_back(
+          {std::move(code), op->level(), op->level() == RedLevel::Warp ? "to_warp" : "to_block"});
     }
     if (stages_.empty() || stages_[0].level != RedLevel::Thread)
       throw Error("part " + std::to_string(index) + " has no thread-level reduction");
     // How results reach y: atomics, a plain store (store-only formats) or a plain add.
-    const char* sink = p.atomic       ? "gmem_atom_red.cu"
+    const char* sink = atomic_        ? "gmem_atom_red.cu"
                        : f.store_only ? "gmem_store.cu"
                                       : "gmem_add.cu";
-    stages_.push_back({template_sections(sink), RedLevel::Global, "to_global"});
+    Sections sink_code = template_sections(sink);
+    if (spmm()) sink_code["accept"] = section(sink_code, "accept_spmm");  // a tile into C
+    stages_.push_back({std::move(sink_code), RedLevel::Global, "to_global"});
     side_ = 1;
     while (stages_[side_].level == RedLevel::Warp) ++side_;
   }
@@ -175,12 +184,19 @@ class PartBuilder {
     std::string kernel = section(template_sections("skeleton.cu"), "kernel");
     const Sections& sk = template_sections("skeleton.cu");
     auto first_line = [](std::string s) { return s.substr(0, s.find('\n')); };
-    replace_all(kernel, "$BMTB_LOOP",
-                first_line(section(sk, p_.single_bmtb_round ? "bmtb_once" : "bmtb_loop")));
+    const std::string bmtb = p_.single_bmtb_round ? "bmtb_once" : "bmtb_loop";
+    replace_all(kernel, "$BMTB_LOOP", first_line(section(sk, device_fn_ ? bmtb + "_part" : bmtb)));
+    if (device_fn_) {  // a range of the fused kernel's blocks: (st_block, st_grid) for blockIdx.x
+      const std::string head = first_line(kernel);
+      kernel = first_line(section(sk, "part_head")) + kernel.substr(head.size());
+      replace_all(kernel, "$ARGS", first_line(section(sk, "part_args")) + "\n    $ARGS");
+    }
     replace_all(kernel, "$BMW_LOOP",
                 first_line(section(sk, p_.single_warp_round ? "bmw_once" : "bmw_loop")));
     replace_all(kernel, "$BMT_LOOP",
                 first_line(section(sk, p_.single_thread_round ? "bmt_once" : "bmt_loop")));
+    std::string args = section(sk, spmm() ? "args_spmm" : "args_spmv");
+    replace_all(kernel, "$ARGS", args.substr(0, args.find_last_not_of('\n') + 1));
     std::string params;
     for (const auto& [name, a] : p_.arrays)
       if (a.stored())
@@ -188,6 +204,7 @@ class PartBuilder {
                   "* __restrict__ p_" + name;
     replace_all(kernel, "$PARAMS", params);
     std::map<std::string, std::string> slots;
+    slots["OP_PROLOGUE"] = spmm() ? section(sk, "prologue_spmm") : "";
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       slots["DECL"] += section(stages_[s].sections, "decl");
       slots["BMTB_BEGIN"] += section(stages_[s].sections, "bmtb_begin");
@@ -243,6 +260,7 @@ class PartBuilder {
   std::string chain() const {
     std::string s;
     for (const auto& r : p_.reductions) s += (s.empty() ? "" : " > ") + r;
+    if (atomic_ && !p_.atomic) return s + " > atomic add (rows shared with other fused parts)";
     return s + (p_.atomic ? "" : f_.store_only ? " > store" : " > add");
   }
 
@@ -253,6 +271,8 @@ class PartBuilder {
     replace_all(s, "$N_BMTB", lit(p_.n_bmtb));
     replace_all(s, "$SHMEM_ROWS", std::to_string(std::max<std::int64_t>(1, p_.shmem_rows)));
     replace_all(s, "$KERNEL", p_.kernel);
+    replace_all(s, "$COL_TILE", std::to_string(p_.col_tile));
+    replace_all(s, "$COL_VEC", std::to_string(p_.col_vec));
     return s;
   }
 
@@ -314,12 +334,15 @@ class PartBuilder {
     std::string code = "{\n";
     code += indent(section(template_sections("adapters.cu"), side ? "side" : st.adapter), "  ");
     code += "  const long long " + r + " = " + trim(row) + ";\n";
-    code += "  const st_acc_t " + val + " = " + trim(v) + ";\n";
+    code += std::string("  const ") + (spmm() ? "st_tile_t " : "st_acc_t ") + val + " = " +
+            trim(v) + ";\n";
     code += "  (void)" + r + ";\n";
     code += indent(expand(body, stage + 1, depth + 1), "  ");
     code += "}\n";
     return code;
   }
+
+  bool spmm() const { return f_.op == "spmm"; }
 
   static std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
@@ -329,6 +352,7 @@ class PartBuilder {
   const graph::Format& f_;
   const graph::PartFormat& p_;
   std::size_t index_;
+  bool atomic_ = false, device_fn_ = false;
   std::vector<StageCode> stages_;
   std::size_t side_ = 1;
 };
@@ -344,21 +368,12 @@ std::string c_type(const std::string& dtype, const std::string& value_dtype) {
   throw Error("no kernel type for dtype " + dtype + " (values " + value_dtype + ")");
 }
 
-KernelSource build_kernels(const graph::Format& f, const std::string& graph_name,
-                           const std::string& graph_line) {
-  KernelSource k;
-  const auto& prelude = template_sections("prelude.cu");
-  std::string& s = k.source;
-  const char* what = f.dtype == "f64"   ? "fp64 values, fp64 accumulation"
-                     : f.dtype == "f32" ? "fp32 values, fp32 accumulation"
-                                        : "fp16 values and x, fp32 accumulation and y";
-  s += "// Generated by sparsetune " + std::string(kVersion) + ". Do not edit.\n";
-  s += "// SpMV y = A x for one " + std::to_string(f.rows) + " x " + std::to_string(f.cols) +
-       " matrix (" + std::to_string(f.nnz) + " non-zeros, fingerprint " + f.fingerprint + "); " +
-       what + ".\n";
-  s +=
+namespace {
+
+// The graph for the header comment, wrapped between operators.
+std::string graph_comment(const std::string& graph_name, const std::string& graph_line) {
+  std::string s =
       "// Operator graph \"" + (graph_name.empty() ? std::string("unnamed") : graph_name) + "\":\n";
-  // The graph, wrapped between operators.
   std::string line;
   for (std::size_t at = 0; at < graph_line.size();) {
     std::size_t next = graph_line.find(" > ", at);
@@ -371,6 +386,135 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
     at = next;
   }
   if (!line.empty()) s += "//   " + line + "\n";
+  return s;
+}
+
+// The kernel parameters of a part's stored arrays, in name order, each named `prefix` + name.
+std::string array_params(const graph::Format& f, const graph::PartFormat& p,
+                         const std::string& prefix) {
+  std::string params;
+  for (const auto& [name, a] : p.arrays)
+    if (a.stored())
+      params += ",\n    const " + c_type(a.dtype, graph::value_dtype(f.dtype)) + "* __restrict__ " +
+                prefix + name;
+  return params;
+}
+
+// The fused kernel: the SpMM arguments and every part's arrays (p<i>_<name>), dispatching each
+// range of blocks to its part's device function.
+std::string fused_kernel(const graph::Format& f) {
+  const Sections& sk = template_sections("skeleton.cu");
+  std::string kernel = section(sk, "fused");
+  std::string args = section(sk, "args_spmm");
+  replace_all(kernel, "$ARGS", args.substr(0, args.find_last_not_of('\n') + 1));
+  std::string params, dispatch;
+  std::int64_t first = 0;
+  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+    const auto& p = f.parts[i];
+    if (p.n_bmtb == 0) continue;
+    if (dispatch.empty()) replace_all(kernel, "$THREADS", std::to_string(p.threads));  // shared
+    const std::string prefix = "p" + std::to_string(i) + "_";
+    params += array_params(f, p, prefix);
+    std::string call = p.kernel + "(st_b - " + lit(first) + ", " + lit(p.grid) +
+                       ", B, ldb, C, ldc, n, alpha, beta";
+    for (const auto& [name, a] : p.arrays)
+      if (a.stored()) call += ", " + prefix + name;
+    first += p.grid;
+    dispatch += std::string(dispatch.empty() ? "if" : "} else if") + " (st_b < " + lit(first) +
+                ") {\n  " + call + ");\n";
+  }
+  dispatch += "}\n";
+  replace_all(kernel, "$PARAMS", params);
+  replace_all(kernel, "$KERNEL", kFusedKernel);
+  std::string out;
+  std::istringstream in(kernel);
+  for (std::string line; std::getline(in, line);)
+    out += line.find("$DISPATCH") != std::string::npos ? indent(dispatch, "  ") : line + "\n";
+  return out;
+}
+
+// The parts' kernels after the prelude (or, fused, their device functions and the one kernel),
+// and the scaling kernel of an adding format.
+void add_parts(const graph::Format& f, KernelSource& k, const char* scale_section,
+               const char* scale_name, const Fusion& u = {}) {
+  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+    k.source += "\n";
+    if (f.parts[i].n_bmtb == 0) {
+      k.source += "// ---- part " + std::to_string(i) + ": no entries, no kernel\n";
+      continue;
+    }
+    PartBuilder b(f, f.parts[i], i, u.fused && u.atomic[i], u.fused);
+    k.source += b.build();
+    if (!u.fused) k.kernels.push_back(f.parts[i].kernel);
+  }
+  if (u.fused) {
+    k.source += "\n" + fused_kernel(f);
+    k.kernels.push_back(kFusedKernel);
+  }
+  if (!f.store_only) {  // also with no work: beta times the output is still the answer
+    std::string scale = section(template_sections("skeleton.cu"), scale_section);
+    replace_all(scale, "$KERNEL", scale_name);
+    k.source += "\n" + scale;
+    k.scale_kernel = scale_name;
+  }
+}
+
+// SpMM C = alpha A B + beta C: the same parts, each kernel over a grid of (BMTB, column tiles).
+KernelSource build_spmm_kernels(const graph::Format& f, const std::string& graph_name,
+                                const std::string& graph_line, const char* what) {
+  KernelSource k;
+  const auto& prelude = template_sections("prelude.cu");
+  std::string& s = k.source;
+  s += "// Generated by sparsetune " + std::string(kVersion) + ". Do not edit.\n";
+  s += "// SpMM C = A B for one " + std::to_string(f.rows) + " x " + std::to_string(f.cols) +
+       " matrix (" + std::to_string(f.nnz) + " non-zeros, fingerprint " + f.fingerprint +
+       ") and a\n" + "// dense row-major B of n columns; " + what + ".\n";
+  s += graph_comment(graph_name, graph_line);
+  s += "// C = alpha A B + beta C, as cuSPARSE computes it; beta = 0 never reads C.\n";
+  s += f.store_only
+           ? "// Store-only: every row of C is written exactly once per column tile, so the "
+             "kernels store\n// alpha A B + beta C in one pass.\n"
+           : "// Adding: " + std::string(kScaleKernelSpmm) +
+                 " first sets C = beta C (zeros when beta = 0), then the parts add\n// alpha "
+                 "times their results (atomically where rows are shared).\n";
+  const Fusion u = plan_fusion(f);
+  if (u.fused)
+    s += "// All parts in one launch (" + std::string(kFusedKernel) +
+         ", horizontal fusion): part i takes its own range\n// of grid x, grid y the column "
+         "tiles; it takes B, ldb, C, ldc, n, alpha, beta and every part's\n// stored arrays, "
+         "part by part in name order (see kernel.h).\n\n";
+  else
+    s += "// One kernel per part, launched in order on one stream over a grid of (its BMTB grid, "
+         "column\n// tiles); each takes B, ldb, C, ldc, n, alpha, beta and the part's stored "
+         "arrays in name order\n// (see kernel.h)." +
+         (u.why.empty() ? std::string() : "\n// Not fused into one launch: " + u.why + ".") +
+         "\n\n";
+  s += section(prelude, "common");
+  s += section(prelude, f.dtype);
+  s += section(prelude, "spmm");
+  add_parts(f, k, "scale_c", kScaleKernelSpmm, u);
+  return k;
+}
+
+}  // namespace
+
+KernelSource build_kernels(const graph::Format& f, const std::string& graph_name,
+                           const std::string& graph_line) {
+  KernelSource k;
+  const auto& prelude = template_sections("prelude.cu");
+  std::string& s = k.source;
+  const char* what = f.dtype == "f64"   ? "fp64 values, fp64 accumulation"
+                     : f.dtype == "f32" ? "fp32 values, fp32 accumulation"
+                                        : "fp16 values and x, fp32 accumulation and y";
+  s += "// Generated by sparsetune " + std::string(kVersion) + ". Do not edit.\n";
+  if (f.op == "spmm")
+    return build_spmm_kernels(
+        f, graph_name, graph_line,
+        f.dtype == "f16" ? "fp16 values and B, fp32 accumulation and C" : what);
+  s += "// SpMV y = A x for one " + std::to_string(f.rows) + " x " + std::to_string(f.cols) +
+       " matrix (" + std::to_string(f.nnz) + " non-zeros, fingerprint " + f.fingerprint + "); " +
+       what + ".\n";
+  s += graph_comment(graph_name, graph_line);
   s += "// y = alpha A x + beta y, as cuSPARSE computes it; beta = 0 never reads y.\n";
   s += f.store_only
            ? "// Store-only: every row of y is written exactly once by one thread over all "
@@ -382,22 +526,7 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
        "the\n// part's stored arrays in name order (see kernel.h).\n\n";
   s += section(prelude, "common");
   s += section(prelude, f.dtype);
-  for (std::size_t i = 0; i < f.parts.size(); ++i) {
-    s += "\n";
-    PartBuilder b(f, f.parts[i], i);
-    if (f.parts[i].n_bmtb == 0) {
-      s += "// ---- part " + std::to_string(i) + ": no entries, no kernel\n";
-      continue;
-    }
-    s += b.build();
-    k.kernels.push_back(f.parts[i].kernel);
-  }
-  if (!f.store_only) {  // also with no work: y = beta y is still the answer
-    std::string scale = section(template_sections("skeleton.cu"), "scale_y");
-    replace_all(scale, "$KERNEL", kScaleKernel);
-    s += "\n" + scale;
-    k.scale_kernel = kScaleKernel;
-  }
+  add_parts(f, k, "scale_y", kScaleKernel);
   return k;
 }
 

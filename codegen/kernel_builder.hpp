@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/fusion.hpp"
 #include "graph/format.hpp"
 
 namespace sparsetune::codegen {
@@ -13,11 +14,13 @@ namespace sparsetune::codegen {
 // (y, n, beta), 256 threads a block.
 inline constexpr const char* kScaleKernel = "sparsetune_spmv_scale_y";
 inline constexpr int kScaleThreads = 256;
+// SpMM's: (C, rows, n, ldc, beta), C row-major; also zeroes C when beta = 0 (C may be strided).
+inline constexpr const char* kScaleKernelSpmm = "sparsetune_spmm_scale_c";
 
 struct KernelSource {
   std::string source;                // one self-contained .cu (nvcc and NVRTC)
-  std::vector<std::string> kernels;  // extern "C" names, one per part with work
-  std::string scale_kernel;          // kScaleKernel for adding formats, else empty
+  std::vector<std::string> kernels;  // extern "C" names, one per part with work (or the fused one)
+  std::string scale_kernel;          // kScaleKernel (SpMM: kScaleKernelSpmm) for adding formats
 };
 
 // `graph_line` describes the graph in the header comment.

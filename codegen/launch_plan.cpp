@@ -54,8 +54,13 @@ io::NamedArray pack_x(const std::vector<double>& x, const std::string& dtype) {
 }  // namespace
 
 SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const std::string& name,
-                          const Scaling& scaling) {
+                          const Scaling& scaling, std::int64_t n) {
+  const bool spmm = f.op == "spmm";
+  if (spmm ? n < 1 : n != 1)
+    throw Error("launch plan: n = " + std::to_string(n) + " for an " + f.op + " format");
   SpmvPlan p;
+  p.op = spmm ? "spmm" : "spmv";
+  p.n = n;
   p.scaling = scaling;
   p.name = name;
   p.rows = f.rows;
@@ -76,18 +81,26 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
     PlanLaunch l;
     l.kernel = k.scale_kernel;
     l.block = kScaleThreads;
-    l.grid = std::clamp<std::int64_t>((f.rows + kScaleThreads - 1) / kScaleThreads, 1, 65536);
+    l.grid = std::clamp<std::int64_t>((f.rows * n + kScaleThreads - 1) / kScaleThreads, 1, 65536);
     l.args = {PlanArg::buf("y"), {"", "i64", 0.0, f.rows}, {"", scalar, scaling.beta, 0}};
+    if (spmm)  // (C, rows, n, ldc, beta)
+      l.args = {PlanArg::buf("y"),
+                {"", "i64", 0.0, f.rows},
+                {"", "i64", 0.0, n},
+                {"", "i64", 0.0, n},
+                {"", scalar, scaling.beta, 0}};
     p.launches.push_back(std::move(l));
   }
   // The stored arrays exactly as the format binary holds them ("p<part>.<array>").
   p.arrays = graph::to_safetensors(f, kVersion);
   p.arrays.metadata.clear();
   std::size_t next = 0;
+  const Fusion u = spmm ? plan_fusion(f) : Fusion{};
+  const std::size_t first_part = p.launches.size();
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     const auto& part = f.parts[i];
     if (part.n_bmtb == 0) continue;  // no kernel was generated for it
-    if (next >= k.kernels.size() || k.kernels[next] != part.kernel)
+    if (!u.fused && (next >= k.kernels.size() || k.kernels[next] != part.kernel))
       throw Error("the kernels do not match the format: no kernel " + part.kernel);
     ++next;
     if (part.grid < 1 || part.grid > std::numeric_limits<std::int32_t>::max())
@@ -101,9 +114,39 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
               PlanArg::buf("y"),
               {"", scalar, scaling.alpha, 0},
               {"", scalar, scaling.beta, 0}};
+    if (spmm) {  // (B, ldb, C, ldc, n, alpha, beta), over the column tiles
+      l.grid_y = (n + part.col_tile - 1) / part.col_tile;
+      if (l.grid_y > 65535)
+        throw Error("part " + std::to_string(i) + ": " + std::to_string(l.grid_y) +
+                    " column tiles exceed a grid's 65535");
+      l.args = {PlanArg::buf("x"),
+                {"", "i64", 0.0, n},
+                PlanArg::buf("y"),
+                {"", "i64", 0.0, n},
+                {"", "i64", 0.0, n},
+                {"", scalar, scaling.alpha, 0},
+                {"", scalar, scaling.beta, 0}};
+    }
     for (const auto& [array, a] : part.arrays)
       if (a.stored()) l.args.push_back(PlanArg::buf("p" + std::to_string(i) + "." + array));
     p.launches.push_back(std::move(l));
+  }
+  if (u.fused) {
+    // One launch: the SpMM arguments, then every part's arrays in turn, over the parts' grids.
+    if (k.kernels != std::vector<std::string>{kFusedKernel})
+      throw Error("the kernels do not match the format: no fused kernel");
+    PlanLaunch l = p.launches.at(first_part);
+    l.kernel = kFusedKernel;
+    l.grid = u.grid;
+    l.grid_y = (n + u.narrowest_tile - 1) / u.narrowest_tile;
+    if (l.grid_y > 65535)
+      throw Error(std::to_string(l.grid_y) + " column tiles exceed a grid's 65535");
+    l.args.resize(7);
+    for (std::size_t j = first_part; j < p.launches.size(); ++j)
+      l.args.insert(l.args.end(), p.launches[j].args.begin() + 7, p.launches[j].args.end());
+    p.launches.resize(first_part);
+    p.launches.push_back(std::move(l));
+    next = 1;
   }
   if (next != k.kernels.size()) throw Error("the kernels do not match the format's parts");
   return p;
@@ -124,6 +167,26 @@ PlanInputs spmv_plan_inputs(const std::string& dtype, const Csr64& a, std::vecto
   for (auto& v : r.val) v = round_value(v, dtype);
   in.y_ref = spmv_reference(r, in.x);
   for (std::int64_t i = 0; i < a.rows; ++i) in.max_len = std::max(in.max_len, a.row_length(i));
+  return in;
+}
+
+PlanInputs spmm_plan_inputs(const std::string& dtype, const Csr64& a, std::int64_t n,
+                            std::uint64_t seed) {
+  if (n < 1) throw Error("spmm: n must be at least 1");
+  PlanInputs in;
+  in.x = random_x(a.cols * n, seed, dtype);
+  Csr64 r = a;
+  for (auto& v : r.val) v = round_value(v, dtype);
+  in.y_ref = spmm_reference(r, in.x, n);
+  for (std::int64_t i = 0; i < a.rows; ++i) in.max_len = std::max(in.max_len, a.row_length(i));
+  return in;
+}
+
+PlanInputs spmm_plan_inputs(const graph::Format& f, std::int64_t n, std::uint64_t seed) {
+  if (n < 1) throw Error("spmm: n must be at least 1");
+  PlanInputs in = spmv_plan_inputs(f, std::vector<double>(f.cols, 1.0));  // for max_len
+  in.x = random_x(f.cols * n, seed, f.dtype);
+  in.y_ref = graph::interpret_spmm(f, in.x, n);
   return in;
 }
 
@@ -173,8 +236,8 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
                               std::int64_t max_len, const PlanInputs* inputs) {
   io::SafetensorsFile s = p.arrays;
   if (inputs) {
-    if (static_cast<std::int64_t>(inputs->x.size()) != p.cols ||
-        static_cast<std::int64_t>(inputs->y_ref.size()) != p.rows)
+    if (static_cast<std::int64_t>(inputs->x.size()) != p.cols * p.n ||
+        static_cast<std::int64_t>(inputs->y_ref.size()) != p.rows * p.n)
       throw Error("plan inputs do not match the matrix's shape");
     if (p.init_output != inputs->has_y_init)
       throw Error("plan inputs: beta is " + std::to_string(p.scaling.beta) + " but y_init is " +
@@ -202,7 +265,7 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
         args.push_back({{a.scalar, a.f}});
     }
     launches.push_back({{"kernel", l.kernel},
-                        {"grid", {l.grid, 1, 1}},
+                        {"grid", {l.grid, l.grid_y, 1}},
                         {"block", {l.block, 1, 1}},
                         {"shared_bytes", l.shared_bytes},
                         {"args", args}});
@@ -212,14 +275,15 @@ io::SafetensorsFile plan_file(const SpmvPlan& p, const std::vector<char>& cubin,
                                {"output",
                                 {{"buffer", "y"},
                                  {"dtype", p.y_dtype},
-                                 {"length", p.rows},
+                                 {"length", p.rows * p.n},
                                  {"zero", p.zero_output},
                                  {"init", p.init_output ? "y_init" : ""}}},
                                {"x", "x"},
                                {"y_ref", "y_ref"},
                                {"check", {{"dtype", p.check_dtype}, {"max_len", max_len}}},
                                {"cost",
-                                {{"op", "spmv"},
+                                {{"op", p.op},
+                                 {"n", p.n},
                                  {"rows", p.rows},
                                  {"cols", p.cols},
                                  {"nnz", p.nnz},

@@ -29,6 +29,7 @@ struct PlanArg {
 struct PlanLaunch {
   std::string kernel;
   std::int64_t grid = 0;
+  std::int64_t grid_y = 1;  // SpMM: the column tiles
   int block = 0;
   std::int64_t shared_bytes = 0;  // the generated kernels use static shared memory only
   std::vector<PlanArg> args;      // parts: x, y, alpha, beta, then the stored arrays
@@ -47,6 +48,10 @@ struct SpmvPlan {
   std::string check_dtype;       // the format's dtype: its tolerance applies
   std::int64_t rows = 0, cols = 0, nnz = 0;
   int value_bytes = 8;
+  // SpMM (op "spmm"): x is B (cols x n) and y is C (rows x n), both row-major with ldb = ldc = n;
+  // each part's kernel runs over (its grid, column tiles).
+  std::string op = "spmv";
+  std::int64_t n = 1;
   Scaling scaling;
   // The kernels add into y and beta is 0: y is zeroed before each run (kernel.h does the same).
   // False for store-only formats, whose kernels write every row exactly once, and when beta != 0
@@ -56,9 +61,10 @@ struct SpmvPlan {
   bool init_output = false;
 };
 
-// Throws Error when the kernels do not match the format's parts or a grid is too large.
+// Throws Error when the kernels do not match the format's parts or a grid is too large. `n`: the
+// columns of B for an SpMM format (1 for SpMV).
 SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k,
-                          const std::string& name = "", const Scaling& s = {});
+                          const std::string& name = "", const Scaling& s = {}, std::int64_t n = 1);
 
 // The inputs of a checking run: x rounded to the format's value type and y_ref = A·x in fp64
 // from the values the GPU sees.
@@ -77,6 +83,13 @@ std::vector<double> plan_x(std::int64_t cols, const std::string& dtype, std::uin
 // With the matrix: its values rounded to `dtype` as the format stores them. Throws Error when x
 // does not fit.
 PlanInputs spmv_plan_inputs(const std::string& dtype, const Csr64& a, std::vector<double> x);
+// SpMM: B random in [-1, 1) from `seed` (cols x n, row-major, rounded to `dtype`) as x, and
+// y_ref = A·B in fp64 from the values the GPU sees.
+PlanInputs spmm_plan_inputs(const std::string& dtype, const Csr64& a, std::int64_t n,
+                            std::uint64_t seed = 1);
+// The same without the matrix: the reference is the CPU interpreter's fp64 C = A·B from the
+// format's own arrays.
+PlanInputs spmm_plan_inputs(const graph::Format& f, std::int64_t n, std::uint64_t seed = 1);
 // Without it: the reference is the CPU interpreter's fp64 walk of the format's own arrays, and the
 // row lengths are counted the same way (non-zero stored values per row).
 PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x);

@@ -6,3 +6,7 @@ if (IN_ROW >= 0) {
   st_acc_t* const y_row = &y[A_origin_row(IN_ROW)];
   *y_row = beta == (st_acc_t)0 ? alpha * (IN_V) : alpha * (IN_V) + beta * *y_row;
 }
+//@ accept_spmm
+// Store-only (SpMM): each row of C is written by exactly one unit per column tile, so
+// C = alpha A B + beta C is stored in one pass; beta = 0 never reads C.
+if (IN_ROW >= 0) st_tile_store(&C[A_origin_row(IN_ROW) * ldc + st_n0], alpha, beta, IN_V, st_nt);

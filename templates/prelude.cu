@@ -27,3 +27,94 @@ static __device__ __forceinline__ st_acc_t st_load(st_val_t h) {
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
   return f;
 }
+//@ spmm
+// SpMM: a thread's value is a tile of TN columns of C (st_tile), registers when indices are
+// static. Fragments are written against one value; the Kernel Builder gives them st_tile_t
+// (the part's tile) where SpMV has st_acc_t, and these overloads make +=, the shuffles and the
+// shared-memory atomics act column by column.
+template <int TN>
+struct st_tile {
+  st_acc_t v[TN];
+  st_tile() = default;  // trivial: tiles may live in shared memory
+  __device__ __forceinline__ st_tile(st_acc_t s) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) v[j] = s;
+  }
+  __device__ __forceinline__ st_tile& operator+=(const st_tile& o) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) v[j] += o.v[j];
+    return *this;
+  }
+};
+#define ST_TILE_SHFL(name)                                                           \
+  template <int TN>                                                                 \
+  static __device__ __forceinline__ st_tile<TN> name(unsigned mask, const st_tile<TN>& t, \
+                                                     int d) {                       \
+    st_tile<TN> r;                                                                  \
+    _Pragma("unroll") for (int j = 0; j < TN; ++j) r.v[j] = name(mask, t.v[j], d);   \
+    return r;                                                                       \
+  }
+ST_TILE_SHFL(__shfl_xor_sync)
+ST_TILE_SHFL(__shfl_up_sync)
+ST_TILE_SHFL(__shfl_down_sync)
+#undef ST_TILE_SHFL
+template <int TN>
+static __device__ __forceinline__ void atomicAdd(st_tile<TN>* p, const st_tile<TN>& t) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j) atomicAdd(&p->v[j], t.v[j]);
+}
+// A B row segment loaded VEC values at a time (aligned: the kernel checks st_vec_ok).
+template <int VEC>
+struct alignas(VEC * sizeof(st_val_t)) st_vec {
+  st_val_t v[VEC];
+};
+// tile += v * B[col, n0 .. n0 + TN): columns at and beyond n (st_nt of them are in C) are neither
+// read nor kept. As in SpMV, a stored zero adds nothing whatever B holds.
+template <int VEC, int TN>
+static __device__ __forceinline__ void st_mac_tile(st_tile<TN>& s, const st_acc_t v,
+                                                   const st_val_t* __restrict__ b, const int nt,
+                                                   const bool vec_ok) {
+  st_acc_t bv[TN];
+  if (nt == TN && vec_ok) {
+#pragma unroll
+    for (int j = 0; j < TN; j += VEC) {
+      const st_vec<VEC> w = *reinterpret_cast<const st_vec<VEC>*>(b + j);
+#pragma unroll
+      for (int q = 0; q < VEC; ++q) bv[j + q] = st_load(w.v[q]);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) bv[j] = j < nt ? st_load(b[j]) : (st_acc_t)0;
+  }
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const st_acc_t p = v * bv[j];
+    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
+  }
+}
+#undef ST_MAC
+#define ST_MAC(sum, v, col) \
+  st_mac_tile<st_vec>((sum), (v), B + (long long)(col) * ldb + st_n0, st_nt, st_vec_ok)
+// The sinks: a finished C tile of one row, masked to the st_nt columns of C this block covers.
+template <int TN>
+static __device__ __forceinline__ void st_tile_store(st_acc_t* c, const st_acc_t alpha,
+                                                     const st_acc_t beta, const st_tile<TN>& t,
+                                                     const int nt) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j)
+    if (j < nt) c[j] = beta == (st_acc_t)0 ? alpha * t.v[j] : alpha * t.v[j] + beta * c[j];
+}
+template <int TN>
+static __device__ __forceinline__ void st_tile_add(st_acc_t* c, const st_acc_t alpha,
+                                                   const st_tile<TN>& t, const int nt) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j)
+    if (j < nt) c[j] += alpha * t.v[j];
+}
+template <int TN>
+static __device__ __forceinline__ void st_tile_atomic_add(st_acc_t* c, const st_acc_t alpha,
+                                                          const st_tile<TN>& t, const int nt) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j)
+    if (j < nt) atomicAdd(&c[j], alpha * t.v[j]);
+}

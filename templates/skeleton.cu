@@ -1,8 +1,8 @@
 //@ kernel
 extern "C" __global__ void __launch_bounds__($THREADS)
 $KERNEL(
-    const st_val_t* __restrict__ x, st_acc_t* __restrict__ y, const st_acc_t alpha,
-    const st_acc_t beta$PARAMS) {
+    $ARGS$PARAMS) {
+  $OP_PROLOGUE
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   $DECL
@@ -32,6 +32,43 @@ $KERNEL(
   (void)warp;
   (void)beta;
 }
+//@ args_spmv
+const st_val_t* __restrict__ x, st_acc_t* __restrict__ y, const st_acc_t alpha,
+    const st_acc_t beta
+//@ args_spmm
+const st_val_t* __restrict__ B, const long long ldb, st_acc_t* __restrict__ C,
+    const long long ldc, const long long n, const st_acc_t alpha, const st_acc_t beta
+//@ prologue_spmm
+// SpMM: this block's tile of $COL_TILE columns of B and C is grid y; the sparse loops below are
+// SpMV's, with a C tile in registers where SpMV keeps one value.
+typedef st_tile<$COL_TILE> st_tile_t;
+constexpr int st_vec = $COL_VEC;
+const long long st_n0 = (long long)blockIdx.y * $COL_TILE;
+if (st_n0 >= n) return;  // the whole block: blockIdx.y is uniform
+const int st_nt = n - st_n0 < $COL_TILE ? (int)(n - st_n0) : $COL_TILE;
+// Vector loads of B need ldb and B aligned to the vector (st_n0 is, as vec divides the tile).
+const bool st_vec_ok = st_vec == 1 || (ldb % st_vec == 0 &&
+                                       (unsigned long long)B % (st_vec * sizeof(st_val_t)) == 0);
+(void)st_vec_ok;
+(void)ldc;
+//@ part_head
+static __device__ void
+//@ part_args
+const long long st_block, const long long st_grid,
+//@ bmtb_loop_part
+for (long long bmtb = st_block; bmtb < $N_BMTB; bmtb += st_grid)
+//@ bmtb_once_part
+if (const long long bmtb = st_block; bmtb < $N_BMTB)
+//@ fused
+// Horizontal fusion: every part in one launch, part i on its own range of grid x (its thread
+// blocks st_b - first_i = 0 .. grid_i - 1), all on the same column tile (grid y); a part whose
+// tiles are wider than another's returns on the tiles past n.
+extern "C" __global__ void __launch_bounds__($THREADS)
+$KERNEL(
+    $ARGS$PARAMS) {
+  const long long st_b = blockIdx.x;
+  $DISPATCH
+}
 //@ bmtb_loop
 for (long long bmtb = blockIdx.x; bmtb < $N_BMTB; bmtb += gridDim.x)
 //@ bmtb_once
@@ -51,4 +88,15 @@ extern "C" __global__ void __launch_bounds__(256)
 $KERNEL(st_acc_t* __restrict__ y, const long long n, const st_acc_t beta) {
   for (long long i = blockIdx.x * 256LL + threadIdx.x; i < n; i += gridDim.x * 256LL)
     y[i] = beta == (st_acc_t)0 ? (st_acc_t)0 : beta * y[i];
+}
+//@ scale_c
+// C = beta C before the adding kernels run (beta = 0 stores zeros and never reads C): the first
+// step of C = alpha A B + beta C for formats that add into C; C is row-major with stride ldc.
+extern "C" __global__ void __launch_bounds__(256)
+$KERNEL(st_acc_t* __restrict__ C, const long long rows, const long long n, const long long ldc,
+        const st_acc_t beta) {
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < rows * n; i += gridDim.x * 256LL) {
+    st_acc_t* const c = &C[(i / n) * ldc + i % n];
+    *c = beta == (st_acc_t)0 ? (st_acc_t)0 : beta * *c;
+  }
 }

@@ -74,6 +74,9 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
     for (const auto& p : e.format.parts)
       rows.push_back({p.kernel, "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
                                     ">>>, " + std::to_string(p.nnz_stored) + " stored entries"});
+    if (e.kernels.kernels.size() == 1 && e.kernels.kernels[0] == codegen::kFusedKernel)
+      rows.push_back({"launch", "one: " + std::string(codegen::kFusedKernel) +
+                                    " runs every part on its own blocks (fused)"});
     for (const auto& f : files) rows.push_back({"wrote", f});
     print_table(rows);
   });

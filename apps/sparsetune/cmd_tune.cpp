@@ -1,5 +1,6 @@
-// `sparsetune tune FILE --op spmv`: searches formats and kernels for one matrix and writes the
-// winner (format binary, kernel source, host header, graph, report.json) into a folder.
+// `sparsetune tune FILE --op spmv` (or `--op spmm --n N`): searches formats and kernels for one
+// matrix and writes the winner (format binary, kernel source, host header, graph, report.json) into
+// a folder.
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -21,8 +22,10 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                   "Matrix: .mtx, .mtx.gz or .safetensors; with --op sptv a tensor (.tns, .tns.gz)")
       ->required();
   cmd->add_option("--op", o->op, "Operation")
-      ->check(CLI::IsMember({"spmv", "sptv"}))
+      ->check(CLI::IsMember({"spmv", "spmm", "sptv"}))
       ->capture_default_str();
+  auto* n_cols = cmd->add_option("--n", o->n, "spmm: the columns of the dense B (1 to 1024)")
+                     ->check(CLI::Range(1, 1024));
   auto* mode = cmd->add_option("--mode", t->mode, "sptv: the mode multiplied by v (0-based)");
   cmd->add_option("--slice-mode", t->slice_mode,
                   "sptv: the mode to slice along (default: the smallest other mode)");
@@ -68,7 +71,11 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag(
       "--cost-model", [o](std::int64_t) { o->learned = false; },
       "Rank by the analytic cost model even where a learned model exists");
-  cmd->callback([o, t, mode, &g] {
+  cmd->callback([o, t, mode, n_cols, &g] {
+    if (o->op == "spmm" && n_cols->count() == 0)
+      throw CLI::ValidationError("--n", "--op spmm needs --n (the columns of B)");
+    if (o->op != "spmm" && n_cols->count() != 0)
+      throw CLI::ValidationError("--n", "--n is the columns of B: it goes with --op spmm");
     if (o->op == "sptv") {
       if (mode->count() == 0) throw CLI::ValidationError("--mode", "--op sptv needs --mode");
       t->tensor = o->matrix;
@@ -91,6 +98,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
         {"matrix", o->matrix + " (" + std::to_string(j["matrix"]["rows"].get<std::int64_t>()) +
                        " x " + std::to_string(j["matrix"]["cols"].get<std::int64_t>()) + ", " +
                        std::to_string(j["matrix"]["nnz"].get<std::int64_t>()) + " non-zeros)"},
+        {"op", o->op + (o->op == "spmm" ? ", B of " + std::to_string(o->n) + " columns" : "")},
         {"graph", j["graph_line"].get<std::string>()},
         {j["measured"].get<bool>() ? "measured" : "predicted",
          fixed(j["time_us"].get<double>(), 2) + " us, " + fixed(j["gflops"].get<double>(), 2) +

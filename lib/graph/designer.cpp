@@ -102,7 +102,8 @@ FormatArray int_array(std::vector<std::int64_t> v, int bits) {
 PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   PartFormat out;
   out.path = p.path;
-  out.kernel = "sparsetune_spmv_p" + std::to_string(index);
+  // SpTV runs SpMV kernels on the tensor's matrix view; SpMM's take B and C.
+  out.kernel = (f.op == "spmm" ? "sparsetune_spmm_p" : "sparsetune_spmv_p") + std::to_string(index);
   out.rows = p.rows();
   out.nnz_stored = static_cast<std::int64_t>(p.nz.size());
   out.pad_entries = p.pad_entries;
@@ -110,6 +111,8 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   out.n_bmw = static_cast<std::int64_t>(p.blocks[1].size());
   out.n_bmt = static_cast<std::int64_t>(p.blocks[2].size());
   out.threads = p.threads;
+  out.col_tile = p.col_tile;
+  out.col_vec = p.col_vec;
   out.grid = std::min(out.n_bmtb, p.max_blocks);
   out.reductions = p.reductions;
   out.atomic =
@@ -235,6 +238,27 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   return out;
 }
 
+// SpMM keeps a C tile where SpMV keeps one value: block-level reductions hold tn accumulators per
+// row or warp in shared memory, which must fit the 48 KiB a kernel may declare statically.
+void check_spmm_shared(const Format& f) {
+  constexpr std::int64_t kStaticShared = 48 * 1024;
+  const std::int64_t acc = f.dtype == "f64" ? 8 : 4;
+  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+    const auto& p = f.parts[i];
+    std::int64_t slots = 0;
+    for (const auto& r : p.reductions) {
+      if (r == "SHMEM_OFFSET_RED") slots += std::max<std::int64_t>(1, p.shmem_rows);
+      if (r == "SHMEM_TOTAL_RED") slots += p.threads / 32;
+    }
+    const std::int64_t bytes = slots * p.col_tile * acc;
+    if (bytes > kStaticShared)
+      throw DesignError("part " + std::to_string(i) +
+                        (p.path.empty() ? "" : " (branch " + p.path + ")") +
+                        ": rule: its shared C tiles need " + std::to_string(bytes) +
+                        " bytes (tn = " + std::to_string(p.col_tile) + "), more than 48 KiB");
+  }
+}
+
 }  // namespace
 
 MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding,
@@ -308,6 +332,7 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   }
   f.store_only =
       !any_atomic && std::all_of(total.begin(), total.end(), [](std::int64_t k) { return k == 1; });
+  if (f.op == "spmm") check_spmm_shared(f);
   return f;
 }
 

@@ -240,6 +240,8 @@ nlohmann::json format_description(const Format& f) {
          {"single_rounds", {p.single_bmtb_round, p.single_warp_round, p.single_thread_round}},
          {"implied_threads", p.implied_threads},
          {"arrays", arrays}});
+    // SpMM's column tile; SpMV binaries keep their fields (and header hash) as they were.
+    if (f.op == "spmm") parts.back()["col_tile"] = {p.col_tile, p.col_vec};
   }
   return parts;
 }
@@ -304,7 +306,8 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
   Format f;
   try {
     f.op = meta("op");
-    if (f.op != "spmv" && f.op != "sptv") throw bad("op '" + f.op + "' is not supported");
+    if (f.op != "spmv" && f.op != "sptv" && f.op != "spmm")
+      throw bad("op '" + f.op + "' is not supported");
     f.dtype = meta("dtype");
     value_dtype(f.dtype);
     f.index_bits = std::stoi(meta("index_bits"));
@@ -343,6 +346,14 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
       p.implied_threads = j.at("implied_threads").get<int>();
       if (p.implied_threads < 0 || p.implied_threads > 2) throw bad("bad implied_threads");
       const std::string where = "part " + std::to_string(i) + ": ";
+      if (f.op == "spmm") {
+        const auto tile = j.at("col_tile");
+        p.col_tile = tile.at(0).get<int>();
+        p.col_vec = tile.at(1).get<int>();
+        if (p.col_tile < 1 || p.col_tile > 32 ||
+            (p.col_vec != 1 && p.col_vec != 2 && p.col_vec != 4) || p.col_tile % p.col_vec)
+          throw bad(where + "col_tile must be [tn in 1..32, vec 1, 2 or 4 dividing tn]");
+      }
       if (p.rows < 0 || p.nnz_stored < 0 || p.n_bmtb < 0 || p.n_bmw < 0 || p.n_bmt < 0 ||
           p.grid < 0 || p.shmem_rows < 0 || p.shmem_rows > 4096)
         throw bad(where + "negative or oversized count");

@@ -51,8 +51,9 @@ struct PartFormat {
   std::int64_t rows = 0, nnz_stored = 0, pad_entries = 0;
   std::int64_t n_bmtb = 0, n_bmw = 0, n_bmt = 0;
   int threads = 128;
-  std::int64_t grid = 0;        // 0: nothing to launch
-  std::int64_t shmem_rows = 0;  // shared accumulators per block (SHMEM_OFFSET_RED)
+  int col_tile = 1, col_vec = 1;  // SpMM (COL_TILE): columns per thread, B load width
+  std::int64_t grid = 0;          // 0: nothing to launch (the x dimension; SpMM's y: tiles)
+  std::int64_t shmem_rows = 0;    // shared accumulators per block (SHMEM_OFFSET_RED)
   std::vector<std::string> reductions;
   bool atomic = false;  // results reach y through atomics
   // Loops the Optimizer found to run at most once (their code becomes a plain `if`).

@@ -127,7 +127,7 @@ void walk(std::vector<OpNode>& ops, GraphState s, const std::string& source,
       }
       if (auto e = check_param(sp, n.params[sp.name]); !e.empty()) fail(at, n.op, e);
     }
-    if (auto rule = op->precondition(s, n.params); !rule.empty()) fail(at, n.op, "rule: " + rule);
+    if (auto rule = op->rule(s, n.params); !rule.empty()) fail(at, n.op, "rule: " + rule);
     op->advance(s, n.params);
     const int parts = op->branches(n.params);
     if (parts > 0) {
@@ -147,6 +147,8 @@ void walk(std::vector<OpNode>& ops, GraphState s, const std::string& source,
   const std::string end = where + " (end)";
   if (!s.compressed) fail(end, "", "rule: every part needs COMPRESS before it is mapped");
   if (s.finest < 0) fail(end, "", "rule: every part needs a *_BLOCK mapping operator");
+  if (s.op == "spmm" && !s.col_tiled)
+    fail(end, "", "rule: every spmm part needs COL_TILE (the columns of B each thread covers)");
   bool thread_red = false;
   for (const auto& r : s.reductions) {
     const auto* red = find_reduction(r);
@@ -206,8 +208,8 @@ Graph graph_from_json(const nlohmann::json& j, const std::string& source) {
     g.name = j["name"].get<std::string>();
   }
   if (j.contains("op")) {
-    if (j["op"] != "spmv" && j["op"] != "sptv")
-      throw GraphError(source + ": op " + j["op"].dump() + " is not supported (spmv, sptv)");
+    if (j["op"] != "spmv" && j["op"] != "sptv" && j["op"] != "spmm")
+      throw GraphError(source + ": op " + j["op"].dump() + " is not supported (spmv, sptv, spmm)");
     g.op = j["op"].get<std::string>();
   }
   if (!j.contains("ops")) throw GraphError(source + ": missing \"ops\"");

@@ -176,6 +176,63 @@ void interpret(const Format& f, const std::vector<double>& x, double alpha, doub
   for (const auto& p : f.parts) walk(f, p, x, [&](std::int64_t r, double v) { y[r] += alpha * v; });
 }
 
+namespace {
+
+// Checks B's and C's shapes for interpret_spmm; returns column j of B as an x.
+void check_spmm(const Format& f, const std::vector<double>& b, std::int64_t n, std::int64_t ldb,
+                const std::vector<double>& c, std::int64_t ldc) {
+  if (n < 1) throw Error("spmm: n must be at least 1, not " + std::to_string(n));
+  if (ldb < n || ldc < n) throw Error("spmm: ldb and ldc must be at least n");
+  const auto need = [n](std::int64_t lines, std::int64_t ld) {
+    return lines == 0 ? std::int64_t{0} : (lines - 1) * ld + n;
+  };
+  if (static_cast<std::int64_t>(b.size()) < need(f.cols, ldb))
+    throw Error("spmm: B holds " + std::to_string(b.size()) + " values, fewer than " +
+                std::to_string(f.cols) + " rows of stride " + std::to_string(ldb));
+  if (static_cast<std::int64_t>(c.size()) < need(f.rows, ldc))
+    throw Error("spmm: C holds " + std::to_string(c.size()) + " values, fewer than " +
+                std::to_string(f.rows) + " rows of stride " + std::to_string(ldc));
+}
+
+std::vector<double> column(const std::vector<double>& b, std::int64_t rows, std::int64_t ld,
+                           std::int64_t j) {
+  std::vector<double> x(rows);
+  for (std::int64_t r = 0; r < rows; ++r) x[r] = b[r * ld + j];
+  return x;
+}
+
+}  // namespace
+
+void interpret_spmm(const Format& f, const std::vector<double>& b, std::int64_t n, std::int64_t ldb,
+                    double alpha, double beta, std::vector<double>& c, std::int64_t ldc) {
+  if (f.op != "spmm") throw Error("interpret_spmm: the format's op is " + f.op + ", not spmm");
+  check_spmm(f, b, n, ldb, c, ldc);
+  for (std::int64_t j = 0; j < n; ++j) {
+    const auto x = column(b, f.cols, ldb, j);
+    if (f.store_only) {
+      for (const auto& p : f.parts)
+        walk(f, p, x, [&](std::int64_t r, double v) {
+          double& out = c[r * ldc + j];
+          out = beta == 0.0 ? alpha * v : alpha * v + beta * out;
+        });
+      continue;
+    }
+    for (std::int64_t r = 0; r < f.rows; ++r) {
+      double& out = c[r * ldc + j];
+      out = beta == 0.0 ? 0.0 : beta * out;
+    }
+    for (const auto& p : f.parts)
+      walk(f, p, x, [&](std::int64_t r, double v) { c[r * ldc + j] += alpha * v; });
+  }
+}
+
+std::vector<double> interpret_spmm(const Format& f, const std::vector<double>& b, std::int64_t n) {
+  std::vector<double> c(static_cast<std::size_t>(f.rows * std::max<std::int64_t>(n, 0)),
+                        std::numeric_limits<double>::quiet_NaN());
+  interpret_spmm(f, b, n, n, 1.0, 0.0, c, n);
+  return c;
+}
+
 std::vector<std::int64_t> count_writes(const Format& f, std::size_t part) {
   std::vector<std::int64_t> n(f.rows, 0);
   const std::vector<double> x(f.cols, 1.0);

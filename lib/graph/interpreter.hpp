@@ -22,6 +22,16 @@ std::vector<double> interpret(const Format& f, const std::vector<double>& x);
 void interpret(const Format& f, const std::vector<double>& x, double alpha, double beta,
                std::vector<double>& y);
 
+// SpMM (op "spmm"): C = alpha A·B + beta C with B row-major (cols x n, row stride ldb) and C
+// row-major (rows x n, row stride ldc), under the same conventions as the SpMV form above. A
+// thread's C tile is tn independent accumulators that each follow the SpMV fragment's order of
+// additions for their column, so the walk runs once per column of B; columns at and beyond n are
+// neither read nor written, as the kernels mask them.
+void interpret_spmm(const Format& f, const std::vector<double>& b, std::int64_t n, std::int64_t ldb,
+                    double alpha, double beta, std::vector<double>& c, std::int64_t ldc);
+// C = A·B (ldb = ldc = n); like interpret() above, a store-only format starts from NaNs.
+std::vector<double> interpret_spmm(const Format& f, const std::vector<double>& b, std::int64_t n);
+
 // How many times part `part` writes each row of y (the length is the matrix's rows).
 std::vector<std::int64_t> count_writes(const Format& f, std::size_t part);
 

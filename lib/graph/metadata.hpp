@@ -53,8 +53,9 @@ struct Part {
   std::array<bool, kLevels> defined{false, false, false};  // cut by an operator (not implied)
   bool bmt_strided = false;                                // thread blocks are not contiguous
   int threads = 128;                                       // threads per CUDA block
-  std::int64_t max_blocks = std::int64_t{1} << 20;         // grid cap (grid-stride loop beyond)
-  std::vector<std::string> reductions;                     // implementing operators, in order
+  int col_tile = 1, col_vec = 1;  // SpMM: columns per thread and B load width (COL_TILE)
+  std::int64_t max_blocks = std::int64_t{1} << 20;  // grid cap (grid-stride loop beyond)
+  std::vector<std::string> reductions;              // implementing operators, in order
   std::int64_t shmem_rows_limit = 4096;
   std::int64_t max_stored = INT64_MAX;  // entries padding may grow the part to (DesignOptions)
 

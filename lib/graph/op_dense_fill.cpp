@@ -13,9 +13,9 @@ class DenseFill final : public Operator {
   const char* summary() const override {
     return "Store every column of every row, zeros included (a dense row block: GEMV)";
   }
-  // Kept out of SpMV graphs: there it would only pad the search with designs refused for size.
+  // Kept out of matrix graphs: there it would only pad the search with designs refused for size.
+  std::vector<std::string> ops() const override { return {"sptv"}; }
   std::string precondition(const GraphState& s, const nlohmann::json&) const override {
-    if (s.op != "sptv") return "DENSE_FILL stores dense slices: it serves op sptv only";
     return converting_rule(s);
   }
   void advance(GraphState&, const nlohmann::json&) const override {}

@@ -19,8 +19,8 @@ class SliceDiv final : public Operator {
             {"assign", ParamType::IntList, nullptr, 0, 1023,
              "the part of each slice, empty slices included (one per index of the slice mode)"}};
   }
+  std::vector<std::string> ops() const override { return {"sptv"}; }  // it divides a tensor
   std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
-    if (s.op != "sptv") return "SLICE_DIV divides a tensor: it serves op sptv only";
     if (auto r = converting_rule(s); !r.empty()) return r;
     for (const auto& a : p.at("assign"))
       if (a.get<std::int64_t>() >= iparam(p, "count"))

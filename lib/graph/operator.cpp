@@ -32,6 +32,21 @@ std::optional<Arr> arr_from_name(const std::string& name) {
   return std::nullopt;
 }
 
+bool Operator::serves(const std::string& op) const {
+  for (const auto& o : ops())
+    if (o == op) return true;
+  return false;
+}
+
+std::string Operator::rule(const GraphState& s, const nlohmann::json& p) const {
+  if (!serves(s.op)) {
+    std::string list;
+    for (const auto& o : ops()) list += (list.empty() ? "" : ", ") + o;
+    return std::string(name()) + " serves op " + list + " only, not " + s.op;
+  }
+  return precondition(s, p);
+}
+
 std::string ReductionOperator::precondition(const GraphState& s, const nlohmann::json&) const {
   if (!s.compressed || s.finest < 0)
     return "implementing operators follow the mapping (COMPRESS and a *_BLOCK operator)";

@@ -45,6 +45,7 @@ class DesignError : public Error {
 struct GraphState {
   std::string op = "spmv";  // the graph's operation: an operator may serve only some
   bool compressed = false;
+  bool col_tiled = false;  // COL_TILE seen (SpMM: every part needs one)
   std::array<bool, kLevels> blocked{false, false, false};
   std::array<bool, kLevels> padded{false, false, false};
   int finest = -1;           // finest level blocked so far
@@ -62,6 +63,12 @@ class Operator {
   virtual Stage stage() const = 0;
   virtual const char* summary() const = 0;
   virtual std::vector<ParamSpec> params() const { return {}; }
+  // The ops this operator serves; most serve every op (a tensor's view and SpMM's A are matrices).
+  virtual std::vector<std::string> ops() const { return {"spmv", "sptv", "spmm"}; }
+  bool serves(const std::string& op) const;
+  // What the graph so far breaks by placing this operator next: the op it does not serve, then
+  // precondition(); "" when it may follow. Validation, random graphs and the search all ask this.
+  std::string rule(const GraphState& s, const nlohmann::json& p) const;
   // The rule this operator breaks when placed after the graph so far; "" when it may follow.
   virtual std::string precondition(const GraphState& s, const nlohmann::json& p) const = 0;
   virtual void advance(GraphState& s, const nlohmann::json& p) const = 0;

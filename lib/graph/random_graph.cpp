@@ -68,7 +68,7 @@ bool append(std::vector<OpNode>& ops, GraphState& s, Stage stage, std::mt19937_6
       // Fill defaults the way validate() will, so preconditions see every parameter.
       for (const auto& sp : op->params())
         if (!n.params.contains(sp.name)) n.params[sp.name] = sp.fallback;
-      if (!op->precondition(s, n.params).empty()) continue;
+      if (!op->rule(s, n.params).empty()) continue;
       if (op->branches(n.params) > 0 && !allow_div) break;
       op->advance(s, n.params);
       ops.push_back(std::move(n));
@@ -96,6 +96,15 @@ std::vector<OpNode> draw_list(std::mt19937_64& rng, const RandomGraphOptions& o,
   const int map = std::uniform_int_distribution<int>(1, o.max_mapping)(rng);
   for (int i = 0; (i < map || s.finest < 0) && i < 64; ++i)
     if (!append(ops, s, Stage::Mapping, rng, o, false) && s.finest >= 0) break;
+  if (s.op == "spmm" && !s.col_tiled) {
+    // SpMM parts need a column tile (the mapping draw may not have placed one).
+    const std::int64_t vecs[] = {1, 2, 4};
+    ops.push_back({"COL_TILE",
+                   {{"tn", draw_int(rng, 1, 32)},
+                    {"vec", vecs[std::uniform_int_distribution<int>(0, 2)(rng)]}},
+                   {}});
+    find_operator("COL_TILE")->advance(s, ops.back().params);
+  }
   // One reduction per level, thread level first.
   std::bernoulli_distribution extra(o.p_extra_reduction);
   for (RedLevel level : {RedLevel::Thread, RedLevel::Warp, RedLevel::Block, RedLevel::Global}) {
@@ -108,7 +117,7 @@ std::vector<OpNode> draw_list(std::mt19937_64& rng, const RandomGraphOptions& o,
     OpNode n{r->name(), draw_params(*r, rng, o), {}};
     for (const auto& sp : r->params())
       if (!n.params.contains(sp.name)) n.params[sp.name] = sp.fallback;
-    if (!r->precondition(s, n.params).empty()) continue;
+    if (!r->rule(s, n.params).empty()) continue;
     r->advance(s, n.params);
     ops.push_back(std::move(n));
   }
@@ -120,7 +129,10 @@ std::vector<OpNode> draw_list(std::mt19937_64& rng, const RandomGraphOptions& o,
 Graph random_graph(std::mt19937_64& rng, const RandomGraphOptions& opt) {
   Graph g;
   g.name = "random";
-  g.ops = draw_list(rng, opt, GraphState{}, 0);
+  g.op = opt.op;
+  GraphState s;
+  s.op = opt.op;
+  g.ops = draw_list(rng, opt, s, 0);
   validate(g, "random graph");
   return g;
 }

@@ -4,6 +4,7 @@
 // this way, and tests use it to check compositions nobody wrote by hand.
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "graph/graph.hpp"
 
@@ -15,6 +16,7 @@ struct RandomGraphOptions {
   int max_mapping = 4;             // mapping operators
   double p_extra_reduction = 0.5;  // chance of each reduction level after the thread one
   std::int64_t max_block = 64;     // upper bound drawn for sizes (rows, nnz, cols, windows)
+  std::string op = "spmv";         // the graph's op: "spmm" graphs get a COL_TILE in each part
 };
 
 // Always structurally valid (validate() passes); a matrix may still break a data rule.

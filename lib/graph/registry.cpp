@@ -18,6 +18,7 @@ const Operator* make_block(Level level, int cut);  // cut: 0 ROW, 1 COL, 2 NNZ
 const Operator* make_pad(Level level);
 const Operator* make_sort_bmtb();
 const Operator* make_set_resources();
+const Operator* make_col_tile();
 const Operator* make_thread_total_red();
 const Operator* make_thread_bitmap_red();
 const Operator* make_warp_total_red();
@@ -48,6 +49,7 @@ const std::vector<const Operator*>& operators() {
     for (auto l : {Level::BMTB, Level::BMW, Level::BMT}) v.push_back(make_pad(l));
     v.push_back(make_sort_bmtb());
     v.push_back(make_set_resources());
+    v.push_back(make_col_tile());
     // implementing
     v.push_back(make_gmem_atom_red());
     v.push_back(make_shmem_offset_red());

@@ -69,10 +69,69 @@ PartWork part_work(const graph::Part& p) {
   return w;
 }
 
+// SpMM's estimate (see cost_model.hpp): SpMV's terms per column tile, with B's and C's traffic.
+CostEstimate estimate_spmm_cost(const graph::MetadataSet& m, std::int64_t format_bytes,
+                                int val_bytes, const DeviceSpec& dev, std::int64_t n) {
+  CostEstimate c;
+  const double nd = static_cast<double>(n), vb = static_cast<double>(val_bytes);
+  c.flops = 2.0 * static_cast<double>(m.nnz) * nd;
+  const double b_bytes = static_cast<double>(m.cols) * nd * vb;
+  std::int64_t stored = 0, steps = 0;
+  double tail_max = 0;
+  int launches = 0, threads = 0;
+  bool fusable = true;
+  for (const auto& p : m.parts) stored += static_cast<std::int64_t>(p.nz.size());
+  for (const auto& p : m.parts) {
+    if (p.nz.empty()) continue;
+    const auto nz = static_cast<double>(p.nz.size());
+    const PartWork w = part_work(p);
+    const std::int64_t tn = std::max(1, p.col_tile), vec = std::max(1, p.col_vec);
+    const double tiles = static_cast<double>((n + tn - 1) / tn);
+    const double step =
+        1.0 + (static_cast<double>(tn / vec) - 1.0) / 2.0 + (static_cast<double>(tn) - 1.0) / 8.0;
+    double bytes = stored > 0 ? static_cast<double>(format_bytes) * nz / stored * tiles : 0.0;
+    bytes += b_bytes <= static_cast<double>(dev.l2_bytes)
+                 ? std::min(b_bytes, nz * nd * vb)
+                 : nz * tiles * std::max(static_cast<double>(tn) * vb, 32.0);
+    bytes += static_cast<double>(p.rows()) * nd * vb;
+    const double warps = static_cast<double>(w.warps) * tiles;
+    const double full = static_cast<double>(dev.sms) * dev.saturating_warps_per_sm;
+    const double fill = std::max(std::min(warps, full) / full, 1.0 / 64.0);
+    const double memory_us = bytes / (dev.bandwidth_gbs * fill * 1e3);
+    const double issue_us =
+        static_cast<double>(w.steps) * tiles * step * dev.warp_step_ns / dev.sms / 1e3;
+    const double tail_us = static_cast<double>(w.max_warp) * step * dev.serial_step_ns / 1e3;
+    const double atomic_us = static_cast<double>(w.atomic_out) * nd / dev.atomics_per_ns / 1e3;
+    c.bytes += bytes;
+    c.memory_us += memory_us;
+    c.issue_us += issue_us;
+    c.tail_us += tail_us;
+    c.atomic_us += atomic_us;
+    c.launch_us += dev.launch_us;
+    steps += w.steps;
+    c.warp_steps += static_cast<std::int64_t>(static_cast<double>(w.steps) * tiles);
+    c.max_warp_steps = std::max(c.max_warp_steps, w.max_warp);
+    c.time_us += dev.launch_us + std::max({memory_us, issue_us, tail_us}) + atomic_us;
+    tail_max = std::max(tail_max, tail_us);
+    ++launches;
+    fusable = fusable && (threads == 0 || threads == p.threads);
+    threads = p.threads;
+  }
+  // Parts of one thread count run in one launch (codegen/fusion.hpp): one launch's overhead,
+  // their memory and issue times add up, their tails overlap.
+  if (fusable && launches >= 2)
+    c.time_us = dev.launch_us + std::max({c.memory_us, c.issue_us, tail_max}) + c.atomic_us;
+  if (c.time_us == 0) c.time_us = dev.launch_us;
+  c.lane_efficiency =
+      steps > 0 ? static_cast<double>(stored) / (32.0 * static_cast<double>(steps)) : 1.0;
+  return c;
+}
+
 }  // namespace
 
 CostEstimate estimate_cost(const graph::MetadataSet& m, std::int64_t format_bytes, int val_bytes,
-                           const DeviceSpec& dev) {
+                           const DeviceSpec& dev, std::int64_t n) {
+  if (n >= 1) return estimate_spmm_cost(m, format_bytes, val_bytes, dev, n);
   CostEstimate c;
   c.flops = 2.0 * static_cast<double>(m.nnz);
   // x once if it stays in L2, else a sector-sized share of it per gathered entry; y once.

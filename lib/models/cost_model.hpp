@@ -42,7 +42,16 @@ struct CostEstimate {
 
 // `format_bytes` is the stored size of the optimized format (graph::stored_bytes); `val_bytes`
 // the size of one value of x and y (8 for f64, 4 for f32, 2 for f16).
+//
+// SpMM (n >= 1 columns of B; n = 0 is SpMV): each part's kernel walks its sparse structure once per
+// column tile of tn = Part::col_tile columns (grid y), so the format is streamed and the warp steps
+// are taken ceil(n / tn) times; a step issues tn FMAs and tn / vec loads of B instead of one of
+// each (its cost grows as 1 + (tn / vec - 1) / 2 + (tn - 1) / 8 of SpMV's step); B is read once
+// when it fits in L2, else a row segment of max(tn values, 32 bytes) per entry and tile; C is
+// written once; atomics add n values per result. Parts of one thread count run in one launch
+// (horizontal fusion, codegen/fusion.hpp): one launch's overhead, their memory and issue times
+// added, their tails overlapped (the atomics fusion adds where parts share rows are not priced).
 CostEstimate estimate_cost(const graph::MetadataSet& m, std::int64_t format_bytes, int val_bytes,
-                           const DeviceSpec& dev = {});
+                           const DeviceSpec& dev = {}, std::int64_t n = 0);
 
 }  // namespace sparsetune::models

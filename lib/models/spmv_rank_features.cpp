@@ -47,13 +47,18 @@ const Layout& layout() {
     l.matrix_width = l.names.size();
     l.names.push_back("graph.operators");
     l.names.push_back("graph.parts");
+    // The ranking is SpMV's (a tensor's view included): SpMM-only operators are no features.
+    const auto ranked = [](const graph::Operator* op) {
+      return op->serves("spmv") || op->serves("sptv");
+    };
     for (const auto* op : graph::operators()) {
+      if (!ranked(op)) continue;
       l.op_index[op->name()] = l.ops.size();
       l.ops.push_back(op->name());
       l.names.push_back(std::string("op.") + op->name());
     }
     for (const auto* op : graph::operators())
-      for (const auto& p : op->params()) {
+      for (const auto& p : ranked(op) ? op->params() : std::vector<graph::ParamSpec>{}) {
         l.params_of[op->name()].push_back(l.params.size());
         l.params.push_back({op->name(), p.name, p.type, p.fallback});
         l.names.push_back(std::string("op.") + op->name() + "." + p.name +

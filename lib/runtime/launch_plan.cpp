@@ -92,6 +92,7 @@ json plan_to_json(const LaunchPlan& p) {
           {"check", {{"dtype", p.check_dtype}, {"max_len", p.max_len}}},
           {"cost",
            {{"op", p.op},
+            {"n", p.n},
             {"rows", p.rows},
             {"cols", p.cols},
             {"nnz", p.nnz},
@@ -142,6 +143,7 @@ LaunchPlan plan_from_json(const json& j, const std::string& source) {
     p.max_len = j.at("check").value("max_len", std::int64_t{0});
     const json& c = j.at("cost");
     p.op = c.value("op", std::string("spmv"));
+    p.n = c.value("n", std::int64_t{1});
     p.rows = c.at("rows").get<std::int64_t>();
     p.cols = c.at("cols").get<std::int64_t>();
     p.nnz = c.at("nnz").get<std::int64_t>();
@@ -185,6 +187,16 @@ void validate_plan(const LaunchPlan& p, const std::string& source) {
   }
   parse_dtype(p.check_dtype);
   if (p.max_len < 0 || p.rows < 0 || p.cols < 0 || p.nnz < 0) throw bad("negative sizes");
+  if (p.op != "spmv" && p.op != "spmm") throw bad("op must be spmv or spmm, not " + p.op);
+  if (p.op == "spmv" ? p.n != 1 : p.n < 1) throw bad("n = " + std::to_string(p.n) + " for " + p.op);
+  // The output is y (rows) or C (rows x n); the input x (cols) or B (cols x n).
+  if (p.output_length != p.rows * p.n)
+    throw bad("the output holds " + std::to_string(p.output_length) +
+              " values, not rows x n = " + std::to_string(p.rows * p.n));
+  if (const std::size_t xs = plan_dtype_size(x->second.dtype);
+      xs && x->second.bytes.size() / xs != static_cast<std::size_t>(p.cols * p.n))
+    throw bad("the input '" + p.x + "' holds " + std::to_string(x->second.bytes.size() / xs) +
+              " values, not cols x n = " + std::to_string(p.cols * p.n));
   if (p.index_bytes < 1 || p.value_bytes < 1) throw bad("bad cost sizes");
   for (const auto& l : p.launches) {
     if (l.kernel.empty()) throw bad("a launch names no kernel");

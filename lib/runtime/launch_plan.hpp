@@ -11,7 +11,8 @@
 //    "output": {"buffer": "y", "dtype": "F32", "length": ROWS, "zero": true, "init": ""},
 //    "x": "x", "y_ref": "y_ref",
 //    "check": {"dtype": "f32", "max_len": L},
-//    "cost": {"op": "spmv", "rows": R, "cols": C, "nnz": NNZ, "index_bytes": 4, "value_bytes": 4}}
+//    "cost": {"op": "spmv" | "spmm", "n": N, "rows": R, "cols": C, "nnz": NNZ, "index_bytes": 4,
+//    "value_bytes": 4}}
 // The output buffer is allocated by the worker (never stored); "zero" asks for it to be zeroed
 // before each run, inside the timed region, and a non-empty "init" names a buffer of the output's
 // dtype and length copied into it instead (y's value before the call, for beta != 0). y_ref (F64,
@@ -58,7 +59,8 @@ struct LaunchPlan {
   std::string x = "x", y_ref = "y_ref";
   std::string check_dtype = "f32";  // the tolerance's data type (stats.hpp)
   std::int64_t max_len = 0;         // longest dot product, for the tolerance
-  std::string op = "spmv";
+  std::string op = "spmv";          // spmv, or spmm: x is B (cols x n), the output C (rows x n)
+  std::int64_t n = 1;
   std::int64_t rows = 0, cols = 0, nnz = 0;
   int index_bytes = 4, value_bytes = 4;
 };

@@ -101,7 +101,8 @@ nlohmann::json plan_job(const nlohmann::json& req) {
   LaunchPlan plan = read_plan(req.at("plan").get<std::string>(), inputs);
   if (req.contains("cubin")) plan.cubin = read_bytes(req["cubin"].get<std::string>());
   if (plan.cubin.empty()) throw Error("the launch plan comes with no cubin");
-  if (plan.op != "spmv") throw Error("launch plans measure spmv only, not " + plan.op);
+  if (plan.op != "spmv" && plan.op != "spmm")
+    throw Error("launch plans measure spmv and spmm only, not " + plan.op);
   const int runs = std::max(1, req.value("runs", 20));
 
   PlanContext& c = plan_context();
@@ -197,7 +198,10 @@ nlohmann::json plan_job(const nlohmann::json& req) {
 
   // The measuring protocol of every result (runtime/timing.hpp): flushed and warm.
   const Timing t = time_op(c.timing(), run_once, runs);
-  const OpCost cost = spmv_cost(plan.rows, plan.cols, plan.nnz, plan.index_bytes, plan.value_bytes);
+  const OpCost cost =
+      plan.op == "spmm"
+          ? spmm_cost(plan.rows, plan.cols, plan.nnz, plan.n, plan.index_bytes, plan.value_bytes)
+          : spmv_cost(plan.rows, plan.cols, plan.nnz, plan.index_bytes, plan.value_bytes);
   std::string note =
       std::to_string(plan.launches.size()) + " launch" + (plan.launches.size() == 1 ? "" : "es");
   if (use_graph) note += " captured in one CUDA graph";
@@ -230,7 +234,7 @@ nlohmann::json plan_job(const nlohmann::json& req) {
     r["group_times_ms"] = times;
   }
   r["name"] = plan.name;
-  r["n"] = 1;
+  r["n"] = plan.n;
   r["dtype"] = plan.check_dtype;
   return {{"result", r}};
 }

@@ -5,12 +5,13 @@
 namespace sparsetune::search {
 
 CompileOnlyEvaluator::CompileOnlyEvaluator(const Csr64& a, std::string dtype, std::string arch,
-                                           SourceEdit edit)
+                                           SourceEdit edit, std::int64_t spmm_n)
     : a_(a),
       dtype_(std::move(dtype)),
       arch_(std::move(arch)),
       edit_(std::move(edit)),
-      model_(a, dtype_) {
+      spmm_n_(spmm_n),
+      model_(a, dtype_, {}, spmm_n) {
   for (std::int64_t r = 0; r < a.rows; ++r)
     max_len_ = std::max<std::int64_t>(max_len_, a.row_ptr[r + 1] - a.row_ptr[r]);
 }
@@ -31,7 +32,7 @@ std::vector<Evaluation> CompileOnlyEvaluator::evaluate_until(
   run_pipeline(
       batch.size(), design_slots(a_.rows, a_.nnz()), go,
       [&](std::size_t i) {
-        return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_);
+        return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_, spmm_n_);
       },
       [&](std::size_t i, Prepared& p) {
         stages_.add(p);

@@ -10,7 +10,9 @@ namespace sparsetune::search {
 
 class CompileOnlyEvaluator : public Evaluator {
  public:
-  CompileOnlyEvaluator(const Csr64& a, std::string dtype, std::string arch, SourceEdit edit = {});
+  // `spmm_n`: 0 for SpMV candidates, else the columns of B of SpMM ones.
+  CompileOnlyEvaluator(const Csr64& a, std::string dtype, std::string arch, SourceEdit edit = {},
+                       std::int64_t spmm_n = 0);
   bool measures() const override { return false; }
   std::string device() const override { return "cost-model"; }
   std::string arch() const override { return arch_; }
@@ -25,6 +27,7 @@ class CompileOnlyEvaluator : public Evaluator {
   std::string dtype_, arch_;
   SourceEdit edit_;
   std::int64_t max_len_ = 1;
+  std::int64_t spmm_n_ = 0;
   CostModelEvaluator model_;
   PipelineTimes times_;  // longest preparation and measurement so far, across batches
   StageSeconds stages_;

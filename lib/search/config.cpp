@@ -222,6 +222,15 @@ Pruning parse_pruning(const std::string& text, const std::string& source) {
     rule.name = field(r, "name", json::value_t::string, source, where).get<std::string>();
     rule.ban = names(field(r, "ban", json::value_t::array, source, where), source, where + ".ban");
     if (r.contains("after")) rule.after = names(r.at("after"), source, where + ".after");
+    if (r.contains("ops")) {
+      const json& o = r.at("ops");
+      if (!o.is_array()) throw InputError(source, 0, where + ".ops: expected a list of ops");
+      for (const auto& x : o) {
+        if (!x.is_string() || (x != "spmv" && x != "spmm" && x != "sptv"))
+          throw InputError(source, 0, where + ".ops: " + x.dump() + " is not spmv, spmm or sptv");
+        rule.ops.push_back(x.get<std::string>());
+      }
+    }
     if (r.contains("when")) {
       const json& w = r.at("when");
       if (!w.is_array()) throw InputError(source, 0, where + ".when: expected a list");
@@ -261,11 +270,12 @@ bool PruneSet::allows(const std::string& op, const std::vector<std::string>& ops
   return true;
 }
 
-PruneSet prune_for(const Pruning& p, const std::vector<features::Feature>& alphasparse) {
+PruneSet prune_for(const Pruning& p, const std::vector<features::Feature>& alphasparse,
+                   const std::string& op) {
   PruneSet s;
   s.banned = p.ban;
   for (const auto& r : p.rules) {
-    bool holds = true;
+    bool holds = r.ops.empty() || std::find(r.ops.begin(), r.ops.end(), op) != r.ops.end();
     for (const auto& c : r.when) {
       const double v = features::feature_value(alphasparse, c.feature);
       holds = holds && (c.below ? v < c.threshold : v >= c.threshold);

@@ -65,6 +65,7 @@ struct PruningRule {
   std::vector<Condition> when;     // all must hold (empty: always)
   std::vector<std::string> after;  // applies once the graph holds any of these (empty: always)
   std::vector<std::string> ban;
+  std::vector<std::string> ops;  // the ops whose searches it prunes (empty: every op)
 };
 
 struct Pruning {
@@ -86,7 +87,9 @@ Pruning load_pruning(const std::string& path);
 SearchSpace parse_search_space(const std::string& text, const std::string& source);
 Pruning parse_pruning(const std::string& text, const std::string& source);
 
-PruneSet prune_for(const Pruning& p, const std::vector<features::Feature>& alphasparse);
+// `op`: the search's op; rules naming other ops do not apply.
+PruneSet prune_for(const Pruning& p, const std::vector<features::Feature>& alphasparse,
+                   const std::string& op = "spmv");
 
 // configs/search of the source tree (or $SPARSETUNE_CONFIG_DIR/search when set).
 std::string default_search_config_dir();

@@ -250,7 +250,8 @@ class Driver {
     Evaluator* pred = opt_.predictor;
     if (!pred && !eval_.measures()) pred = &eval_;
     if (!pred) {
-      model_ = std::make_unique<CostModelEvaluator>(a_, opt_.dtype);
+      model_ =
+          std::make_unique<CostModelEvaluator>(a_, opt_.dtype, models::DeviceSpec{}, opt_.spmm_n);
       pred = model_.get();
     }
     reuse_predictions_ = pred == &eval_;
@@ -352,7 +353,8 @@ class Driver {
         ++r_.stats.reheats;
       }
       const bool mutate = have_current && std::bernoulli_distribution(0.5)(rng_);
-      graph::Graph g = grow_structure(rng_, space_, prune_, mutate ? &current : nullptr);
+      graph::Graph g =
+          grow_structure(rng_, space_, prune_, mutate ? &current : nullptr, 64, baseline.op);
       if (!seen.insert(graph_key(g)).second) {
         if (++misses > 64) break;  // the allowed space is exhausted
         continue;

@@ -39,6 +39,9 @@ struct SearchOptions {
   std::uint64_t seed = 1;
   int batch = 0;  // candidates handed to the evaluator at once; 0: the evaluator's preference
   std::string dtype = "f64";  // of the cost model that orders the seeds
+  // The op is the graphs' (the baseline's): grown structures serve it. SpMM: B's columns, for the
+  // cost model that orders the seeds.
+  std::int64_t spmm_n = 1;
   // Orders the seeds. Null: the evaluator itself when it only predicts (its predictions are then
   // the seeds' scores), else a cost model built here.
   Evaluator* predictor = nullptr;

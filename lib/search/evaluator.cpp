@@ -1,5 +1,7 @@
 #include "search/evaluator.hpp"
 
+#include <algorithm>
+
 #include "codegen/optimizer.hpp"
 #include "core/error.hpp"
 #include "graph/designer.hpp"
@@ -17,18 +19,21 @@ void fail_with(Evaluation& e, const std::exception& ex, const std::string& prefi
 
 int value_bytes(const std::string& dtype) { return dtype == "f64" ? 8 : dtype == "f16" ? 2 : 4; }
 
-void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype) {
+void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype, std::int64_t n) {
   if (!(e.time_us > 0)) return;
-  const auto cost = runtime::spmv_cost(a.rows, a.cols, a.nnz(), 4, value_bytes(dtype));
+  const auto cost = n >= 1 ? runtime::spmm_cost(a.rows, a.cols, a.nnz(), n, 4, value_bytes(dtype))
+                           : runtime::spmv_cost(a.rows, a.cols, a.nnz(), 4, value_bytes(dtype));
   e.gflops = runtime::gflops(cost, e.time_us * 1e-6);
   e.gbs = runtime::gbytes_per_s(cost, e.time_us * 1e-6);
 }
 
-CostModelEvaluator::CostModelEvaluator(const Csr64& a, std::string dtype, models::DeviceSpec dev)
+CostModelEvaluator::CostModelEvaluator(const Csr64& a, std::string dtype, models::DeviceSpec dev,
+                                       std::int64_t spmm_n)
     : a_(a),
       sample_(sample_rows(a, kCostModelSampleNnz)),
       dtype_(std::move(dtype)),
-      dev_(std::move(dev)) {}
+      dev_(std::move(dev)),
+      spmm_n_(std::max<std::int64_t>(1, spmm_n)) {}
 
 Evaluation CostModelEvaluator::evaluate_one(const graph::Graph& g0) const {
   Evaluation e;
@@ -41,7 +46,8 @@ Evaluation CostModelEvaluator::evaluate_one(const graph::Graph& g0) const {
     graph::Format f = graph::design(g, s, opt);
     codegen::optimize(f);
     const auto m = graph::apply_graph(g, s);
-    const auto c = models::estimate_cost(m, graph::stored_bytes(f), value_bytes(dtype_), dev_);
+    const std::int64_t n = g.op == "spmm" ? spmm_n_ : 0;  // the op is the graph's
+    const auto c = models::estimate_cost(m, graph::stored_bytes(f), value_bytes(dtype_), dev_, n);
     e.ok = true;
     e.time_us = c.launch_us + (c.time_us - c.launch_us) * sample_.scale;
     e.detail = {{"model_bytes", c.bytes},
@@ -53,7 +59,8 @@ Evaluation CostModelEvaluator::evaluate_one(const graph::Graph& g0) const {
                 {"lane_efficiency", c.lane_efficiency},
                 {"sample_rows", s.rows},
                 {"sample_scale", sample_.scale}};
-    fill_rates(e, a_, dtype_);
+    if (n >= 1) e.detail["n"] = n;
+    fill_rates(e, a_, dtype_, n);
   } catch (const std::exception& ex) {
     fail_with(e, ex, "design: ");
   }

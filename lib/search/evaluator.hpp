@@ -61,8 +61,9 @@ class Evaluator {
   virtual nlohmann::json stage_seconds() const { return nullptr; }
 };
 
-// GFLOP/s and the fewest-bytes GB/s of one SpMV of `a` taking `time_us`.
-void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype);
+// GFLOP/s and the fewest-bytes GB/s of one SpMV of `a` taking `time_us` (n >= 1: one SpMM with
+// n columns of B).
+void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype, std::int64_t n = 0);
 int value_bytes(const std::string& dtype);  // f64 8, f32 4, f16 2
 
 // Predicts with the cost model. Matrices above `kCostModelSampleNnz` entries are designed on a
@@ -72,7 +73,9 @@ inline constexpr std::int64_t kCostModelSampleNnz = 1 << 18;
 
 class CostModelEvaluator : public Evaluator {
  public:
-  CostModelEvaluator(const Csr64& a, std::string dtype, models::DeviceSpec dev = {});
+  // `spmm_n`: the columns of B the SpMM candidates multiply (SpMV candidates ignore it).
+  CostModelEvaluator(const Csr64& a, std::string dtype, models::DeviceSpec dev = {},
+                     std::int64_t spmm_n = 1);
   bool measures() const override { return false; }
   std::string device() const override { return "cost-model"; }
   std::string arch() const override { return "sm_90"; }
@@ -84,6 +87,7 @@ class CostModelEvaluator : public Evaluator {
   RowSample sample_;
   std::string dtype_;
   models::DeviceSpec dev_;
+  std::int64_t spmm_n_ = 1;
 };
 
 }  // namespace sparsetune::search

@@ -17,13 +17,14 @@
 namespace sparsetune::search {
 
 GpuEvaluator::GpuEvaluator(const Csr64& a, std::string dtype, runtime::WorkerLaunch launch,
-                           double timeout_s, int runs)
+                           double timeout_s, int runs, std::int64_t spmm_n)
     : a_(a),
       dtype_(std::move(dtype)),
+      spmm_n_(spmm_n),
       worker_(std::move(launch)),
       timeout_s_(timeout_s),
       runs_(runs),
-      model_(a, dtype_) {
+      model_(a, dtype_, {}, spmm_n) {
   std::string t = (std::filesystem::temp_directory_path() / "sparsetune-tune-XXXXXX").string();
   if (!mkdtemp(t.data())) throw Error("cannot create a temporary folder for the tuning run");
   dir_ = t;
@@ -53,7 +54,9 @@ bool GpuEvaluator::load() {
   const auto path = std::filesystem::path(dir_) / "inputs.safetensors";
   try {
     if (!std::filesystem::exists(path)) {
-      const auto in = codegen::spmv_plan_inputs(dtype_, a_, codegen::plan_x(a_.cols, dtype_, 1));
+      const auto in =
+          spmm_n_ >= 1 ? codegen::spmm_plan_inputs(dtype_, a_, spmm_n_, 1)
+                       : codegen::spmv_plan_inputs(dtype_, a_, codegen::plan_x(a_.cols, dtype_, 1));
       max_len_ = in.max_len;
       io::write_safetensors(path.string(), codegen::plan_inputs_file(dtype_, in));
     }
@@ -81,7 +84,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate_until(const std::vector<Candidate
   run_pipeline(
       batch.size(), design_slots(a_.rows, a_.nnz()), go,
       [&](std::size_t i) {
-        return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_);
+        return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_, spmm_n_);
       },
       [&](std::size_t i, Prepared& p) {
         stages_.add(p);
@@ -150,7 +153,7 @@ Evaluation GpuEvaluator::measure(const Candidate& c, Prepared& p) {
     e.category = res.status == "ok" ? failure::kVerification : classify_failure(e.failure);
   }
   e.detail = r.body.at("result");
-  fill_rates(e, a_, dtype_);
+  fill_rates(e, a_, dtype_, spmm_n_);
   return e;
 }
 

@@ -21,8 +21,10 @@ namespace sparsetune::search {
 
 class GpuEvaluator : public Evaluator {
  public:
+  // `spmm_n`: 0 measures SpMV candidates; n >= 1 SpMM ones with n columns of B (the inputs
+  // file then holds B and the fp64 A·B, shared by every candidate).
   GpuEvaluator(const Csr64& a, std::string dtype, runtime::WorkerLaunch launch,
-               double timeout_s = 120, int runs = 20);
+               double timeout_s = 120, int runs = 20, std::int64_t spmm_n = 0);
   ~GpuEvaluator() override;
 
   // Starts the worker and asks for its device; false, with the reason, when there is none.
@@ -49,6 +51,7 @@ class GpuEvaluator : public Evaluator {
   Evaluation measure(const Candidate& c, Prepared& p);  // on the calling thread
   const Csr64& a_;
   std::string dtype_;
+  std::int64_t spmm_n_ = 0;
   runtime::Worker worker_;
   double timeout_s_;
   int runs_;

@@ -20,7 +20,8 @@
 namespace sparsetune::search {
 
 Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::string& dtype,
-                           const std::string& arch, std::int64_t max_len, const SourceEdit& edit) {
+                           const std::string& arch, std::int64_t max_len, const SourceEdit& edit,
+                           std::int64_t spmm_n) {
   const auto t0 = std::chrono::steady_clock::now();
   Prepared p;
   try {
@@ -39,7 +40,8 @@ Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::str
     const auto c = runtime::compile({"candidate", e.kernels.source}, co, &cache);
     p.compile_s = since(t1);
     const auto t2 = std::chrono::steady_clock::now();
-    const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name);
+    const auto plan = codegen::make_launch_plan(e.format, e.kernels, g.name, {},
+                                                e.format.op == "spmm" ? spmm_n : 1);
     p.plan_bytes = io::serialize_safetensors(codegen::plan_file(plan, c.cubin, max_len));
     p.plan_s = since(t2);
     p.ok = true;

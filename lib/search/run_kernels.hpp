@@ -20,6 +20,7 @@ struct RunOptions {
   std::string matrix_file;  // the reference from this matrix instead of the format's own arrays
   double alpha = 1.0;       // y = alpha A x + beta y; with beta != 0, y starts random (seed + 1)
   double beta = 0.0;
+  std::int64_t n = 0;  // SpMM folders: the columns of the random B (0: 16); SpMV: 0 or 1
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };
 
@@ -28,6 +29,8 @@ struct RunResult {
   runtime::BaselineResult result;  // time, GFLOP/s, GB/s, fraction of bandwidth, error, verified
   std::string graph, dtype, reference;
   std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::string op = "spmv";
+  std::int64_t n = 1;  // SpMM: the columns of B
   int launches = 0;
   double alpha = 1.0, beta = 0.0;
   double compile_ms = 0;

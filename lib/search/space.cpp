@@ -44,7 +44,7 @@ struct Grower {
     std::shuffle(pool.begin(), pool.end(), rng);
     for (const auto* op : pool) {
       OpNode n = node_for(*op, rng);
-      if (!op->precondition(s, n.params).empty()) continue;
+      if (!op->rule(s, n.params).empty()) continue;
       if (op->branches(n.params) > 0 && !allow_div) continue;
       op->advance(s, n.params);
       placed.push_back(n.op);
@@ -58,6 +58,12 @@ struct Grower {
     const int map = std::uniform_int_distribution<int>(1, space.max_mapping)(rng);
     for (int i = 0; (i < map || s.finest < 0) && i < 16; ++i)
       if (!append(ops, s, Stage::Mapping, false) && s.finest >= 0) break;
+    if (s.op == "spmm" && !s.col_tiled) {  // every SpMM part says which columns a thread covers
+      const auto* tile = graph::find_operator("COL_TILE");
+      ops.push_back(node_for(*tile, rng));
+      tile->advance(s, ops.back().params);
+      placed.push_back("COL_TILE");
+    }
     std::bernoulli_distribution extra(0.5);
     for (auto level : {graph::RedLevel::Thread, graph::RedLevel::Warp, graph::RedLevel::Block,
                        graph::RedLevel::Global}) {
@@ -70,7 +76,7 @@ struct Grower {
       std::shuffle(pool.begin(), pool.end(), rng);
       for (const auto* r : pool) {
         OpNode n = node_for(*r, rng);
-        if (!r->precondition(s, n.params).empty()) continue;
+        if (!r->rule(s, n.params).empty()) continue;
         r->advance(s, n.params);
         placed.push_back(n.op);
         ops.push_back(std::move(n));
@@ -133,16 +139,18 @@ OpNode& node_at(graph::Graph& g, const std::vector<int>& path) {
 }  // namespace
 
 graph::Graph grow_structure(std::mt19937_64& rng, const SearchSpace& space, const PruneSet& prune,
-                            const graph::Graph* from, int attempts) {
+                            const graph::Graph* from, int attempts, const std::string& op) {
+  graph::GraphState start;
+  start.op = op;
   for (int t = 0; t < attempts; ++t) {
     Grower gr{rng, space, prune, {}};
     graph::Graph g;
     g.name = "search";
-    g.op = "spmv";
+    g.op = op;
     // Keep the converting prefix and COMPRESS of `from` when it has no dividing operator.
     bool kept = false;
     if (from) {
-      graph::GraphState s;
+      graph::GraphState s = start;
       std::vector<OpNode> prefix;
       for (const auto& n : from->ops) {
         if (!n.branches.empty()) break;
@@ -161,7 +169,7 @@ graph::Graph grow_structure(std::mt19937_64& rng, const SearchSpace& space, cons
         gr.finish(g.ops, s);
       }
     }
-    if (!kept) g.ops = gr.list(graph::GraphState{}, 0);
+    if (!kept) g.ops = gr.list(start, 0);
     try {
       graph::validate(g, "grown graph");
     } catch (const graph::GraphError&) {

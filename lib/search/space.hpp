@@ -18,10 +18,13 @@ namespace sparsetune::search {
 // mapping operators, then reductions from the thread level up. Only operators that `prune` allows
 // after the operators already placed are proposed. Parameters keep their defaults except booleans
 // (structural choices) and the part counts of dividing operators. When `keep_prefix` is set, the
-// converting operators and COMPRESS of `from` are kept and only the rest is grown again.
+// converting operators and COMPRESS of `from` are kept and only the rest is grown again. The
+// graph is of `op`: only operators serving it are proposed, and an SpMM part always gets a
+// COL_TILE (its parameters are axes of the space like any other).
 // Throws Error when no valid graph comes out of `attempts` tries.
 graph::Graph grow_structure(std::mt19937_64& rng, const SearchSpace& space, const PruneSet& prune,
-                            const graph::Graph* from = nullptr, int attempts = 64);
+                            const graph::Graph* from = nullptr, int attempts = 64,
+                            const std::string& op = "spmv");
 
 // Every operator name of a graph, branches included, in order.
 std::vector<std::string> operator_names(const graph::Graph& g);

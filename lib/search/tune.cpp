@@ -13,7 +13,9 @@
 #include "core/version.hpp"
 #include "db/tuning_db.hpp"
 #include "features/matrix_features.hpp"
+#include "graph/cell_graph.hpp"
 #include "graph/interpreter.hpp"
+#include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -47,6 +49,7 @@ db::Measurement row_of(const std::string& fp, const TuneOptions& o, const Evalua
   db::Measurement m;
   m.fingerprint = fp;
   m.op = o.op;
+  m.n = o.n;
   m.dtype = o.dtype;
   m.device = eval.device();
   m.arch = eval.arch();
@@ -99,16 +102,30 @@ struct Checked {
   std::string kernel_log;
 };
 
+// SpMM's CPU check: C = A·B on the first columns of a deterministic B (the interpreter walks each
+// column alike, so a few, one past a tile's end included, check the design).
+double spmm_cpu_error(const graph::Format& f, const Csr64& a, std::int64_t n) {
+  std::int64_t cols = std::min<std::int64_t>(n, 3);
+  for (const auto& p : f.parts)
+    cols = std::max<std::int64_t>(cols, std::min<std::int64_t>(n, p.col_tile + 1));
+  const auto x = check_vector(a.cols * cols);
+  return relative_l2_error(graph::interpret_spmm(f, x, cols), spmm_reference(a, x, cols));
+}
+
 // Designs, checks on the CPU and compiles one graph; throws Error when any step fails.
 Checked check_and_compile(const graph::Graph& g, const Csr64& a, const std::string& dtype,
-                          const std::string& arch) {
+                          const std::string& arch, std::int64_t n) {
   Checked c;
   codegen::EmitOptions opt;
   opt.design.dtype = dtype;
   c.emitted = codegen::generate(g, a, opt);
-  const auto x = check_vector(a.cols);
-  const auto y = graph::interpret(c.emitted.format, x);
-  c.cpu_error = relative_l2_error(y, spmv_reference(a, x));
+  if (c.emitted.format.op == "spmm") {
+    c.cpu_error = spmm_cpu_error(c.emitted.format, a, n);
+  } else {
+    const auto x = check_vector(a.cols);
+    const auto y = graph::interpret(c.emitted.format, x);
+    c.cpu_error = relative_l2_error(y, spmv_reference(a, x));
+  }
   std::int64_t max_len = 1;
   for (std::int64_t r = 0; r < a.rows; ++r)
     max_len = std::max<std::int64_t>(max_len, a.row_ptr[r + 1] - a.row_ptr[r]);
@@ -137,8 +154,28 @@ std::string matrix_name(const std::string& path) { return name_of(path); }
 
 std::string default_out_dir(const std::string& matrix) { return name_of(matrix) + ".tuned"; }
 
+// The seeds' first column tile for n: the largest power of two up to 8 that n fills (vectors
+// of 4 where it is that wide); the search then tunes the tile like any other parameter.
+int seed_tile(std::int64_t n) { return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1; }
+
+// SpMM's seeds: each SpMV graph with the first column tile for n.
+graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n) {
+  const int tn = seed_tile(n);
+  graph::Graph s = graph::as_spmm(g, tn, std::min(tn, 4));
+  s.name = g.name;
+  return s;
+}
+
 TuneOutcome tune(const TuneOptions& o) {
-  if (o.op != "spmv") throw Error("tune searches --op spmv only (got '" + o.op + "')");
+  if (o.op != "spmv" && o.op != "spmm")
+    throw Error("tune: --op must be spmv or spmm here (got '" + o.op + "')");
+  if (o.op == "spmm" && (o.n < 1 || o.n > 1024))
+    throw Error("tune --op spmm: --n must be 1 to 1024 (got " + std::to_string(o.n) + ")");
+  if (o.op == "spmv" && o.n != 1)
+    throw Error("tune: --n is the columns of B, for --op spmm only (got --op spmv and --n " +
+                std::to_string(o.n) + ")");
+  const bool spmm = o.op == "spmm";
+  const std::int64_t spmm_n = spmm ? o.n : 0;  // 0: the evaluators' SpMV
   if (o.dtype != "f64" && o.dtype != "f32")
     throw Error("tune: --dtype must be f64 or f32 (got '" + o.dtype + "')");
   if (o.budget_s < 0) throw Error("tune: --budget must be 0 or more seconds");
@@ -159,8 +196,29 @@ TuneOutcome tune(const TuneOptions& o) {
   // Configuration first: a bad file is reported before any work is done.
   const auto space = load_search_space(config_dir + "/space.json");
   const auto pruning = load_pruning(config_dir + "/pruning.json");
-  const auto seeds = load_graphs(graphs_dir);
-  const auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
+  // The known formats; for SpMM each with its column tile (the op is a dimension of the graphs).
+  auto seeds = load_graphs(graphs_dir);
+  auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
+  if (spmm) {
+    std::vector<graph::Graph> tiled;
+    for (const auto& g : seeds) {
+      try {
+        tiled.push_back(spmm_seed(g, o.n));
+      } catch (const graph::GraphError&) {  // an operator that does not serve SpMM
+      }
+    }
+    // CELL with Alg. 3's bucket widths, over one and two column partitions.
+    for (int p = 1; p <= std::min<std::int64_t>(2, a.cols); ++p) {
+      graph::CellGraphOptions co;
+      co.partitions = p;
+      co.tn = seed_tile(o.n);
+      co.vec = std::min(co.tn, 4);
+      tiled.push_back(graph::cell_graph(a, o.n, co));
+      tiled.back().name = "cell-p" + std::to_string(p);
+    }
+    seeds = std::move(tiled);
+    baseline = spmm_seed(baseline, o.n);
+  }
 
   // Who scores candidates: the GPU through a worker, else a predictor (below).
   std::string no_gpu;
@@ -173,26 +231,27 @@ TuneOutcome tune(const TuneOptions& o) {
   else if (!o.use_gpu)
     no_gpu = "GPU use disabled: predicted only";
   else {
-    gpu = std::make_unique<GpuEvaluator>(a, o.dtype, o.launch);
+    gpu = std::make_unique<GpuEvaluator>(a, o.dtype, o.launch, 120, 20, spmm_n);
     std::string why;
     if (!gpu->open(&why)) {
       no_gpu = why + ": predicted only";
       gpu.reset();
     }
   }
-  CostModelEvaluator model(a, o.dtype);
+  CostModelEvaluator model(a, o.dtype, {}, o.n);
   const std::string arch = gpu ? gpu->arch() : (o.arch.empty() ? "sm_90" : o.arch);
   runtime::check_arch(arch);
   if (gpu && o.edit_source) gpu->edit_sources(o.edit_source);
   std::unique_ptr<CompileOnlyEvaluator> compile_only;
   if (o.compile_only)
-    compile_only = std::make_unique<CompileOnlyEvaluator>(a, o.dtype, arch, o.edit_source);
+    compile_only = std::make_unique<CompileOnlyEvaluator>(a, o.dtype, arch, o.edit_source, spmm_n);
   json feature_row = json::object();  // as the database stores them: {"group.name": value}
   for (const auto& x : feats) feature_row[x.group + "." + x.name] = x.value;
   // The learned ranking of this architecture, when one is shipped and current: it scores a
   // predict-only search and orders a measuring search's seeds. Else the cost model does both.
+  // (The shipped ranking is SpMV's: SpMM is ranked by the cost model.)
   std::optional<models::SpmvRanker> ranker;
-  if (o.learned) ranker = load_spmv_ranker(o.models_dir, arch);
+  if (o.learned && !spmm) ranker = load_spmv_ranker(o.models_dir, arch);
   std::unique_ptr<LearnedEvaluator> learned;
   // A predict-only search needs only the Designer's verdict on each candidate (on a sample);
   // a measuring one also records the cost model's prediction beside each measurement.
@@ -218,8 +277,8 @@ TuneOutcome tune(const TuneOptions& o) {
   std::optional<db::Measurement> cached;
   // The database answers once a search of this matrix finished on this device: a killed tune's
   // measurements alone are not an answer (they are kept, and the new search adds to them).
-  if (!o.force && db.last_search(fp, o.op, o.dtype, 1, eval.device()))
-    cached = db.best(fp, o.op, o.dtype, 1, eval.device());
+  if (!o.force && db.last_search(fp, o.op, o.dtype, o.n, eval.device()))
+    cached = db.best(fp, o.op, o.dtype, o.n, eval.device());
   if (cached) {
     from_db = true;
     Scored s;
@@ -240,20 +299,22 @@ TuneOutcome tune(const TuneOptions& o) {
     so.max_candidates = o.max_candidates > 0 ? o.max_candidates : (o.budget_s == 0 ? 64 : 0);
     so.seed = o.seed;
     so.dtype = o.dtype;
+    so.spmm_n = o.n;
     so.predictor = &predictor;
     so.stop = o.stop;
     so.progress = o.progress;
     // Every candidate is committed as it is scored (one transaction each): a killed tune keeps
     // what it measured.
     so.on_scored = [&](const Scored& h) { db.add(measurement_of(h, fp, o, eval)); };
-    const auto prune = prune_for(pruning, alpha);
+    const auto prune = prune_for(pruning, alpha, o.op);
     // A large matrix with a GPU is searched on a row sample and the best candidates found there
     // are measured on the full matrix (search/screen.hpp).
     std::unique_ptr<GpuEvaluator> sample_gpu;
     RowSample sample;
     if (gpu && o.screen_above > 0 && a.nnz() > o.screen_above) {
       sample = sample_rows(a, o.screen_sample);
-      sample_gpu = std::make_unique<GpuEvaluator>(sample.matrix, o.dtype, o.launch);
+      sample_gpu =
+          std::make_unique<GpuEvaluator>(sample.matrix, o.dtype, o.launch, 120, 20, spmm_n);
       if (o.edit_source) sample_gpu->edit_sources(o.edit_source);
       std::string why;
       if (!sample_gpu->open(&why)) sample_gpu.reset();
@@ -321,7 +382,7 @@ TuneOutcome tune(const TuneOptions& o) {
   json skipped = json::array();
   for (const auto& s : ranked) {
     try {
-      chosen = check_and_compile(s.candidate.graph, a, o.dtype, arch);
+      chosen = check_and_compile(s.candidate.graph, a, o.dtype, arch, o.n);
       best = &s;
       break;
     } catch (const Error& e) {
@@ -348,8 +409,8 @@ TuneOutcome tune(const TuneOptions& o) {
   if (gpu && !from_db) {
     try {
       runtime::BenchOptions bo;
-      bo.op = "spmv";
-      bo.n = {1};
+      bo.op = o.op;
+      bo.n = {o.n};
       bo.dtype = runtime::parse_dtype(o.dtype);
       bo.launch = o.launch;
       const auto rep = runtime::bench_matrix(a, bo);
@@ -397,6 +458,7 @@ TuneOutcome tune(const TuneOptions& o) {
         {"nnz", a.nnz()},
         {"fingerprint", fp}}},
       {"op", o.op},
+      {"n", o.n},
       {"dtype", o.dtype},
       {"measured", measured},
       {"measurement_note",
@@ -437,6 +499,7 @@ TuneOutcome tune(const TuneOptions& o) {
   db::Run run;
   run.fingerprint = fp;
   run.op = o.op;
+  run.n = o.n;
   run.dtype = o.dtype;
   run.device = eval.device();
   run.arch = arch;

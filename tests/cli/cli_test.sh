@@ -280,6 +280,26 @@ expect_fail "tune --op sptv with a mode too large" "--mode 3 is not a mode" \
 printf '1 1 1 x\n' >"$tmp/bad.tns"
 expect_fail "tune --op sptv of a malformed tensor" "bad.tns" \
   "$st" tune "$tmp/bad.tns" --op sptv --mode 0 --budget 0 -o "$tmp/sptv-bad"
+# --- tune --op spmm: rank by the cost model, emit, compile without a GPU; bad input named -------
+expect_ok "tune --op spmm --n 128" "$st" --json tune "$example" --op spmm --n 128 --budget 0 \
+  --db "$tmp/spmm.db" -o "$tmp/spmm"
+expect_out "tune --op spmm reports n" '"n": 128'
+expect_out "tune --op spmm names its op" '"op": "spmm"'
+for f in format.safetensors kernel.cu kernel.h graph.json report.json; do
+  [ -s "$tmp/spmm/$f" ] && ok || bad "tune --op spmm wrote no $f"
+done
+grep -q 'COL_TILE' "$tmp/spmm/graph.json" && ok || bad "the tuned SpMM graph has no COL_TILE"
+grep -q 'long long ldb' "$tmp/spmm/kernel.h" && ok || bad "kernel.h has no SpMM run()"
+expect_fail "tune --op spmm without --n" "needs --n" "$st" tune "$example" --op spmm --budget 0
+expect_fail "tune --op spmm with --n 2000" "--n" "$st" tune "$example" --op spmm --n 2000 \
+  --budget 0 -o "$tmp/spmm-bad"
+expect_fail "tune --op spmv with --n" "goes with --op spmm" "$st" tune "$example" --n 4 --budget 0
+[ ! -e "$tmp/spmm-bad" ] && ok || bad "a refused spmm tune left an output folder"
+printf '{"op": "spmm", "ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows": 1}, {"op": "THREAD_TOTAL_RED"}]}' \
+  >"$tmp/notile.json"
+expect_fail "emit-kernel of an spmm graph without COL_TILE" "notile.json.*COL_TILE" \
+  "$st" emit-kernel "$example" --graph "$tmp/notile.json" -o "$tmp/notile"
+
 printf 'tensor,mode,slice,format,time_us\norder3.tns,1,0,BSR,2\n' >"$tmp/timings.csv"
 expect_fail "slice-gcn train names a bad format" "timings.csv:2.*BSR" \
   "$st" slice-gcn train --timings "$tmp/timings.csv" -o "$tmp/m.safetensors"

@@ -33,6 +33,7 @@ struct CaseOptions {
   codegen::Scaling scaling;                // y = alpha A x + beta y
   const std::vector<double>* x = nullptr;  // else random from seed 7
   std::string note;                        // added to the case's description
+  std::int64_t spmm_n = 1;                 // an SpMM graph's columns of B (random from seed 7)
 };
 
 // Designs every (graph, matrix, dtype) it can; returns how many were designed.
@@ -49,9 +50,13 @@ inline int add_case(std::vector<Case>& cases, const graph::Graph& g, const std::
   Case c;
   c.what = (g.name.empty() ? graph::describe(g) : g.name) + " on " + mname + " (" + dtype + ")" +
            co.note;
-  c.plan = codegen::make_launch_plan(e.format, e.kernels, g.name, co.scaling);
+  const bool spmm = e.format.op == "spmm";
+  if (spmm) c.what += ", n = " + std::to_string(co.spmm_n);
+  c.plan = codegen::make_launch_plan(e.format, e.kernels, g.name, co.scaling, spmm ? co.spmm_n : 1);
   c.source = e.kernels.source;
-  c.in = codegen::spmv_plan_inputs(dtype, a, co.x ? *co.x : codegen::plan_x(a.cols, dtype, 7));
+  c.in =
+      spmm ? codegen::spmm_plan_inputs(dtype, a, co.spmm_n, 7)
+           : codegen::spmv_plan_inputs(dtype, a, co.x ? *co.x : codegen::plan_x(a.cols, dtype, 7));
   codegen::apply_scaling(c.in, dtype, co.scaling);
   cases.push_back(std::move(c));
   return 1;

@@ -89,3 +89,28 @@ TEST_CASE("a crashing candidate does not stop the search", "[gpu]") {
   CHECK(r.best.evaluation.ok);
   CHECK(r.best.evaluation.failure.empty());
 }
+
+TEST_CASE("tune --op spmm on a GPU measures verified SpMM kernels", "[gpu][spmm]") {
+  testing::TempDir t("sparsetune-gpu-tune-spmm");
+  search::TuneOptions o;
+  o.matrix = testing::shared_dir().string() + "/matrices/494_bus.mtx.gz";
+  o.op = "spmm";
+  o.n = 64;
+  o.dtype = "f32";
+  o.out_dir = (t.path / "out").string();
+  o.db_path = (t.path / "tuning.db").string();
+  o.budget_s = 20;
+  o.max_candidates = 16;
+  o.launch = self_launch();
+  const auto r = search::tune(o);
+  const auto& j = r.report;
+  INFO(j.dump(2));
+  REQUIRE(j["measured"].get<bool>());
+  CHECK(j["n"] == 64);
+  CHECK(j["graph"]["op"] == "spmm");
+  // Every measured candidate ran on a poisoned C and was checked against the fp64 A·B.
+  CHECK(j["error"].get<double>() >= 0);
+  CHECK(j["gflops"].get<double>() > 0);
+  CHECK(j["search"]["failures"]["by_category"].value("verification", 0) == 0);
+  REQUIRE(j["cusparse"].is_array());  // cuSPARSE's SpMM beside it
+}

@@ -74,10 +74,14 @@ inline std::string nvcc_path() {
 // Writes the emitted folder into `dir` beside a user's program that includes kernel.h, loads the
 // format and runs it, and compiles both with `nvcc -c -arch=sm_90`; returns nvcc's exit status
 // and its output in `log`.
+// `user_main` replaces the SpMV program (an SpMM one calls SpMM's run()).
 inline int nvcc_compile_as_user(const codegen::Emitted& e, const graph::Graph& g,
-                                const std::filesystem::path& dir, std::string& log) {
+                                const std::filesystem::path& dir, std::string& log,
+                                const std::string& user_main = "") {
   codegen::write_emitted(e, g, dir.string());
-  {
+  if (!user_main.empty()) {
+    std::ofstream(dir / "user.cu") << user_main;
+  } else {
     std::ofstream user(dir / "user.cu");
     user << "#include \"kernel.h\"\nint main() {\n  sparsetune_kernel::Format f;\n"
             "  if (sparsetune_kernel::load(\"format.safetensors\", &f) != cudaSuccess) return 1;\n"

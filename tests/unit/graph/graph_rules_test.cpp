@@ -166,7 +166,7 @@ TEST_CASE("invalid graphs are rejected naming the operator and the rule", "[grap
        {"DIAG_SPLIT", "'min_fill' must be a number"}},
       {R"({"ops":"COMPRESS"})", {"ops must be an array"}},
       {R"({"name":3,"ops":[]})", {"\"name\" must be a string"}},
-      {R"({"op":"spmm","ops":[]})", {"not supported"}},
+      {R"({"op":"spgemm","ops":[]})", {"not supported"}},
   };
   for (const auto& c : cases) {
     INFO(c.json);

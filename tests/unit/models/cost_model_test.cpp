@@ -91,3 +91,61 @@ TEST_CASE("cost model charges launches and memory", "[models]") {
   CHECK(c.time_us >= c.memory_us + c.launch_us);
   CHECK(c.gflops() == Approx(c.flops / (c.time_us * 1e3)));
 }
+
+namespace {
+
+// The SpMM estimate of an SpMV graph given column tile `tn` (vectors of `vec`).
+models::CostEstimate spmm_cost(const char* g, const Csr64& a, std::int64_t n, int tn, int vec) {
+  auto gr = parse(g);
+  gr.op = "spmm";
+  gr.ops.insert(gr.ops.begin() + 1, {"COL_TILE", {{"tn", tn}, {"vec", vec}}, {}});
+  graph::validate(gr);
+  const auto m = graph::apply_graph(gr, a);
+  const auto f = graph::design(gr, a);
+  return models::estimate_cost(m, graph::stored_bytes(f), 8, {}, n);
+}
+
+}  // namespace
+
+TEST_CASE("the SpMM cost model: work per column tile, B and C traffic", "[models][spmm]") {
+  const auto a = rows_matrix(1 << 15, 8, 8);
+  const std::int64_t nnz = a.nnz();
+  // Flops are 2 nnz n; warp steps are SpMV's once per column tile.
+  const auto spmv = cost(kVector, a);
+  const auto t8 = spmm_cost(kVector, a, 64, 8, 4);
+  CHECK(t8.flops == 2.0 * static_cast<double>(nnz) * 64);
+  CHECK(t8.warp_steps == spmv.warp_steps * 8);
+  // C is written once: its 8 bytes per value are among the bytes counted.
+  CHECK(t8.bytes >= (1 << 15) * 64 * 8.0);
+  // Wider tiles walk the structure fewer times; more columns cost more.
+  const auto t1 = spmm_cost(kVector, a, 64, 1, 1);
+  CHECK(t1.warp_steps == spmv.warp_steps * 64);
+  CHECK(t1.time_us > t8.time_us);
+  CHECK(spmm_cost(kVector, a, 256, 8, 4).time_us > t8.time_us);
+  // n = 1 of an SpMM graph is priced as SpMM (one tile), not as SpMV.
+  CHECK(spmm_cost(kVector, a, 1, 1, 1).flops == 2.0 * static_cast<double>(nnz));
+}
+
+TEST_CASE("the SpMM cost model charges one launch for fused parts", "[models][spmm]") {
+  const auto a = rows_matrix(1 << 12, 8, 8);
+  const char* split = R"({"ops":[{"op":"ROW_DIV","count":3,"branches":[
+      [{"op":"COMPRESS"},{"op":"BMW_ROW_BLOCK","rows":1},{"op":"THREAD_TOTAL_RED"},{"op":"WARP_TOTAL_RED"}],
+      [{"op":"COMPRESS"},{"op":"BMW_ROW_BLOCK","rows":1},{"op":"THREAD_TOTAL_RED"},{"op":"WARP_TOTAL_RED"}],
+      [{"op":"COMPRESS"},{"op":"BMW_ROW_BLOCK","rows":1},{"op":"THREAD_TOTAL_RED"},{"op":"WARP_TOTAL_RED"}]]}]})";
+  auto gr = parse(split);
+  gr.op = "spmm";
+  for (auto& b : gr.ops[0].branches)
+    b.insert(b.begin() + 1, {"COL_TILE", {{"tn", 4}, {"vec", 4}}, {}});
+  graph::validate(gr);
+  const auto m = graph::apply_graph(gr, a);
+  const auto f = graph::design(gr, a);
+  const auto c = models::estimate_cost(m, graph::stored_bytes(f), 8, {}, 32);
+  models::DeviceSpec d;
+  // Three parts of one thread count run as one launch: one launch's overhead in the time.
+  CHECK(c.launch_us == Approx(3 * d.launch_us));  // what separate launches would cost
+  // Their memory and issue times add up; their tails (summed in tail_us) overlap.
+  CHECK(c.time_us >= d.launch_us + std::max(c.memory_us, c.issue_us) + c.atomic_us - 1e-9);
+  CHECK(c.time_us <=
+        d.launch_us + std::max({c.memory_us, c.issue_us, c.tail_us}) + c.atomic_us + 1e-9);
+  CHECK(c.time_us < c.launch_us + c.memory_us + c.issue_us);
+}

@@ -136,3 +136,35 @@ TEST_CASE("a truncated plan file is an error, not a crash", "[runtime][plan]") {
   }
   CHECK_THROWS_AS(read_plan(t.path / "missing.safetensors"), Error);
 }
+
+TEST_CASE("SpMM plans: B and C of n columns, checked against the shape", "[runtime][plan]") {
+  LaunchPlan p = small_plan();  // 2 x 3
+  p.op = "spmm";
+  p.n = 2;
+  p.buffers["x"] = buffer<float>("F32", {1.f, 2.f, 3.f, 4.f, 5.f, 6.f});  // B: 3 x 2
+  p.buffers["y_ref"] = buffer<double>("F64", {1.0, 2.0, 3.0, 4.0});       // C: 2 x 2
+  p.output_length = 4;
+  CHECK_NOTHROW(validate_plan(p, "plan"));
+  // The cost travels with the plan file.
+  const auto j = plan_to_json(p);
+  CHECK(j["cost"]["op"] == "spmm");
+  CHECK(j["cost"]["n"] == 2);
+  const auto q = plan_from_json(j, "plan");
+  CHECK(q.op == "spmm");
+  CHECK(q.n == 2);
+  SECTION("C of the wrong size") {
+    p.output_length = 2;
+    p.buffers["y_ref"] = buffer<double>("F64", {1.0, 2.0});
+    CHECK_THROWS_WITH(validate_plan(p, "plan"), Catch::Contains("not rows x n = 4"));
+  }
+  SECTION("B of the wrong size") {
+    p.buffers["x"] = buffer<float>("F32", {1.f, 2.f, 3.f});
+    CHECK_THROWS_WITH(validate_plan(p, "plan"), Catch::Contains("not cols x n = 6"));
+  }
+  SECTION("n with SpMV, or an unknown op") {
+    p.op = "spmv";
+    CHECK_THROWS_WITH(validate_plan(p, "plan"), Catch::Contains("n = 2 for spmv"));
+    p.op = "spgemm";
+    CHECK_THROWS_WITH(validate_plan(p, "plan"), Catch::Contains("op must be spmv or spmm"));
+  }
+}

@@ -88,6 +88,18 @@ TEST_CASE("pruning rules follow the matrix's features", "[search]") {
   CHECK(s.allows("BIN", {}));
   CHECK(s.allows("GMEM_ATOM_RED", {"COMPRESS"}));
   CHECK(!s.allows("GMEM_ATOM_RED", {"COMPRESS", "BMW_ROW_BLOCK"}));
+  // A rule may name the ops it prunes for: the others' searches keep the operators.
+  const auto by_op = parse_pruning(R"({"format":"sparsetune-pruning","version":1,
+      "rules":[{"name":"bands","ops":["spmv"],"ban":["COL_DIV"]}]})",
+                                   "p.json");
+  CHECK_FALSE(prune_for(by_op, f).allows("COL_DIV", {}));
+  CHECK_FALSE(prune_for(by_op, f, "spmv").allows("COL_DIV", {}));
+  CHECK(prune_for(by_op, f, "spmm").allows("COL_DIV", {}));
+  CHECK(prune_for(by_op, f, "spmm").applied.empty());
+  CHECK_THROWS_WITH(parse_pruning(R"({"format":"sparsetune-pruning","version":1,
+      "rules":[{"name":"x","ops":["spgemm"],"ban":["BIN"]}]})",
+                                  "p.json"),
+                    Catch::Contains("rules[0].ops"));
   // A long row lifts the short-row rule.
   const auto g = features::alphasparse_features(search_test::irregular(1000));
   CHECK(prune_for(pruning, g).allows("WARP_TOTAL_RED", {}));

@@ -77,8 +77,17 @@ TEST_CASE("a second tune answers from the database; --force searches again", "[s
 TEST_CASE("tune refuses what it cannot do, with the reason", "[search]") {
   testing::TempDir t("sparsetune-tune-test");
   auto o = options(t, kMatrix);
+  o.op = "spgemm";
+  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--op must be spmv or spmm"));
+  o = options(t, kMatrix);
   o.op = "spmm";
-  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--op spmv only"));
+  o.n = 0;
+  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--n must be 1 to 1024"));
+  o.n = 1025;
+  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--n must be 1 to 1024"));
+  o = options(t, kMatrix);
+  o.n = 4;
+  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--op spmm only"));
   o = options(t, kMatrix);
   o.dtype = "f16";
   CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--dtype"));

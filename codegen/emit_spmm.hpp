@@ -1,0 +1,21 @@
+#pragma once
+// kernel.h's SpMM side: the kernels' declarations and run(f, B, ldb, C, ldc, n, alpha, beta).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "graph/format.hpp"
+
+namespace sparsetune::codegen {
+
+// extern "C" declarations of the parts' kernels and the C scaling kernel (before the namespace).
+std::string spmm_declarations(const graph::Format& f, const std::string& val,
+                              const std::string& acc);
+
+// The run() functions inside namespace sparsetune_kernel. `part_arrays[i]` are the indices (into
+// kRanges) of part i's stored arrays, in the order its kernel takes them.
+std::string spmm_run_section(const graph::Format& f,
+                             const std::vector<std::vector<std::size_t>>& part_arrays,
+                             const std::string& val);
+
+}  // namespace sparsetune::codegen

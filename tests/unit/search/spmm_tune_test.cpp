@@ -1,0 +1,146 @@
+// tune --op spmm without a GPU: the search ranks SpMM graphs (each with its column tile) by the
+// cost model, emits the winner and compiles it; the database rows record the op and n.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
+#include "core/reference.hpp"
+#include "db/tuning_db.hpp"
+#include "graph/format.hpp"
+#include "graph/graph.hpp"
+#include "graph/interpreter.hpp"
+#include "graph/spmm_graph.hpp"
+#include "io/matrix_file.hpp"
+#include "search/config.hpp"
+#include "search/run_kernels.hpp"
+#include "search/tune.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetune;
+namespace fs = std::filesystem;
+
+namespace {
+
+search::TuneOptions spmm_options(const testing::TempDir& t, std::int64_t n) {
+  search::TuneOptions o;
+  o.matrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/494_bus.mtx.gz";
+  o.op = "spmm";
+  o.n = n;
+  o.out_dir = (t.path / "out").string();
+  o.db_path = (t.path / "tuning.db").string();
+  o.budget_s = 0;
+  o.max_candidates = 24;
+  o.use_gpu = false;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("tune --op spmm --n 128 predicts, emits and compiles an SpMM kernel", "[search][spmm]") {
+  testing::TempDir t("sparsetune-spmm-tune");
+  const auto o = spmm_options(t, 128);
+  const auto r = search::tune(o);
+  const auto& j = r.report;
+  CHECK(j["op"] == "spmm");
+  CHECK(j["n"] == 128);
+  CHECK(j["measured"] == false);
+  CHECK(j["graph"]["op"] == "spmm");
+  CHECK(j["graph_line"].get<std::string>().find("COL_TILE") != std::string::npos);
+  CHECK(j["cpu_check"]["error"].get<double>() <= j["cpu_check"]["tolerance"].get<double>());
+  // GFLOP/s count 2 nnz n flops: far above what one SpMV of the predicted time would give.
+  CHECK(j["gflops"].get<double>() > 0);
+  CHECK(j["search"]["candidates"] == 24);
+  // The known formats and CELL (Alg. 3's widths) seed the search, each with its column tile.
+  std::set<std::string> seeds;
+  for (const auto& x : j["search"]["seed_order"]) seeds.insert(x["seed"].get<std::string>());
+  CHECK(seeds.count("csr-scalar") == 1);  // csr-vector is the baseline, scored before them
+  CHECK(seeds.count("cell-p1") == 1);
+  CHECK(seeds.count("cell-p2") == 1);
+  const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
+  CHECK(f.op == "spmm");
+  std::ifstream h(t.path / "out" / "kernel.h");
+  const std::string header{std::istreambuf_iterator<char>(h), std::istreambuf_iterator<char>()};
+  CHECK(header.find("long long ldb") != std::string::npos);
+  // The emitted format computes A·B (the interpreter against the fp64 reference).
+  const Csr64 a = io::read_matrix(o.matrix);
+  std::vector<double> b(static_cast<std::size_t>(a.cols * 5));
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i % 7) - 3.0;
+  CHECK(relative_l2_error(graph::interpret_spmm(f, b, 5), spmm_reference(a, b, 5)) <= 1e-12);
+  // Every scored candidate is a row of op spmm and n 128; a second tune answers from them.
+  const auto rows = db::TuningDb(o.db_path).measurements();
+  REQUIRE(rows.size() == 24);
+  for (const auto& m : rows) {
+    CHECK(m.op == "spmm");
+    CHECK(m.n == 128);
+  }
+  CHECK(search::tune(o).report["search"]["from_database"] == true);
+  // Another n is another problem: searched, not answered.
+  auto o8 = spmm_options(t, 8);
+  CHECK(search::tune(o8).report["search"]["from_database"] == false);
+}
+
+TEST_CASE("tune --op spmm --n 1 and a ragged n", "[search][spmm]") {
+  for (std::int64_t n : {1, 37}) {
+    testing::TempDir t("sparsetune-spmm-tune");
+    auto o = spmm_options(t, n);
+    o.dtype = "f32";
+    o.max_candidates = 10;
+    const auto r = search::tune(o);
+    CHECK(r.report["n"] == n);
+    CHECK(r.report["cpu_check"]["error"].get<double>() <=
+          r.report["cpu_check"]["tolerance"].get<double>());
+    CHECK(fs::file_size(t.path / "out" / "kernel.cu") > 0);
+  }
+}
+
+TEST_CASE("an SpMM launch plan: B and C of n columns, grid y over the column tiles",
+          "[search][spmm]") {
+  const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/west0067.mtx.gz");
+  graph::Graph g = graph::parse_graph(
+      R"({"op": "spmm", "ops": [{"op": "COMPRESS"}, {"op": "COL_TILE", "tn": 8, "vec": 4},
+      {"op": "BMT_NNZ_BLOCK", "nnz": 4}, {"op": "THREAD_BITMAP_RED"}, {"op": "WARP_SEG_RED"},
+      {"op": "GMEM_ATOM_RED"}]})",
+      "test");
+  const auto e = codegen::generate(g, a);
+  const codegen::Scaling s{2.0, 0.5};
+  const auto p = codegen::make_launch_plan(e.format, e.kernels, "t", s, 20);
+  CHECK(p.op == "spmm");
+  REQUIRE(p.launches.size() == 2);  // C = beta C, then the part
+  CHECK(p.launches[0].kernel == codegen::kScaleKernelSpmm);
+  CHECK(p.launches[0].args.size() == 5);
+  CHECK(p.launches[1].grid_y == 3);      // 20 columns in tiles of 8
+  CHECK(p.launches[1].args[1].i == 20);  // ldb
+  auto in = codegen::spmm_plan_inputs("f64", a, 20);
+  CHECK(in.x.size() == static_cast<std::size_t>(a.cols * 20));
+  CHECK(relative_l2_error(in.y_ref, spmm_reference(a, in.x, 20)) == 0.0);
+  codegen::apply_scaling(in, "f64", s);
+  const auto file = codegen::plan_file(p, {}, in.max_len, &in);
+  const auto plan = nlohmann::json::parse(file.metadata.at("sparsetune-plan"));
+  CHECK(plan["output"]["length"] == a.rows * 20);
+  CHECK(plan["cost"]["op"] == "spmm");
+  CHECK(plan["cost"]["n"] == 20);
+  CHECK(plan["launches"][1]["grid"][1] == 3);
+  CHECK_THROWS_WITH(codegen::make_launch_plan(e.format, e.kernels, "t", s, 0),
+                    Catch::Contains("n = 0"));
+}
+
+TEST_CASE("run refuses SpMV options on an SpMM folder before looking for a GPU", "[search][spmm]") {
+  testing::TempDir t("sparsetune-spmm-run");
+  const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/west0067.mtx.gz");
+  const auto g =
+      graph::as_spmm(graph::read_graph(search::default_graphs_dir() + "/segmented-coo.json"), 4, 4);
+  codegen::write_emitted(codegen::generate(g, a), g, (t.path / "spmm").string());
+  search::RunOptions o;
+  o.x_file = t.file("x.txt");
+  CHECK_THROWS_WITH(search::run_emitted((t.path / "spmm").string(), o),
+                    Catch::Contains("--x is SpMV's vector"));
+  const auto v = graph::read_graph(search::default_graphs_dir() + "/csr-vector.json");
+  codegen::write_emitted(codegen::generate(v, a), v, (t.path / "spmv").string());
+  o = {};
+  o.n = 8;
+  CHECK_THROWS_WITH(search::run_emitted((t.path / "spmv").string(), o),
+                    Catch::Contains("--n is the columns of B"));
+}
