@@ -11,6 +11,7 @@ const Operator* make_sort_sub();
 const Operator* make_hyb_split();
 const Operator* make_diag_split();
 const Operator* make_dense_split();
+const Operator* make_crux_split();
 const Operator* make_slice_div();
 const Operator* make_dense_fill();
 const Operator* make_compress();
@@ -39,6 +40,7 @@ const std::vector<const Operator*>& operators() {
     v.push_back(make_hyb_split());
     v.push_back(make_diag_split());
     v.push_back(make_dense_split());
+    v.push_back(make_crux_split());
     v.push_back(make_slice_div());
     v.push_back(make_dense_fill());
     v.push_back(make_compress());
