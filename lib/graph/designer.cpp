@@ -112,13 +112,17 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   out.threads = p.threads;
   out.grid = std::min(out.n_bmtb, p.max_blocks);
   out.reductions = p.reductions;
+  if (auto it = p.built.find(Arr::tc_bit); it != p.built.end()) {
+    out.n_tc = static_cast<std::int64_t>(it->second.size());
+    out.tc_w = p.tc_width;
+  }
   out.atomic =
       std::find(p.reductions.begin(), p.reductions.end(), "GMEM_ATOM_RED") != p.reductions.end();
 
   // The arrays: the skeleton's, then those each fragment reads.
   std::vector<Arr> reads = {Arr::bmtb_first_bmw, Arr::bmw_first_bmt, Arr::origin_row};
   for (const auto& r : p.reductions)
-    for (Arr a : find_reduction(r)->reads()) reads.push_back(a);
+    for (Arr a : find_reduction(r)->reads(p)) reads.push_back(a);
   std::vector<Arr> order;  // first reads only
   for (Arr a : reads)
     if (std::find(order.begin(), order.end(), a) == order.end()) order.push_back(a);
@@ -206,6 +210,9 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
         v = std::move(p.origin_row);
         break;
       case Arr::nz_val:
+        break;
+      default:  // an array an operator built whole (TC_COMPRESS)
+        if (auto it = p.built.find(a); it != p.built.end()) v = std::move(it->second);
         break;
     }
     if (a == Arr::nz_val) {

@@ -27,6 +27,8 @@ const Operator* make_warp_bitmap_red();
 const Operator* make_shmem_total_red();
 const Operator* make_shmem_offset_red();
 const Operator* make_gmem_atom_red();
+const Operator* make_tc_compress();
+const Operator* make_tc_mma_f64();
 
 const std::vector<const Operator*>& operators() {
   static const std::vector<const Operator*> all = [] {
@@ -50,6 +52,7 @@ const std::vector<const Operator*>& operators() {
     for (auto l : {Level::BMTB, Level::BMW, Level::BMT}) v.push_back(make_pad(l));
     v.push_back(make_sort_bmtb());
     v.push_back(make_set_resources());
+    v.push_back(make_tc_compress());
     // implementing
     v.push_back(make_gmem_atom_red());
     v.push_back(make_shmem_offset_red());
@@ -59,6 +62,7 @@ const std::vector<const Operator*>& operators() {
     v.push_back(make_warp_seg_red());
     v.push_back(make_thread_total_red());
     v.push_back(make_thread_bitmap_red());
+    v.push_back(make_tc_mma_f64());
     return v;
   }();
   return all;
