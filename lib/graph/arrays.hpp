@@ -24,7 +24,7 @@ enum class Arr {
   bmtb_first_nz,   // [n_bmtb + 1] first entry of each thread block (implied threads)
   // TC_COMPRESS's dense unfolding (MatXtract §4.2.1): a warp block is a chunk of TC blocks.
   bmw_first_tc,  // [n_bmw + 1] first TC block of each warp block (ChunkPtr)
-  tc_bit,        // [n_tc] bitmap of each TC block, bit r*w + c (as a signed integer)
+  tc_bit,        // [n_tc * tc_w / 4] bitmap of each TC block, bit r*w + c, in 32-bit words
   tc_col,        // [n_tc * tc_w] column of each TC block column (TCCol)
   tc_ptr,        // [n_tc + 1] first value of each TC block (TCPtr)
 };

@@ -112,8 +112,8 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   out.threads = p.threads;
   out.grid = std::min(out.n_bmtb, p.max_blocks);
   out.reductions = p.reductions;
-  if (auto it = p.built.find(Arr::tc_bit); it != p.built.end()) {
-    out.n_tc = static_cast<std::int64_t>(it->second.size());
+  if (auto it = p.built.find(Arr::tc_ptr); it != p.built.end()) {
+    out.n_tc = static_cast<std::int64_t>(it->second.size()) - 1;
     out.tc_w = p.tc_width;
   }
   out.atomic =
@@ -289,7 +289,12 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   f.fingerprint = fingerprint(a);
   f.graph = graph_to_json(g);
   for (std::size_t i = 0; i < m.parts.size(); ++i) {
-    for (const auto& r : m.parts[i].reductions) find_reduction(r)->check(m.parts[i]);
+    for (const auto& r : m.parts[i].reductions) {
+      const auto* red = find_reduction(r);
+      if (red->only_dtype() && f.dtype != red->only_dtype())
+        throw DesignError(r + ": rule: serves " + red->only_dtype() + " formats, not " + f.dtype);
+      red->check(m.parts[i]);
+    }
     f.parts.push_back(part_format(m.parts[i], f, i));
     m.parts[i] = Part{};  // the format holds what the kernel reads; the rest is no longer needed
   }

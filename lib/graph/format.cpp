@@ -44,7 +44,7 @@ std::int64_t expected_length(const PartFormat& p, Arr a) {
     case Arr::bmw_first_tc:
       return p.n_bmw + 1;
     case Arr::tc_bit:
-      return p.n_tc;
+      return p.n_tc * (p.tc_w / 4);  // 32-bit words of 8 x tc_w bits
     case Arr::tc_col:
       return p.n_tc * p.tc_w;
     case Arr::tc_ptr:

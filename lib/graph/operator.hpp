@@ -129,6 +129,8 @@ class ReductionOperator : public Operator {
   virtual std::vector<Arr> reads(const Part&) const { return reads(); }
   // Tensor-core operators: the width of the TC blocks they multiply (TC_COMPRESS's); 0 others.
   virtual int tc_width() const { return 0; }
+  // The only format dtype it serves (fp16 tensor cores take fp16 values and x); null: any.
+  virtual const char* only_dtype() const { return nullptr; }
   virtual const char* fragment() const = 0;  // file stem in templates/
   virtual std::unique_ptr<ReductionModel> model() const = 0;
   virtual void check(const Part& part) const {}  // data rules; throws DesignError

@@ -29,6 +29,7 @@ const Operator* make_shmem_offset_red();
 const Operator* make_gmem_atom_red();
 const Operator* make_tc_compress();
 const Operator* make_tc_mma_f64();
+const Operator* make_tc_mma_f16();
 
 const std::vector<const Operator*>& operators() {
   static const std::vector<const Operator*> all = [] {
@@ -63,6 +64,7 @@ const std::vector<const Operator*>& operators() {
     v.push_back(make_thread_total_red());
     v.push_back(make_thread_bitmap_red());
     v.push_back(make_tc_mma_f64());
+    v.push_back(make_tc_mma_f16());
     return v;
   }();
   return all;

@@ -1,5 +1,6 @@
 // MatXtract's graphs through the Kernel Builder: the hot part's kernel issues mma.sync m8n8k4 in
-// fp64 (dense unfolding or sparse encoding), the cold part's is a CUDA-core kernel; the optimized
+// fp64 or m16n8k8 in fp16 (dense unfolding or sparse encoding), the cold part's is a CUDA-core
+// kernel; the optimized
 // format still equals the fp64 reference on the CPU interpreter, and every kernel compiles under
 // NVRTC for sm_90 (no GPU needed).
 #include <catch2/catch.hpp>
@@ -27,7 +28,7 @@ double rel_error(const std::vector<double>& y, const std::vector<double>& ref) {
 
 }  // namespace
 
-TEST_CASE("crux kernels issue fp64 mma.sync, verify on the CPU and compile for sm_90",
+TEST_CASE("crux kernels issue mma.sync, verify on the CPU and compile for sm_90",
           "[codegen][crux]") {
   const std::vector<std::pair<std::string, Csr64>> matrices = {
       {"stencil", test::stencil5(12)},
@@ -61,6 +62,17 @@ TEST_CASE("crux kernels issue fp64 mma.sync, verify on the CPU and compile for s
         const double tol = o.design.dtype == "f64" ? 1e-12 : o.design.dtype == "f32" ? 1e-5 : 1e-2;
         REQUIRE(rel_error(graph::interpret(e.format, in.x), in.y_ref) <= tol);
         jobs.push_back({"crux-" + std::to_string(k), e.kernels.source});
+        // fp16 tensor cores (m16n8k8, fp32 accumulation) for an f16 format.
+        codegen::EmitOptions h;
+        h.design.dtype = "f16";
+        const auto e16 = codegen::generate(
+            graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding, 8), a, h);
+        if (tr > 0 && a.nnz() > 0)
+          REQUIRE(e16.kernels.source.find("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32") !=
+                  std::string::npos);
+        const auto in16 = codegen::spmv_plan_inputs("f16", a, x);
+        REQUIRE(rel_error(graph::interpret(e16.format, in16.x), in16.y_ref) <= 1e-5);
+        jobs.push_back({"crux-f16-" + std::to_string(k), e16.kernels.source});
       }
   test::require_all_compile(jobs);
 }

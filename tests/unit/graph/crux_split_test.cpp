@@ -12,6 +12,7 @@
 #include "core/reference.hpp"
 #include "graph/crux_graph.hpp"
 #include "graph/designer.hpp"
+#include "graph/half.hpp"
 #include "graph/interpreter.hpp"
 #include "graph/random_graph.hpp"
 #include "graph/tensor_core.hpp"
@@ -78,6 +79,35 @@ TEST_CASE("the m8n8k4 fp64 model holds A B + C in the PTX fragment layout", "[gr
   }
 }
 
+TEST_CASE("the m16n8k8 fp16 model holds A B + C in fp32, in the PTX fragment layout",
+          "[graph][crux]") {
+  HalfFragmentA a{};
+  HalfFragmentB b{};
+  // A[m][k] = m - k (rows 8-15 too), B[k][n] = k + n + 1, all exact in fp16.
+  auto A = [](int m, int k) { return static_cast<double>(m - k); };
+  auto B = [](int k, int n) { return static_cast<double>(k + n + 1); };
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    for (int i = 0; i < 2; ++i) {
+      a[l][i] = A(g, 2 * t + i);
+      a[l][2 + i] = A(g + 8, 2 * t + i);
+      b[l][i] = B(2 * t + i, g);
+    }
+  }
+  FloatAccumulators d{};
+  for (int l = 0; l < 32; ++l) d[l] = {0.25, 0.5, 0.75, 1.0};
+  mma_m16n8k8_f16_f32(a, b, d);
+  // D[0][0] = sum_k (0 - k)(k + 1) = -(0 + 2 + 6 + 12 + 20 + 30 + 42 + 56) = -168, plus 0.25.
+  REQUIRE(d[0][0] == -167.75);
+  for (int l = 0; l < 32; ++l)
+    for (int j = 0; j < 4; ++j) {
+      const int m = l / 4 + 8 * (j / 2), n = 2 * (l % 4) + j % 2;
+      double want = 0.25 * (j + 1);
+      for (int k = 0; k < 8; ++k) want += A(m, k) * B(k, n);
+      REQUIRE(d[l][j] == want);
+    }
+}
+
 TEST_CASE("CRUX_SPLIT and both TC encodings worked out by hand", "[graph][crux]") {
   // nnz 7; tau_c = 0.5 needs 4 entries: columns 0 (3) and 1 (2). Local lengths 2, 1, 2, 0;
   // tau_r = 0.4 needs 3: rows 0 and 2. Hot: (0,0) (0,1) (2,0) (2,1); cold: the other three.
@@ -117,6 +147,28 @@ TEST_CASE("CRUX_SPLIT and both TC encodings worked out by hand", "[graph][crux]"
     const Format f = design(crux_graph(0.5, 0.4), a);
     REQUIRE_FALSE(f.parts[0].has(Arr::tc_bit));
     REQUIRE(interpret(f, x) == want);
+  }
+  SECTION("fp16 blocks of 8 x 8: one chunk, bits 0, 1, 8, 9 of the first word") {
+    DesignOptions o;
+    o.dtype = "f16";
+    for (int encoding : {1, 2}) {
+      const Format f = design(crux_graph(0.5, 0.4, csr_vector_ops(), encoding, 8), a, o);
+      const auto& hot = f.parts[0];
+      if (encoding == 1) {
+        REQUIRE(hot.n_tc == 1);
+        REQUIRE(hot.tc_w == 8);
+        REQUIRE(hot.array(Arr::tc_bit).ints == std::vector<std::int64_t>{0x303, 0});
+        REQUIRE(hot.array(Arr::tc_col).ints == std::vector<std::int64_t>{0, 1, 1, 1, 1, 1, 1, 1});
+      } else {
+        REQUIRE(hot.nnz_stored == 64);  // rows padded to 8 slots
+        const auto& v = hot.array(Arr::nz_val).reals;
+        REQUIRE(v[0] == 1);  // lane 0: slots (0, 0) and (0, 1), 32 apart
+        REQUIRE(v[32] == 2);
+        REQUIRE(v[4] == 5);  // lane 4: row 1 (matrix row 2)
+        REQUIRE(v[36] == 6);
+      }
+      REQUIRE(interpret(f, x) == want);
+    }
   }
   SECTION("alpha and beta: rows shared by hot and cold parts add up once") {
     const Format f = design(crux_graph(0.5, 0.4, csr_vector_ops(), 1), a);
@@ -236,6 +288,39 @@ TEST_CASE("CRUX_SPLIT graphs equal the fp64 reference on 240 random configuratio
   REQUIRE(random_cold >= 20);
 }
 
+TEST_CASE("fp16 tensor-core crux graphs equal the reference on 80 random configurations",
+          "[graph][crux]") {
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  auto half = [](double v) { return half_to_float(float_to_half(static_cast<float>(v))); };
+  DesignOptions o;
+  o.dtype = "f16";
+  int tc_parts = 0;
+  for (int i = 0; i < 80; ++i) {
+    const std::int64_t rows = i % 4 == 1 ? 1 + i % 9 : 1 + static_cast<std::int64_t>(u(rng) * 80);
+    const std::int64_t cols = i % 4 == 2 ? 1 + i % 5 : 1 + static_cast<std::int64_t>(u(rng) * 80);
+    Csr64 a = test::random_matrix(5000 + i, rows, cols, 0.02 + 0.3 * u(rng), 0.3 * u(rng));
+    double tau_c = u(rng), tau_r = tau_c * u(rng);
+    if (i % 5 == 0) tau_c = tau_r = 1.0;
+    if (i % 5 == 1) tau_r = 0.0;
+    const Graph g = crux_graph(tau_c, tau_r, csr_vector_ops(), i % 3, 8);
+    INFO("config " << i << ": " << rows << "x" << cols << ", " << describe(g));
+    const Format f = design(g, a, o);
+    tc_parts += f.parts[0].n_bmtb > 0;
+    std::vector<double> x(a.cols);
+    for (auto& v : x) v = half(u(rng) * 2.0 - 1.0);
+    for (auto& v : a.val) v = half(v);  // the values the format stores
+    const auto ref = spmv_reference(a, x);
+    const auto scale = abs_product(a, x);
+    const auto y = interpret(f, x);
+    for (std::int64_t r = 0; r < a.rows; ++r) {
+      INFO("row " << r);
+      REQUIRE(std::abs(y[r] - ref[r]) <= 1e-5 * scale[r] + 1e-300);  // fp32 accumulation
+    }
+  }
+  REQUIRE(tc_parts >= 50);
+}
+
 TEST_CASE("a stored zero of the crux never turns an infinite x into NaN", "[graph][crux]") {
   // Column 2 holds an explicit zero in the hot rows; x[2] is infinite. Row 0's product with it
   // is dropped, as every CUDA-core reduction drops it.
@@ -282,6 +367,17 @@ TEST_CASE("CRUX_SPLIT and the TC operators state their rules", "[graph][crux]") 
                Catch::Contains("takes the place of COMPRESS"));
   REQUIRE_THAT(rule_of(R"([{"op":"TC_COMPRESS","encoding":3},{"op":"TC_MMA_F64"}])"),
                Catch::Contains("parameter 'encoding' must be an integer in [0, 2]"));
+  REQUIRE_THAT(rule_of(R"([{"op":"TC_COMPRESS"},{"op":"TC_MMA_F16"}])"),
+               Catch::Contains("TC_MMA_F16 implements a part stored by TC_COMPRESS"));
+  REQUIRE_THAT(rule_of(R"([{"op":"TC_COMPRESS","width":5},{"op":"TC_MMA_F64"}])"),
+               Catch::Contains("width must be 4 (fp64 m8n8k4) or 8 (fp16 m16n8k8)"));
+  REQUIRE(rule_of(R"([{"op":"TC_COMPRESS","width":8},{"op":"TC_MMA_F16"}])") == "");
+  try {
+    design(crux_graph(1.0, 1.0, csr_vector_ops(), 0, 8), small());  // an f64 format
+    FAIL("fp16 tensor cores designed for an f64 format");
+  } catch (const DesignError& e) {
+    REQUIRE_THAT(e.what(), Catch::Contains("TC_MMA_F16: rule: serves f16 formats, not f64"));
+  }
   REQUIRE(rule_of(R"([{"op":"TC_COMPRESS"},{"op":"SET_RESOURCES","threads":64},
                       {"op":"TC_MMA_F64"}])") == "");
 }
