@@ -1,6 +1,7 @@
 // [gpu] MatXtract's graphs on the device: CRUX_SPLIT with the hot part on fp64 tensor cores
-// (dense unfolding and sparse encoding, mma.sync m8n8k4) and a CUDA-core cold part, over a few
-// cruxes (all cold, all hot and between), dtypes and alpha/beta; y must match the fp64 reference.
+// (mma.sync m8n8k4) or fp16 ones (m16n8k8, fp32 accumulation), dense unfolding and sparse
+// encoding, and a CUDA-core cold part, over a few cruxes (all cold, all hot and between), dtypes
+// and alpha/beta; y must match the fp64 reference.
 #include <catch2/catch.hpp>
 
 #include "gpu_cases.hpp"
@@ -36,8 +37,12 @@ TEST_CASE("crux graphs on tensor cores verify", "[gpu][crux]") {
         co.note = " crux (" + std::to_string(tc) + ", " + std::to_string(tr) + ") encoding " +
                   std::to_string(encoding);
         add_case(cases, g, name, a, k % 3 == 2 ? "f32" : "f64", co);
+        // fp16 tensor cores with fp32 accumulation (f16 formats).
+        co.note += " fp16 m16n8k8";
+        add_case(cases, graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding, 8), name, a,
+                 "f16", co);
         ++k;
       }
-  REQUIRE(cases.size() == matrices.size() * cruxes.size() * 3);
+  REQUIRE(cases.size() == matrices.size() * cruxes.size() * 3 * 2);
   run_cases(cases);
 }
