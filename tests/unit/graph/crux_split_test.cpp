@@ -346,6 +346,18 @@ TEST_CASE("crux formats survive the format binary", "[graph][crux]") {
     REQUIRE(back.parts[0].tc_w == f.parts[0].tc_w);
     REQUIRE(interpret(back, x) == interpret(f, x));
   }
+  // A corrupted TC part is refused by name: a column outside the matrix, a TC block count that
+  // does not match its arrays.
+  Format f = design(crux_graph(0.8, 0.5, csr_vector_ops(), 1), a);
+  REQUIRE(f.parts[0].n_tc > 0);
+  Format bad_col = f;
+  bad_col.parts[0].arrays.at("tc_col").ints[0] = a.cols + 5;
+  REQUIRE_THROWS_WITH(from_safetensors(to_safetensors(bad_col, "test"), "crux"),
+                      Catch::Contains("array tc_col: column " + std::to_string(a.cols + 5)));
+  Format bad_count = f;
+  bad_count.parts[0].n_tc += 1;
+  REQUIRE_THROWS_WITH(from_safetensors(to_safetensors(bad_count, "test"), "crux"),
+                      Catch::Contains("array bmw_first_tc") || Catch::Contains("array tc_bit"));
 }
 
 TEST_CASE("CRUX_SPLIT and the TC operators state their rules", "[graph][crux]") {
