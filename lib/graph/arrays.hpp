@@ -22,8 +22,13 @@ enum class Arr {
   nz_val,          // [nnz] values (floating point)
   bmw_first_nz,    // [n_bmw + 1] first entry of each warp block (implied threads)
   bmtb_first_nz,   // [n_bmtb + 1] first entry of each thread block (implied threads)
+  // TC_COMPRESS's dense unfolding (MatXtract §4.2.1): a warp block is a chunk of TC blocks.
+  bmw_first_tc,  // [n_bmw + 1] first TC block of each warp block (ChunkPtr)
+  tc_bit,        // [n_tc * tc_w / 4] bitmap of each TC block, bit r*w + c, in 32-bit words
+  tc_col,        // [n_tc * tc_w] column of each TC block column (TCCol)
+  tc_ptr,        // [n_tc + 1] first value of each TC block (TCPtr)
 };
-constexpr int kArrays = 15;
+constexpr int kArrays = 19;
 
 const char* arr_name(Arr a);
 std::optional<Arr> arr_from_name(const std::string& name);

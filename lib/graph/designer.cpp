@@ -115,13 +115,17 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   out.col_vec = p.col_vec;
   out.grid = std::min(out.n_bmtb, p.max_blocks);
   out.reductions = p.reductions;
+  if (auto it = p.built.find(Arr::tc_ptr); it != p.built.end()) {
+    out.n_tc = static_cast<std::int64_t>(it->second.size()) - 1;
+    out.tc_w = p.tc_width;
+  }
   out.atomic =
       std::find(p.reductions.begin(), p.reductions.end(), "GMEM_ATOM_RED") != p.reductions.end();
 
   // The arrays: the skeleton's, then those each fragment reads.
   std::vector<Arr> reads = {Arr::bmtb_first_bmw, Arr::bmw_first_bmt, Arr::origin_row};
   for (const auto& r : p.reductions)
-    for (Arr a : find_reduction(r)->reads()) reads.push_back(a);
+    for (Arr a : find_reduction(r)->reads(p)) reads.push_back(a);
   std::vector<Arr> order;  // first reads only
   for (Arr a : reads)
     if (std::find(order.begin(), order.end(), a) == order.end()) order.push_back(a);
@@ -209,6 +213,9 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
         v = std::move(p.origin_row);
         break;
       case Arr::nz_val:
+        break;
+      default:  // an array an operator built whole (TC_COMPRESS)
+        if (auto it = p.built.find(a); it != p.built.end()) v = std::move(it->second);
         break;
     }
     if (a == Arr::nz_val) {
@@ -306,7 +313,12 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   f.fingerprint = fingerprint(a);
   f.graph = graph_to_json(g);
   for (std::size_t i = 0; i < m.parts.size(); ++i) {
-    for (const auto& r : m.parts[i].reductions) find_reduction(r)->check(m.parts[i]);
+    for (const auto& r : m.parts[i].reductions) {
+      const auto* red = find_reduction(r);
+      if (red->only_dtype() && f.dtype != red->only_dtype())
+        throw DesignError(r + ": rule: serves " + red->only_dtype() + " formats, not " + f.dtype);
+      red->check(m.parts[i]);
+    }
     f.parts.push_back(part_format(m.parts[i], f, i));
     m.parts[i] = Part{};  // the format holds what the kernel reads; the rest is no longer needed
   }

@@ -41,6 +41,14 @@ std::int64_t expected_length(const PartFormat& p, Arr a) {
       return p.n_bmw + 1;
     case Arr::bmtb_first_nz:
       return p.n_bmtb + 1;
+    case Arr::bmw_first_tc:
+      return p.n_bmw + 1;
+    case Arr::tc_bit:
+      return p.n_tc * (p.tc_w / 4);  // 32-bit words of 8 x tc_w bits
+    case Arr::tc_col:
+      return p.n_tc * p.tc_w;
+    case Arr::tc_ptr:
+      return p.n_tc + 1;
   }
   return -1;
 }
@@ -242,6 +250,7 @@ nlohmann::json format_description(const Format& f) {
          {"arrays", arrays}});
     // SpMM's column tile; SpMV binaries keep their fields (and header hash) as they were.
     if (f.op == "spmm") parts.back()["col_tile"] = {p.col_tile, p.col_vec};
+    if (p.n_tc > 0) parts.back()["tc"] = {p.n_tc, p.tc_w};
   }
   return parts;
 }
@@ -345,6 +354,12 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
       p.single_thread_round = rounds.at(2).get<bool>();
       p.implied_threads = j.at("implied_threads").get<int>();
       if (p.implied_threads < 0 || p.implied_threads > 2) throw bad("bad implied_threads");
+      if (j.contains("tc")) {  // TC blocks of a dense unfolding
+        p.n_tc = j.at("tc").at(0).get<std::int64_t>();
+        p.tc_w = j.at("tc").at(1).get<int>();
+        if (p.n_tc < 0 || p.n_tc > (std::int64_t{1} << 40) || p.tc_w < 1 || p.tc_w > 64)
+          throw bad("part " + std::to_string(i) + ": bad TC block count or width");
+      }
       const std::string where = "part " + std::to_string(i) + ": ";
       if (f.op == "spmm") {
         const auto tile = j.at("col_tile");
@@ -415,11 +430,12 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
       derive_implied_threads(p);
       // Every stored or computed column, padding included, lies in the matrix: the kernels read
       // x only for non-zero values, but a format whose columns leave x is corrupt either way.
-      if (auto c = p.arrays.find("nz_col"); c != p.arrays.end())
-        for (std::int64_t k = 0; k < c->second.length && k < std::ssize(c->second.ints); ++k)
-          if (c->second.ints[k] < 0 || c->second.ints[k] >= std::max<std::int64_t>(f.cols, 1))
-            throw bad(where + "array nz_col: column " + std::to_string(c->second.ints[k]) +
-                      " at entry " + std::to_string(k) + " is out of range");
+      for (const char* cols : {"nz_col", "tc_col"})
+        if (auto c = p.arrays.find(cols); c != p.arrays.end())
+          for (std::int64_t k = 0; k < c->second.length && k < std::ssize(c->second.ints); ++k)
+            if (c->second.ints[k] < 0 || c->second.ints[k] >= std::max<std::int64_t>(f.cols, 1))
+              throw bad(where + "array " + cols + ": column " + std::to_string(c->second.ints[k]) +
+                        " at entry " + std::to_string(k) + " is out of range");
       f.parts.push_back(std::move(p));
     }
     // Absent in binaries written before kernels could store: those kernels add into y.

@@ -50,6 +50,8 @@ struct PartFormat {
   std::string kernel;  // kernel function name
   std::int64_t rows = 0, nnz_stored = 0, pad_entries = 0;
   std::int64_t n_bmtb = 0, n_bmw = 0, n_bmt = 0;
+  std::int64_t n_tc = 0;  // TC blocks of a dense unfolding (TC_COMPRESS), tc_w columns each
+  int tc_w = 0;
   int threads = 128;
   int col_tile = 1, col_vec = 1;  // SpMM (COL_TILE): columns per thread, B load width
   std::int64_t grid = 0;          // 0: nothing to launch (the x dimension; SpMM's y: tiles)

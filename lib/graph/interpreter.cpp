@@ -40,6 +40,7 @@ class Reader final : public FormatReader {
     return fa->stored() || fa->model.kind == ArrayModel::Kind::Derived ? fa->ints[i]
                                                                        : fa->model.eval(i);
   }
+  bool has(Arr a) const override { return arrays_[static_cast<int>(a)] != nullptr; }
   double val(std::int64_t nz) const override {
     const FormatArray* fa = arrays_[static_cast<int>(Arr::nz_val)];
     if (!fa || nz < 0 || nz >= fa->length)

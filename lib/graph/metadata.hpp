@@ -4,10 +4,13 @@
 // (after), and the blocks that the mapping operators cut at each parallelism level.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "graph/arrays.hpp"
 
 namespace sparsetune::graph {
 
@@ -58,6 +61,10 @@ struct Part {
   std::vector<std::string> reductions;              // implementing operators, in order
   std::int64_t shmem_rows_limit = 4096;
   std::int64_t max_stored = INT64_MAX;  // entries padding may grow the part to (DesignOptions)
+
+  // Arrays an operator builds whole (TC_COMPRESS's dense unfolding), and its TC block width.
+  std::map<Arr, std::vector<std::int64_t>> built;
+  int tc_width = 0;
 
   std::int64_t pad_entries = 0;             // stored zeros added by operators
   std::shared_ptr<const RowSlices> slices;  // null unless the matrix is a tensor's view

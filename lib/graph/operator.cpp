@@ -17,10 +17,11 @@ const char* stage_name(Stage s) {
 }
 
 namespace {
-const char* kArrNames[kArrays] = {"bmtb_first_bmw", "bmw_first_bmt", "bmt_first_nz", "bmt_stride",
-                                  "bmt_size",       "bmt_row",       "bmw_row",      "bmtb_row",
-                                  "bmtb_rows",      "nz_col",        "nz_row_delta", "origin_row",
-                                  "nz_val",         "bmw_first_nz",  "bmtb_first_nz"};
+const char* kArrNames[kArrays] = {
+    "bmtb_first_bmw", "bmw_first_bmt", "bmt_first_nz", "bmt_stride",   "bmt_size",
+    "bmt_row",        "bmw_row",       "bmtb_row",     "bmtb_rows",    "nz_col",
+    "nz_row_delta",   "origin_row",    "nz_val",       "bmw_first_nz", "bmtb_first_nz",
+    "bmw_first_tc",   "tc_bit",        "tc_col",       "tc_ptr"};
 const char* kRedLevel[4] = {"thread", "warp", "block", "global"};
 }  // namespace
 
@@ -53,6 +54,11 @@ std::string ReductionOperator::precondition(const GraphState& s, const nlohmann:
   const int l = static_cast<int>(level());
   if (s.last_reduction < 0 && level() != RedLevel::Thread)
     return "the first reduction is a thread-level one (THREAD_TOTAL_RED or THREAD_BITMAP_RED)";
+  // A part stored for tensor cores is implemented by one tensor-core operator of its block width.
+  if (s.tc_width != tc_width() && tc_width() == 0)
+    return "a part stored by TC_COMPRESS is implemented by a tensor-core operator alone";
+  if (s.tc_width != tc_width())
+    return std::string(name()) + " implements a part stored by TC_COMPRESS";
   if (l <= s.last_reduction)
     return std::string("reductions go thread, warp, block, global: a ") + kRedLevel[l] +
            " reduction cannot follow a " + kRedLevel[s.last_reduction] + " one";

@@ -54,6 +54,7 @@ struct GraphState {
   bool resources = false;
   int last_reduction = -1;  // RedLevel of the last implementing operator
   std::vector<std::string> reductions;
+  int tc_width = 0;  // TC_COMPRESS's TC block width: the part is stored for tensor cores
 };
 
 class Operator {
@@ -104,6 +105,7 @@ class FormatReader {
  public:
   virtual ~FormatReader() = default;
   virtual std::int64_t at(Arr a, std::int64_t i) const = 0;
+  virtual bool has(Arr a) const = 0;              // whether the part holds the array
   virtual double val(std::int64_t nz) const = 0;  // in the storage precision
   virtual double x(std::int64_t col) const = 0;   // in the storage precision
 };
@@ -130,7 +132,13 @@ class ReductionOperator : public Operator {
   Stage stage() const override { return Stage::Implementing; }
   virtual RedLevel level() const = 0;
   virtual std::vector<Arr> reads() const = 0;  // arrays the fragment reads
-  virtual const char* fragment() const = 0;    // file stem in templates/
+  // The arrays it reads from this part (a tensor-core operator reads its part's encoding).
+  virtual std::vector<Arr> reads(const Part&) const { return reads(); }
+  // Tensor-core operators: the width of the TC blocks they multiply (TC_COMPRESS's); 0 others.
+  virtual int tc_width() const { return 0; }
+  // The only format dtype it serves (fp16 tensor cores take fp16 values and x); null: any.
+  virtual const char* only_dtype() const { return nullptr; }
+  virtual const char* fragment() const = 0;  // file stem in templates/
   virtual std::unique_ptr<ReductionModel> model() const = 0;
   virtual void check(const Part& part) const {}  // data rules; throws DesignError
 

@@ -111,7 +111,9 @@ std::vector<OpNode> draw_list(std::mt19937_64& rng, const RandomGraphOptions& o,
     if (level != RedLevel::Thread && !extra(rng)) continue;
     std::vector<const ReductionOperator*> pool;
     for (const auto* op : operators())
-      if (const auto* r = dynamic_cast<const ReductionOperator*>(op); r && r->level() == level)
+      // Tensor-core operators implement only parts TC_COMPRESS stored (never drawn here).
+      if (const auto* r = dynamic_cast<const ReductionOperator*>(op);
+          r && r->level() == level && r->tc_width() == 0)
         pool.push_back(r);
     const auto* r = pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(rng)];
     OpNode n{r->name(), draw_params(*r, rng, o), {}};

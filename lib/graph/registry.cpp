@@ -11,6 +11,7 @@ const Operator* make_sort_sub();
 const Operator* make_hyb_split();
 const Operator* make_diag_split();
 const Operator* make_dense_split();
+const Operator* make_crux_split();
 const Operator* make_slice_div();
 const Operator* make_dense_fill();
 const Operator* make_compress();
@@ -27,6 +28,9 @@ const Operator* make_warp_bitmap_red();
 const Operator* make_shmem_total_red();
 const Operator* make_shmem_offset_red();
 const Operator* make_gmem_atom_red();
+const Operator* make_tc_compress();
+const Operator* make_tc_mma_f64();
+const Operator* make_tc_mma_f16();
 
 const std::vector<const Operator*>& operators() {
   static const std::vector<const Operator*> all = [] {
@@ -40,6 +44,7 @@ const std::vector<const Operator*>& operators() {
     v.push_back(make_hyb_split());
     v.push_back(make_diag_split());
     v.push_back(make_dense_split());
+    v.push_back(make_crux_split());
     v.push_back(make_slice_div());
     v.push_back(make_dense_fill());
     v.push_back(make_compress());
@@ -50,6 +55,7 @@ const std::vector<const Operator*>& operators() {
     v.push_back(make_sort_bmtb());
     v.push_back(make_set_resources());
     v.push_back(make_col_tile());
+    v.push_back(make_tc_compress());
     // implementing
     v.push_back(make_gmem_atom_red());
     v.push_back(make_shmem_offset_red());
@@ -59,6 +65,8 @@ const std::vector<const Operator*>& operators() {
     v.push_back(make_warp_seg_red());
     v.push_back(make_thread_total_red());
     v.push_back(make_thread_bitmap_red());
+    v.push_back(make_tc_mma_f64());
+    v.push_back(make_tc_mma_f16());
     return v;
   }();
   return all;

@@ -163,6 +163,17 @@ done
 grep -q 'Operator graph "csr-vector"' "$tmp/emit/kernel.cu" && ok || bad "kernel.cu does not name its graph"
 expect_ok "emit-kernel hyb f16 --json" "$st" --json emit-kernel --graph "$root/configs/graphs/hyb.json" \
   "$example" -o "$tmp/emit16" --dtype f16
+# MatXtract's crux on tensor cores: mma.sync in the kernel; fp16 tensor cores refuse an f64 format.
+expect_ok "emit-kernel crux-tc" "$st" emit-kernel --graph "$root/configs/graphs/crux-tc.json" \
+  "$example" -o "$tmp/emit_crux"
+grep -q 'mma.sync.aligned.m8n8k4' "$tmp/emit_crux/kernel.cu" && ok || bad "crux-tc kernel.cu has no mma.sync"
+f=$(mtx crux16.json '{"ops":[{"op":"CRUX_SPLIT","tau_c":1,"tau_r":1,"branches":[[{"op":"TC_COMPRESS","width":8},{"op":"TC_MMA_F16"}],[{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}]]}]}')
+expect_fail "emit-kernel: fp16 tensor cores for f64" "TC_MMA_F16: rule: serves f16 formats, not f64" \
+  "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_bad"
+expect_ok "emit-kernel crux fp16" "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_crux16" --dtype f16
+f=$(mtx crux_bad.json '{"ops":[{"op":"CRUX_SPLIT","tau_c":0.2,"tau_r":0.6,"branches":[[{"op":"TC_COMPRESS"},{"op":"TC_MMA_F64"}],[{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}]]}]}')
+expect_fail "emit-kernel: crux with tau_r > tau_c" "ops\[0\] \(CRUX_SPLIT\): rule: tau_r must not exceed tau_c" \
+  "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_bad"
 f=$(mtx order.json '{"ops":[{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"BMTB_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}]}')
 expect_fail "emit-kernel: rule broken" "ops\[2\] \(BMTB_ROW_BLOCK\): rule: .*coarser levels are cut first" \
   "$st" emit-kernel --graph "$f" "$example" -o "$tmp/emit_bad"

@@ -1,0 +1,24 @@
+#include "graph/crux_graph.hpp"
+
+namespace sparsetune::graph {
+
+std::vector<OpNode> csr_vector_ops() {
+  return {{"COMPRESS", nlohmann::json::object(), {}},
+          {"BMW_ROW_BLOCK", {{"rows", 1}}, {}},
+          {"THREAD_TOTAL_RED", nlohmann::json::object(), {}},
+          {"WARP_TOTAL_RED", nlohmann::json::object(), {}}};
+}
+
+Graph crux_graph(double tau_c, double tau_r, std::vector<OpNode> cold, int encoding, int width) {
+  Graph g;
+  g.name = "crux";
+  OpNode split{"CRUX_SPLIT", {{"tau_c", tau_c}, {"tau_r", tau_r}}, {}};
+  split.branches.push_back(
+      {{"TC_COMPRESS", {{"encoding", encoding}, {"width", width}}, {}},
+       {width == 8 ? "TC_MMA_F16" : "TC_MMA_F64", nlohmann::json::object(), {}}});
+  split.branches.push_back(std::move(cold));
+  g.ops.push_back(std::move(split));
+  return g;
+}
+
+}  // namespace sparsetune::graph

@@ -1,0 +1,19 @@
+#pragma once
+// MatXtract's SpMV as an operator graph: CRUX_SPLIT(tau_c, tau_r) with the hot part on fp64 tensor
+// cores (TC_COMPRESS > TC_MMA_F64) and the cold part on any CUDA-core sub-graph.
+#include <vector>
+
+#include "graph/graph.hpp"
+
+namespace sparsetune::graph {
+
+// CSR-vector: one warp per row, lanes strided (the coalesced cold kernel MatXtract uses).
+std::vector<OpNode> csr_vector_ops();
+
+// CRUX_SPLIT(tau_c, tau_r) [ TC_COMPRESS(encoding, width) > TC_MMA_F64 | cold ]; encoding 0 lets
+// the storage criterion choose, 1 is the dense unfolding, 2 the sparse encoding. Width 8 puts the
+// hot part on fp16 tensor cores (TC_MMA_F16, f16 formats only). Not validated.
+Graph crux_graph(double tau_c, double tau_r, std::vector<OpNode> cold = csr_vector_ops(),
+                 int encoding = 0, int width = 4);
+
+}  // namespace sparsetune::graph

@@ -1,0 +1,68 @@
+// CRUX_SPLIT(tau_c, tau_r): MatXtract's compute density extraction as a dividing operator. Part 0
+// (hot) holds the dense crux: the longest columns covering ⌈tau_c·nnz⌉ entries, and in them the
+// rows of longest local length covering ⌈tau_r·nnz⌉; its rows come longest first, so consecutive
+// rows (a TC chunk) have similar lengths. Part 1 (cold) holds every row with the entries outside
+// the crux and continues with any CUDA-core sub-graph. The definition is lib/core/crux.
+#include "core/crux.hpp"
+#include "graph/op_util.hpp"
+#include "graph/part_csr.hpp"
+
+namespace sparsetune::graph {
+
+class CruxSplit final : public Operator {
+ public:
+  const char* name() const override { return "CRUX_SPLIT"; }
+  Stage stage() const override { return Stage::Converting; }
+  const char* summary() const override {
+    return "Part 0: the crux (longest columns covering tau_c of the entries, in them the longest "
+           "rows covering tau_r), rows longest first; part 1: the rest";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {
+        {"tau_c", ParamType::Number, 0.5, 0.0, 1.0, "share of the entries the hot columns cover"},
+        {"tau_r", ParamType::Number, 0.3, 0.0, 1.0,
+         "share of the entries the hot rows cover within the hot columns (at most tau_c)"}};
+  }
+  std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
+    if (auto r = converting_rule(s); !r.empty()) return r;
+    if (s.op != "spmv") return "CRUX_SPLIT serves op spmv";
+    if (nparam(p, "tau_r") > nparam(p, "tau_c"))
+      return "tau_r must not exceed tau_c (0 <= tau_r <= tau_c <= 1)";
+    return "";
+  }
+  void advance(GraphState&, const nlohmann::json&) const override {}
+  int branches(const nlohmann::json&) const override { return 2; }
+  std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
+    const crux::CruxSplit s =
+        crux::crux_split(part_csr(part), nparam(p, "tau_c"), nparam(p, "tau_r"));
+    Part hot = empty_like(part, "0"), cold = empty_like(part, "1");
+    // The row permutation of the hot part is its origin_row (hot order -> row of y); columns keep
+    // the matrix's indices, so x is read through no permutation.
+    hot.origin_row.reserve(s.hot_rows.size());
+    hot.row_entries.resize(s.hot_rows.size());
+    for (std::size_t i = 0; i < s.hot_rows.size(); ++i) {
+      hot.origin_row.push_back(part.origin_row[s.hot_rows[i]]);
+      for (auto k = s.hot.row_ptr[i]; k < s.hot.row_ptr[i + 1]; ++k)
+        hot.row_entries[i].push_back({s.hot.col_idx[k], s.hot.val[k]});
+    }
+    // The cold part keeps every row (empty ones too), so that with tau_r = 0 it is the part
+    // itself and a sub-graph that writes every row once still does.
+    cold.origin_row = part.origin_row;
+    cold.row_entries.resize(part.rows());
+    for (std::int64_t r = 0; r < part.rows(); ++r)
+      for (auto k = s.cold.row_ptr[r]; k < s.cold.row_ptr[r + 1]; ++k)
+        cold.row_entries[r].push_back({s.cold.col_idx[k], s.cold.val[k]});
+    part.row_entries.clear();
+    std::vector<Part> out;
+    out.push_back(std::move(hot));
+    out.push_back(std::move(cold));
+    return out;
+  }
+};
+
+const Operator* make_crux_split() {
+  static CruxSplit op;
+  return &op;
+}
+
+}  // namespace sparsetune::graph

@@ -1,0 +1,31 @@
+#pragma once
+// The crux search (MatXtract §5): Bayesian optimisation over (tau_c, tau_r) where each point is
+// the graph CRUX_SPLIT(tau_c, tau_r) [ TC_COMPRESS > TC_MMA_* | cold ] scored by an Evaluator
+// (measured on the GPU, or predicted by the cost model without one).
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "search/crux_bo.hpp"
+#include "search/evaluator.hpp"
+
+namespace sparsetune::search {
+
+struct CruxSearchOptions {
+  CruxBoOptions bo;
+  std::vector<graph::OpNode> cold;  // empty: CSR-vector
+  int encoding = 0;                 // TC_COMPRESS's: 0 the storage criterion, 1 dense, 2 sparse
+  int width = 4;                    // 4: fp64 tensor cores; 8: fp16 (f16 formats)
+};
+
+struct CruxSearchResult {
+  CruxBoResult bo;
+  std::vector<Evaluation> evaluations;  // one per point tried, in order
+  graph::Graph best;                    // the best point's graph (empty ops when all failed)
+  Evaluation best_evaluation;
+};
+
+// At most o.bo.max_evaluations evaluations; a failed one (a design refused, a wrong result) is
+// counted and never tried again.
+CruxSearchResult search_crux(Evaluator& ev, const CruxSearchOptions& o = {});
+
+}  // namespace sparsetune::search

@@ -1,0 +1,90 @@
+// The crux search: each (tau_c, tau_r) the Bayesian optimisation asks for becomes a crux graph
+// scored by the evaluator; failed points are counted and kept out; the best graph is the best
+// point's. Checked with an evaluator whose time is a known function of the crux, and with the
+// cost model (no GPU), whose best graph must still compute A x.
+#include "search/crux_search.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "core/reference.hpp"
+#include "graph/designer.hpp"
+#include "graph/interpreter.hpp"
+#include "search_test_util.hpp"
+
+using namespace sparsetune;
+using namespace sparsetune::search;
+
+namespace {
+
+// Time 1 + (tau_c - 0.7)^2 + (tau_r - 0.4)^2 read from the graph; tau_c > 0.95 fails.
+class KnownTimes final : public Evaluator {
+ public:
+  bool measures() const override { return true; }
+  std::string device() const override { return "test"; }
+  std::string arch() const override { return "sm_90"; }
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override {
+    std::vector<Evaluation> out;
+    for (const auto& c : batch) {
+      const auto& split = c.graph.ops.at(0);
+      REQUIRE(split.op == "CRUX_SPLIT");
+      REQUIRE(split.branches.at(0).at(0).op == "TC_COMPRESS");
+      REQUIRE(split.branches.at(0).at(1).op == "TC_MMA_F64");
+      const double tc = split.params.at("tau_c"), tr = split.params.at("tau_r");
+      Evaluation e;
+      e.ok = tc <= 0.95;
+      e.time_us = e.ok ? 1.0 + (tc - 0.7) * (tc - 0.7) + (tr - 0.4) * (tr - 0.4) : 0.0;
+      if (!e.ok) e.failure = "out of range";
+      ++calls;
+      out.push_back(e);
+    }
+    return out;
+  }
+  int calls = 0;
+};
+
+}  // namespace
+
+TEST_CASE("the crux search scores crux graphs and returns the best point's", "[search][crux]") {
+  KnownTimes ev;
+  const auto r = search_crux(ev);
+  REQUIRE(ev.calls == static_cast<int>(r.bo.tried.size()));
+  REQUIRE(ev.calls <= 20);
+  REQUIRE(r.evaluations.size() == r.bo.tried.size());
+  int failed = 0;
+  double best = 1e300;
+  for (std::size_t i = 0; i < r.bo.tried.size(); ++i) {
+    if (r.bo.tried[i].tau_c > 0.95) {
+      ++failed;
+      REQUIRE_FALSE(r.evaluations[i].ok);
+    } else {
+      best = std::min(best, r.evaluations[i].time_us);
+    }
+  }
+  REQUIRE(failed >= 1);  // the all-hot point (1, 1) is among the first tried
+  REQUIRE(r.bo.failed == failed);
+  REQUIRE(r.best_evaluation.time_us == best);
+  REQUIRE(r.best.ops.at(0).params.at("tau_c").get<double>() == r.bo.best.tau_c);
+  REQUIRE(r.best.ops.at(0).params.at("tau_r").get<double>() == r.bo.best.tau_r);
+  REQUIRE(best < 1.01);  // within 0.1 of the minimum at (0.7, 0.4)
+  graph::Graph g = r.best;
+  graph::validate(g);
+}
+
+TEST_CASE("the crux search runs on the cost model and its best graph computes A x",
+          "[search][crux]") {
+  const Csr64 a = search_test::irregular(400);
+  CostModelEvaluator ev(a, "f64");
+  CruxSearchOptions o;
+  o.bo.max_evaluations = 8;
+  const auto r = search_crux(ev, o);
+  REQUIRE(r.bo.tried.size() <= 8);
+  REQUIRE(r.best_evaluation.ok);
+  REQUIRE_FALSE(r.best.ops.empty());
+  std::vector<double> x(a.cols);
+  for (std::int64_t i = 0; i < a.cols; ++i) x[i] = 1.0 + static_cast<double>(i % 7) * 0.25;
+  const auto ref = spmv_reference(a, x);
+  const auto y = graph::interpret(graph::design(r.best, a), x);
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    REQUIRE(std::abs(y[i] - ref[i]) <= 1e-10 * (1 + std::abs(ref[i])));
+}
