@@ -8,6 +8,7 @@ const Operator* make_col_div();
 const Operator* make_bin();
 const Operator* make_sort();
 const Operator* make_sort_sub();
+const Operator* make_row_order();
 const Operator* make_hyb_split();
 const Operator* make_diag_split();
 const Operator* make_dense_split();
@@ -40,6 +41,7 @@ const std::vector<const Operator*>& operators() {
     v.push_back(make_col_div());
     v.push_back(make_sort());
     v.push_back(make_sort_sub());
+    v.push_back(make_row_order());
     v.push_back(make_bin());
     v.push_back(make_hyb_split());
     v.push_back(make_diag_split());
