@@ -216,8 +216,17 @@ TuneOutcome tune(const TuneOptions& o) {
       tiled.push_back(graph::cell_graph(a, o.n, co));
       tiled.back().name = "cell-p" + std::to_string(p);
     }
-    seeds = std::move(tiled);
     baseline = spmm_seed(baseline, o.n);
+    // The output-stationary kernel (a warp per row) under two of Mehrabi et al.'s row orders:
+    // LPT balances the warps, hybrid-1 adds B-line locality among equal loads.
+    for (const auto& [order, name] : {std::pair{4, "lpt"}, std::pair{7, "hybrid1"}}) {
+      graph::Graph g = baseline;
+      g.ops.insert(g.ops.begin(), graph::OpNode{"ROW_ORDER", {{"order", order}}, {}});
+      g.name = baseline.name + "-" + name;
+      graph::validate(g, "seed " + g.name);
+      tiled.push_back(std::move(g));
+    }
+    seeds = std::move(tiled);
   }
 
   // Who scores candidates: the GPU through a worker, else a predictor (below).

@@ -59,6 +59,7 @@ TEST_CASE("tune --op spmm --n 128 predicts, emits and compiles an SpMM kernel", 
   CHECK(seeds.count("csr-scalar") == 1);  // csr-vector is the baseline, scored before them
   CHECK(seeds.count("cell-p1") == 1);
   CHECK(seeds.count("cell-p2") == 1);
+
   const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
   CHECK(f.op == "spmm");
   std::ifstream h(t.path / "out" / "kernel.h");
@@ -80,6 +81,24 @@ TEST_CASE("tune --op spmm --n 128 predicts, emits and compiles an SpMM kernel", 
   // Another n is another problem: searched, not answered.
   auto o8 = spmm_options(t, 8);
   CHECK(search::tune(o8).report["search"]["from_database"] == false);
+}
+
+TEST_CASE("tune --op spmm seeds the warp-per-row kernel under two row orders", "[search][spmm]") {
+  testing::TempDir t("sparsetune-spmm-orders");
+  auto o = spmm_options(t, 32);
+  // Rows of about 60 entries: a warp per row is not pruned as it is for 494_bus's short rows.
+  o.matrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/bcsstk16.mtx.gz";
+  const auto r = search::tune(o);
+  std::set<std::string> seeds;
+  for (const auto& x : r.report["search"]["seed_order"]) seeds.insert(x["seed"].get<std::string>());
+  CHECK(seeds.count("csr-vector-lpt") == 1);
+  CHECK(seeds.count("csr-vector-hybrid1") == 1);
+  // Whatever wins computes A·B.
+  const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
+  const Csr64 a = io::read_matrix(o.matrix);
+  std::vector<double> b(static_cast<std::size_t>(a.cols * 3));
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i % 5) - 2.0;
+  CHECK(relative_l2_error(graph::interpret_spmm(f, b, 3), spmm_reference(a, b, 3)) <= 1e-12);
 }
 
 TEST_CASE("tune --op spmm --n 1 and a ragged n", "[search][spmm]") {
