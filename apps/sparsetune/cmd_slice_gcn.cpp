@@ -148,6 +148,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                               {"gcn_train_accuracy", r.gcn_train_accuracy},
                               {"gcn_test_accuracy", r.gcn_test_accuracy},
                               {"xgb_test_accuracy", r.xgb_test_accuracy},
+                              {"rule_test_accuracy", r.rule_test_accuracy},
                               {"model", o->out}};
     if (g.json) return print_json(j);
     print_table(
@@ -158,6 +159,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
          {"Slice-GCN", fixed(100 * r.gcn_test_accuracy, 1) + " % held out (" +
                            fixed(100 * r.gcn_train_accuracy, 1) + " % trained on)"},
          {"XGBoost", fixed(100 * r.xgb_test_accuracy, 1) + " % held out (9 globals)"},
+         {"rule", fixed(100 * r.rule_test_accuracy, 1) + " % held out (the structural rule)"},
          {"wrote", o->out}});
   });
 

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/sptv_matrix.hpp"
 #include "io/tns.hpp"
+#include "models/slice_selector.hpp"
 #include "models/xgb_classifier.hpp"
 
 namespace sparsetune::models {
@@ -89,6 +90,11 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
     XgbClassifier xgb(o.shape.classes, xo);
     xgb.fit(gx, ty);
     rep.xgb_test_accuracy = xgb.accuracy(gv, vy);
+    // The structural rule that tune --op sptv uses without a model, on the same slices.
+    std::size_t right = 0;
+    for (std::size_t i = 0; i < vx.size(); ++i)
+      right += rule_format(vx[i].globals, static_cast<double>(vx[i].nonempty_rows)) == vy[i];
+    rep.rule_test_accuracy = static_cast<double>(right) / static_cast<double>(vx.size());
   }
   return rep;
 }

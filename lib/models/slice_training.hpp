@@ -27,6 +27,7 @@ struct SliceTrainingReport {
   std::vector<int> per_class;  // training slices per format
   std::vector<double> losses;  // mean loss per epoch
   double gcn_train_accuracy = 0, gcn_test_accuracy = 0, xgb_test_accuracy = 0;
+  double rule_test_accuracy = 0;  // the structural rule (no model) on the held-out slices
 };
 
 // The input of each labelled slice, in the labels' order. Tensor paths are absolute or relative
