@@ -1,6 +1,7 @@
 #include "search/tune.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -98,6 +99,7 @@ json candidate_json(const Scored& s) {
 
 struct Checked {
   codegen::Emitted emitted;
+  double build_ms = 0;  // designing the format from CSR: what a user pays once per matrix
   double cpu_error = 0, tolerance = 0;
   std::string kernel_log;
 };
@@ -118,7 +120,10 @@ Checked check_and_compile(const graph::Graph& g, const Csr64& a, const std::stri
   Checked c;
   codegen::EmitOptions opt;
   opt.design.dtype = dtype;
+  const auto t0 = std::chrono::steady_clock::now();
   c.emitted = codegen::generate(g, a, opt);
+  c.build_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (c.emitted.format.op == "spmm") {
     c.cpu_error = spmm_cpu_error(c.emitted.format, a, n);
   } else {
@@ -458,6 +463,16 @@ TuneOutcome tune(const TuneOptions& o) {
   }
   json f = json::object();
   for (const auto& x : feats) f[x.group][x.name] = x.value;
+  // Building the format pays for itself after this many calls saved against the fastest cuSPARSE
+  // algorithm (flushed times); null when nothing was measured or cuSPARSE is as fast.
+  json build = {{"ms", chosen->build_ms},
+                {"what",
+                 "the format designed from CSR on the host, one thread, once per matrix "
+                 "(kernel compile not included)"}};
+  if (measured && baseline_us > e.time_us && e.time_us > 0)
+    build["break_even_calls"] = std::ceil(chosen->build_ms * 1e3 / (baseline_us - e.time_us));
+  else
+    build["break_even_calls"] = nullptr;
   json report = {
       {"tool_version", kVersion},
       {"matrix",
@@ -490,6 +505,7 @@ TuneOutcome tune(const TuneOptions& o) {
       {"error", measured ? json(e.error) : json(nullptr)},
       {"cpu_check", {{"error", chosen->cpu_error}, {"tolerance", chosen->tolerance}}},
       {"format_bytes", graph::stored_bytes(chosen->emitted.format)},
+      {"format_build", build},
       {"cusparse", cusparse},
       {"warm", runtime::to_json(warm)},
       {"speedup_vs_best_cusparse",

@@ -44,6 +44,9 @@ TEST_CASE("tune --budget 0 emits the four files and says nothing was measured", 
   CHECK(j["cusparse"].is_null());
   CHECK(j["matrix"]["nnz"] == 1666);
   CHECK(j["cpu_check"]["error"].get<double>() <= j["cpu_check"]["tolerance"].get<double>());
+  // The format's build time is reported; its break-even needs measured times.
+  CHECK(j["format_build"]["ms"].get<double>() > 0);
+  CHECK(j["format_build"]["break_even_calls"].is_null());
   CHECK(j["search"]["candidates"] == 12);
   CHECK(j["search"]["from_database"] == false);
   CHECK(j["gflops"].get<double>() > 0);
