@@ -49,6 +49,11 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--max-candidates", o->max_candidates,
                   "Most candidates scored (0: the budget decides; 64 when predicting only)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--crux-evaluations", o->crux_evaluations,
+                  "SpMV with a budget: points of the crux search (tensor-core split, Bayesian "
+                  "optimisation) after the graph search, in its last fifth; 0: none")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the search's random choices")->capture_default_str();
   cmd->add_option("--db", o->db_path,
                   "Tuning database (default: $XDG_DATA_HOME/sparsetune/tuning.db)");

@@ -49,8 +49,9 @@ CruxBoResult minimize_crux(const std::function<double(CruxPoint)>& f, const Crux
     start.push_back({std::max(a, b), std::min(a, b)});
   }
   start.resize(o.initial);
+  const auto stopped = [&] { return o.stop && o.stop(); };
   for (const auto& p : start)
-    if (static_cast<int>(r.tried.size()) < o.max_evaluations) evaluate(p);
+    if (static_cast<int>(r.tried.size()) < o.max_evaluations && !stopped()) evaluate(p);
 
   // Candidates: a grid of the triangle and as many random points in it.
   std::vector<CruxPoint> cands;
@@ -64,7 +65,7 @@ CruxBoResult minimize_crux(const std::function<double(CruxPoint)>& f, const Crux
   }
 
   models::GaussianProcess gp;
-  while (static_cast<int>(r.tried.size()) < o.max_evaluations) {
+  while (static_cast<int>(r.tried.size()) < o.max_evaluations && !stopped()) {
     std::vector<std::vector<double>> xs;
     std::vector<double> ys;
     for (std::size_t i = 0; i < r.tried.size(); ++i)

@@ -20,6 +20,7 @@ struct CruxBoOptions {
   double xi = 0.01;    // the improvement of log time an expected improvement must exceed
   double grid = 0.02;  // spacing of the candidate grid over the triangle
   std::uint64_t seed = 1;
+  std::function<bool()> stop;  // asked before each evaluation: true ends the search there
 };
 
 struct CruxBoResult {

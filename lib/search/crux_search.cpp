@@ -19,6 +19,7 @@ CruxSearchResult search_crux(Evaluator& ev, const CruxSearchOptions& o) {
     c.origin = "crux";
     Evaluation e = ev.evaluate({c}).at(0);
     graphs.push_back(c.graph);
+    r.candidates.push_back(c);
     r.evaluations.push_back(e);
     return e.ok && e.time_us > 0 ? e.time_us : std::numeric_limits<double>::quiet_NaN();
   };

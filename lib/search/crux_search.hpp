@@ -19,7 +19,8 @@ struct CruxSearchOptions {
 
 struct CruxSearchResult {
   CruxBoResult bo;
-  std::vector<Evaluation> evaluations;  // one per point tried, in order
+  std::vector<Candidate> candidates;    // one per point tried, in order
+  std::vector<Evaluation> evaluations;  // the same points' evaluations
   graph::Graph best;                    // the best point's graph (empty ops when all failed)
   Evaluation best_evaluation;
 };

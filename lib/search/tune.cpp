@@ -24,6 +24,7 @@
 #include "runtime/stats.hpp"
 #include "search/bench_record.hpp"
 #include "search/compile_only_evaluator.hpp"
+#include "search/crux_search.hpp"
 #include "search/gpu_evaluator.hpp"
 #include "search/learned_evaluator.hpp"
 #include "search/row_sample.hpp"
@@ -334,7 +335,7 @@ TuneOutcome tune(const TuneOptions& o) {
       if (!sample_gpu->open(&why)) sample_gpu.reset();
     }
     SearchResult r;
-    json screen_json;
+    json screen_json, crux_json;
     if (sample_gpu) {
       ScreenResult sr =
           screen_then_confirm(sample.matrix, space, prune, seeds, baseline, *sample_gpu, eval, so);
@@ -350,7 +351,36 @@ TuneOutcome tune(const TuneOptions& o) {
                      {"confirm_seconds", sr.confirm_s},
                      {"sample_stage_seconds", sample_gpu->stage_seconds()}};
     } else {
+      // MatXtract's crux search takes the last fifth of the search's time: Bayesian
+      // optimisation of the tensor-core split, scored by the same evaluator and recorded alike.
+      const bool crux = o.op == "spmv" && o.budget_s > 0 && o.crux_evaluations > 0;
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::duration<double>(so.budget_s);
+      if (crux) so.budget_s *= 0.8;
       r = run_search(a, space, prune, seeds, baseline, eval, so);
+      // An explicit --max-candidates counts the crux points too.
+      const int room =
+          o.max_candidates > 0 ? o.max_candidates - r.stats.candidates : o.crux_evaluations;
+      if (crux && room > 0 && r.stats.stopped_by != "interrupted") {
+        CruxSearchOptions co;
+        co.bo.max_evaluations = std::min(o.crux_evaluations, room);
+        co.bo.initial = std::min(co.bo.initial, std::max(2, co.bo.max_evaluations));
+        co.bo.seed = o.seed;
+        co.bo.stop = [&] {
+          return std::chrono::steady_clock::now() >= deadline || (o.stop && o.stop->load());
+        };
+        const auto cr = search_crux(eval, co);
+        for (std::size_t i = 0; i < cr.evaluations.size(); ++i) {
+          Scored h{cr.candidates[i], cr.evaluations[i]};
+          so.on_scored(h);
+          r.history.push_back(std::move(h));
+        }
+        crux_json = {{"evaluations", cr.evaluations.size()},
+                     {"failed", cr.bo.failed},
+                     {"best_tau_c", cr.bo.best.tau_c},
+                     {"best_tau_r", cr.bo.best.tau_r},
+                     {"best_us", cr.bo.best_value > 0 ? json(cr.bo.best_value) : json(nullptr)}};
+      }
     }
     for (const auto& h : r.history)
       if (h.evaluation.ok) ranked.push_back(h);
@@ -360,6 +390,11 @@ TuneOutcome tune(const TuneOptions& o) {
     search_json = r.stats.to_json();
     search_json["from_database"] = false;
     search_json["ranked_by"] = ranked_by;
+    if (!crux_json.is_null()) {
+      search_json["crux"] = crux_json;
+      search_json["candidates"] =
+          search_json.value("candidates", 0) + crux_json["evaluations"].get<int>();
+    }
     if (!screen_json.is_null()) {
       // Candidates and structures count the sample's search plus the full matrix's measurements.
       search_json["screened_on_sample"] = screen_json;

@@ -61,6 +61,16 @@ TEST_CASE("the crux search finds an interior minimum in 20 evaluations", "[searc
   const auto again = search::minimize_crux(bowl);
   REQUIRE(again.tried.size() == r.tried.size());
   for (std::size_t i = 0; i < r.tried.size(); ++i) CHECK(again.tried[i].tau_c == r.tried[i].tau_c);
+
+  // A stop (a deadline) ends the search between evaluations, during the first points or after.
+  for (int limit : {3, 9}) {
+    int n = 0;
+    search::CruxBoOptions o;
+    o.stop = [&] { return n >= limit; };
+    const auto cut = search::minimize_crux([&](CruxPoint p) { return ++n, bowl(p); }, o);
+    CHECK(static_cast<int>(cut.tried.size()) == limit);
+    CHECK(n == limit);
+  }
 }
 
 TEST_CASE(

@@ -60,6 +60,32 @@ TEST_CASE("tune --budget 0 emits the four files and says nothing was measured", 
     CHECK(e.path().filename().string().find("tmp") == std::string::npos);
 }
 
+TEST_CASE("with a budget, SpMV's search ends with the crux search, recorded like the rest",
+          "[search][crux]") {
+  testing::TempDir t("sparsetune-tune-crux");
+  auto o = options(t, kMatrix);
+  o.budget_s = 30;
+  o.max_candidates = 0;
+  const auto r = search::tune(o);
+  const auto& crux = r.report["search"]["crux"];
+  REQUIRE(crux.is_object());
+  // The cost model scores every point here: the six first points at least, at most 20.
+  CHECK(crux["evaluations"].get<int>() >= 6);
+  CHECK(crux["evaluations"].get<int>() <= 20);
+  CHECK(crux["failed"].get<int>() < crux["evaluations"].get<int>());
+  CHECK(crux["best_tau_r"].get<double>() <= crux["best_tau_c"].get<double>());
+  // Every crux point is a row of the database, a CRUX_SPLIT graph.
+  int crux_rows = 0;
+  for (const auto& m : db::TuningDb(o.db_path).measurements())
+    crux_rows += m.graph.find("CRUX_SPLIT") != std::string::npos;
+  CHECK(crux_rows == crux["evaluations"].get<int>());
+  SECTION("none when asked for none") {
+    o.crux_evaluations = 0;
+    o.force = true;
+    CHECK_FALSE(search::tune(o).report["search"].contains("crux"));
+  }
+}
+
 TEST_CASE("a second tune answers from the database; --force searches again", "[search]") {
   testing::TempDir t("sparsetune-tune-test");
   auto o = options(t, kMatrix);
