@@ -39,8 +39,9 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--batches", t->batches,
                   "sptv: parts per slice format, for kernel.h's pipelined run from host memory")
       ->capture_default_str();
-  cmd->add_option("--dtype", o->dtype, "Value type")
-      ->check(CLI::IsMember({"f64", "f32"}))
+  cmd->add_option("--dtype", o->dtype,
+                  "Value type (f16: fp16 values and x, fp32 accumulation; SpMV only)")
+      ->check(CLI::IsMember({"f64", "f32", "f16"}))
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out_dir, "Output folder (default: <matrix name>.tuned)");
   cmd->add_option("--budget", o->budget_s, "Search time in seconds; 0: predict only, no GPU")

@@ -182,8 +182,8 @@ TuneOutcome tune(const TuneOptions& o) {
                 std::to_string(o.n) + ")");
   const bool spmm = o.op == "spmm";
   const std::int64_t spmm_n = spmm ? o.n : 0;  // 0: the evaluators' SpMV
-  if (o.dtype != "f64" && o.dtype != "f32")
-    throw Error("tune: --dtype must be f64 or f32 (got '" + o.dtype + "')");
+  if (o.dtype != "f64" && o.dtype != "f32" && o.dtype != "f16")
+    throw Error("tune: --dtype must be f64, f32 or f16 (got '" + o.dtype + "')");
   if (o.budget_s < 0) throw Error("tune: --budget must be 0 or more seconds");
   if (o.max_candidates < 0) throw Error("tune: --max-candidates must be 0 or more");
   // The budget covers the whole command as its user sees it: the clock starts now.
@@ -191,6 +191,14 @@ TuneOutcome tune(const TuneOptions& o) {
 
   const Csr64 a = io::read_matrix(o.matrix);
   if (a.nnz() == 0) throw Error(o.matrix + ": the matrix has no non-zeros; nothing to tune");
+  if (o.dtype == "f16") {
+    if (o.op != "spmv") throw Error("tune: --dtype f16 is for --op spmv");
+    double top = 0;
+    for (double v : a.val) top = std::max(top, std::abs(v));
+    if (!(top <= 65504.0))
+      throw Error(o.matrix + ": values up to " + std::to_string(top) +
+                  " exceed fp16's range (65504); tune it with --dtype f32 or f64");
+  }
   const auto feats = features::matrix_features(a);
   const auto alpha = features::select_group(feats, features::kAlphaSparse);
   const std::string fp = fingerprint(a);
@@ -366,6 +374,7 @@ TuneOutcome tune(const TuneOptions& o) {
         co.bo.max_evaluations = std::min(o.crux_evaluations, room);
         co.bo.initial = std::min(co.bo.initial, std::max(2, co.bo.max_evaluations));
         co.bo.seed = o.seed;
+        co.width = o.dtype == "f16" ? 8 : 4;  // m16n8k8 for fp16 values, m8n8k4 in fp64 else
         co.bo.stop = [&] {
           return std::chrono::steady_clock::now() >= deadline || (o.stop && o.stop->load());
         };
@@ -440,7 +449,9 @@ TuneOutcome tune(const TuneOptions& o) {
   }
   if (!chosen)
     throw Error("tune: no candidate passed the CPU check and compiled" +
-                std::string(from_db ? " (the database's answer: retry with --force)" : ""));
+                std::string(from_db ? " (the database's answer: retry with --force)" : "") +
+                (skipped.empty() ? std::string()
+                                 : "; the first: " + skipped[0]["reason"].get<std::string>()));
 
   graph::Graph g = best->candidate.graph;
   g.name = "tuned-" + name_of(o.matrix);

@@ -86,6 +86,39 @@ TEST_CASE("with a budget, SpMV's search ends with the crux search, recorded like
   }
 }
 
+TEST_CASE("tune --dtype f16: fp16 values, the crux on m16n8k8, and values fp16 cannot hold",
+          "[search][crux]") {
+  testing::TempDir t("sparsetune-tune-f16");
+  auto o = options(t, kMatrix);
+  o.dtype = "f16";
+  o.budget_s = 30;
+  o.max_candidates = 0;
+  const auto r = search::tune(o);
+  CHECK(r.report["dtype"] == "f16");
+  CHECK(r.report["cpu_check"]["error"].get<double>() <= 1e-2);
+  CHECK(graph::read_format((t.path / "out" / "format.safetensors").string()).dtype == "f16");
+  int f16_mma = 0;
+  for (const auto& m : db::TuningDb(o.db_path).measurements()) {
+    CHECK(m.dtype == "f16");
+    f16_mma += m.graph.find("TC_MMA_F16") != std::string::npos;
+  }
+  CHECK(f16_mma == r.report["search"]["crux"]["evaluations"].get<int>());
+  // 70000 is past fp16's largest value (65504): refused, naming the range, before any search.
+  const auto big = t.file("big.mtx");
+  Csr64 a;
+  a.rows = a.cols = 2;
+  a.row_ptr = {0, 1, 2};
+  a.col_idx = {0, 1};
+  a.val = {1.0, 70000.0};
+  io::write_matrix(big, a);
+  o.matrix = big;
+  REQUIRE_THROWS_WITH(search::tune(o), Catch::Contains("exceed fp16's range (65504)"));
+  o.op = "spmm";
+  o.n = 8;
+  o.matrix = kMatrix;
+  REQUIRE_THROWS_WITH(search::tune(o), Catch::Contains("--dtype f16 is for --op spmv"));
+}
+
 TEST_CASE("a second tune answers from the database; --force searches again", "[search]") {
   testing::TempDir t("sparsetune-tune-test");
   auto o = options(t, kMatrix);
@@ -118,8 +151,8 @@ TEST_CASE("tune refuses what it cannot do, with the reason", "[search]") {
   o.n = 4;
   CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--op spmm only"));
   o = options(t, kMatrix);
-  o.dtype = "f16";
-  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--dtype"));
+  o.dtype = "bf16";
+  CHECK_THROWS_WITH(search::tune(o), Catch::Contains("--dtype must be f64, f32 or f16"));
   o = options(t, (t.path / "missing.mtx").string());
   CHECK_THROWS_AS(search::tune(o), Error);
   o = options(t, kMatrix);
