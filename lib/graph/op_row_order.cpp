@@ -4,6 +4,7 @@
 // row order.
 #include "core/row_orders.hpp"
 #include "graph/op_util.hpp"
+#include "graph/part_csr.hpp"
 
 namespace sparsetune::graph {
 
@@ -30,28 +31,13 @@ class RowOrder final : public Operator {
   }
   void advance(GraphState&, const nlohmann::json&) const override {}
   std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
-    Csr64 a;
-    a.rows = part.rows();
-    a.cols = part.cols;
-    a.row_ptr.assign(1, 0);
-    for (const auto& row : part.row_entries) {
-      for (const auto& [c, v] : row) a.col_idx.push_back(c), a.val.push_back(v);
-      a.row_ptr.push_back(static_cast<std::int64_t>(a.col_idx.size()));
-    }
     row_orders::Options o;
     o.warps = static_cast<int>(iparam(p, "warps"));
     o.threads = static_cast<int>(iparam(p, "row_threads"));
     o.window = static_cast<int>(iparam(p, "window"));
     const auto order = row_orders::all_orders().at(static_cast<std::size_t>(iparam(p, "order")));
-    const auto perm = row_orders::row_order(a, order, o);
-    std::vector<std::vector<std::pair<std::int64_t, double>>> rows(perm.size());
-    std::vector<std::int64_t> origin(perm.size());
-    for (std::size_t i = 0; i < perm.size(); ++i) {
-      rows[i] = std::move(part.row_entries[perm[i]]);
-      origin[i] = part.origin_row[perm[i]];
-    }
-    part.row_entries = std::move(rows);
-    part.origin_row = std::move(origin);
+    const auto perm = row_orders::row_order(part_csr(part), order, o);
+    reorder_rows(part, 0, perm);
     return {};
   }
 };

@@ -14,16 +14,7 @@ void sort_rows(Part& p, std::int64_t lo, std::int64_t hi) {
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
     return p.row_entries[a].size() > p.row_entries[b].size();
   });
-  std::vector<std::vector<std::pair<std::int64_t, double>>> rows(order.size());
-  std::vector<std::int64_t> origin(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    rows[i] = std::move(p.row_entries[order[i]]);
-    origin[i] = p.origin_row[order[i]];
-  }
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    p.row_entries[lo + i] = std::move(rows[i]);
-    p.origin_row[lo + i] = origin[i];
-  }
+  reorder_rows(p, lo, order);
 }
 }  // namespace
 

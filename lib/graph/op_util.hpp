@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by operator files: stage rules common to a whole stage, and parameter access.
 #include <string>
+#include <vector>
 
 #include "graph/operator.hpp"
 
@@ -23,6 +24,21 @@ inline std::int64_t iparam(const nlohmann::json& p, const char* k) {
 }
 inline bool bparam(const nlohmann::json& p, const char* k) { return p.at(k).get<bool>(); }
 inline double nparam(const nlohmann::json& p, const char* k) { return p.at(k).get<double>(); }
+
+// Puts local rows order[0], order[1], ... at rows lo, lo + 1, ... (a permutation of those rows);
+// each row keeps its origin row, so kernels still write y where the matrix says.
+inline void reorder_rows(Part& p, std::int64_t lo, const std::vector<std::int64_t>& order) {
+  std::vector<std::vector<std::pair<std::int64_t, double>>> rows(order.size());
+  std::vector<std::int64_t> origin(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    rows[i] = std::move(p.row_entries[order[i]]);
+    origin[i] = p.origin_row[order[i]];
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    p.row_entries[lo + i] = std::move(rows[i]);
+    p.origin_row[lo + i] = origin[i];
+  }
+}
 
 // A part that keeps the matrix-level description of `p` but none of its rows.
 inline Part empty_like(const Part& p, const std::string& suffix) {
