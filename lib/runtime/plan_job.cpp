@@ -152,6 +152,12 @@ nlohmann::json plan_job(const nlohmann::json& req) {
     for (auto& s : slots[l]) argv[l].push_back(s.bytes);
   }
 
+  const auto launch = [&](std::size_t l) {
+    const PlanLaunch& pl = plan.launches[l];
+    module.launch(pl.kernel, {pl.grid[0], pl.grid[1], pl.grid[2]},
+                  {pl.block[0], pl.block[1], pl.block[2]}, argv[l].data(),
+                  static_cast<std::size_t>(pl.shared_bytes), c.stream, false);
+  };
   const DeviceMem* y_init = plan.output_init.empty() ? nullptr : &dev.at(plan.output_init);
   auto op = [&] {
     if (plan.zero_output && y_bytes)
@@ -159,12 +165,7 @@ nlohmann::json plan_job(const nlohmann::json& req) {
     if (y_init && y_bytes)
       SPARSETUNE_CUDA(
           cudaMemcpyAsync(y.get(), y_init->get(), y_bytes, cudaMemcpyDeviceToDevice, c.stream));
-    for (std::size_t l = 0; l < plan.launches.size(); ++l) {
-      const PlanLaunch& pl = plan.launches[l];
-      module.launch(pl.kernel, {pl.grid[0], pl.grid[1], pl.grid[2]},
-                    {pl.block[0], pl.block[1], pl.block[2]}, argv[l].data(),
-                    static_cast<std::size_t>(pl.shared_bytes), c.stream, false);
-    }
+    for (std::size_t l = 0; l < plan.launches.size(); ++l) launch(l);
   };
   // More than one operation a run (y zeroed or reset, several parts): captured once in a CUDA
   // graph and replayed, as kernel.h's Graph runs them, so a run pays one launch's overhead.
@@ -221,12 +222,7 @@ nlohmann::json plan_job(const nlohmann::json& req) {
         ls.push_back(i);
       }
       const auto launch_group = [&] {
-        for (auto l : ls) {
-          const PlanLaunch& pl = plan.launches[l];
-          module.launch(pl.kernel, {pl.grid[0], pl.grid[1], pl.grid[2]},
-                        {pl.block[0], pl.block[1], pl.block[2]}, argv[l].data(),
-                        static_cast<std::size_t>(pl.shared_bytes), c.stream, false);
-        }
+        for (auto l : ls) launch(l);
       };
       const Timing g = time_op(c.timing(), launch_group, runs, kWarmupRuns, 0);
       times.push_back(g.flushed_ms.median);
