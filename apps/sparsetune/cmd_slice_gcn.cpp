@@ -55,7 +55,8 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
     nlohmann::json runs = nlohmann::json::array();
     std::string device;
     for (const auto& path : o->tensors) {
-      const int order = io::read_tns(path).order();
+      const SparseTensor tensor = io::read_tns(path);  // once for all its modes
+      const int order = tensor.order();
       const int first = o->mode < 0 ? 0 : o->mode, last = o->mode < 0 ? order - 1 : o->mode;
       for (int k = first; k <= last; ++k) {
         auto t = o->t;
@@ -63,7 +64,7 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
         t.mode = k;
         // Relative to the CSV, as train and sp look tensors up.
         t.label = std::filesystem::relative(std::filesystem::absolute(path), out_dir).string();
-        const auto r = search::time_slices(t);
+        const auto r = search::time_slices(tensor, t);
         device = r.device;
         std::set<std::int64_t> slices;
         for (const auto& x : r.records) slices.insert(x.slice);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <sstream>
 
 #include "codegen/emit.hpp"
@@ -145,23 +144,19 @@ SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_w
   eo.sptv = graph::sptv_slices(r.view, format_of);
   SliceDesign d{codegen::generate(g, r.view.a, eo), {}, json::array()};
   d.plan = codegen::make_launch_plan(d.emitted.format, d.emitted.kernels, g.name);
-  std::map<std::string, std::size_t> launch_of;
-  for (std::size_t l = 0; l < d.plan.launches.size(); ++l) launch_of[d.plan.launches[l].kernel] = l;
-  for (int b = 0; b < r.parts; ++b) {
-    json grp = json::array();
-    for (const auto& p : d.emitted.format.parts)
-      if (p.path.substr(0, p.path.find('.')) == std::to_string(b) && launch_of.count(p.kernel))
-        grp.push_back(launch_of[p.kernel]);
-    d.groups.push_back(grp);
-  }
+  for (const auto& launches : branch_launches(d.emitted.format, d.plan, r.parts))
+    d.groups.push_back(launches);
   return d;
 }
 
 SliceTimingResult time_slices(const SliceTimingOptions& o) {
+  return time_slices(io::read_tns(o.tensor), o);
+}
+
+SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o) {
   if (o.dtype != "f64" && o.dtype != "f32")
     throw Error("slice-gcn collect: --dtype must be f64 or f32 (got '" + o.dtype + "')");
   if (o.max_slices < 1) throw Error("slice-gcn collect: --max-slices must be at least 1");
-  const SparseTensor t = io::read_tns(o.tensor);
   if (t.order() < 2) throw Error(o.tensor + ": SpTV needs a tensor of order 2 or more");
   if (o.mode < 0 || o.mode >= t.order())
     throw Error(o.tensor + ": --mode " + std::to_string(o.mode) + " is not a mode of this order-" +

@@ -83,6 +83,9 @@ struct SliceTimingResult {
 
 // Throws Error without a GPU (naming why), for a bad tensor or mode.
 SliceTimingResult time_slices(const SliceTimingOptions& o);
+// The same for a tensor already read (o.tensor names it in errors and, without o.label, in the
+// records).
+SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o);
 
 // The CSV form read_slice_timings reads, header included.
 std::string slice_timings_csv(const std::vector<models::SliceTiming>& records);

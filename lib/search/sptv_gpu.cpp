@@ -89,6 +89,20 @@ std::string temp_dir() {
 
 }  // namespace
 
+std::vector<std::vector<std::size_t>> branch_launches(const graph::Format& f,
+                                                      const codegen::SpmvPlan& plan, int branches) {
+  std::map<std::string, std::size_t> launch_of;
+  for (std::size_t l = 0; l < plan.launches.size(); ++l) launch_of[plan.launches[l].kernel] = l;
+  std::vector<std::vector<std::size_t>> out(static_cast<std::size_t>(std::max(0, branches)));
+  for (const auto& p : f.parts) {
+    const auto b = std::stoll(p.path.substr(0, p.path.find('.')));
+    const auto it = launch_of.find(p.kernel);
+    if (b >= 0 && b < branches && it != launch_of.end())
+      out[static_cast<std::size_t>(b)].push_back(it->second);
+  }
+  return out;
+}
+
 std::vector<double> sptv_check_v(std::int64_t n, const std::string& dtype) {
   auto v = codegen::plan_x(n, dtype, 3);
   for (auto& x : v)
@@ -193,19 +207,13 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   eo.sptv = e.format.sptv;
   const auto be = codegen::generate(batched.graph, in.view.a, eo);
   const auto bplan = codegen::make_launch_plan(be.format, be.kernels, "sptv-pipeline");
-  std::map<std::string, std::size_t> launch_of;
-  for (std::size_t l = 0; l < bplan.launches.size(); ++l) launch_of[bplan.launches[l].kernel] = l;
+  const auto of_branch =
+      branch_launches(be.format, bplan, batched.graph.ops.at(0).params.at("count").get<int>());
   std::vector<std::vector<std::vector<std::size_t>>> groups;  // format -> batch -> launches
   for (int f = 0; f < graph::kSliceFormats; ++f) {
-    if (batched.branches[f].empty()) continue;
     std::vector<std::vector<std::size_t>> batches;
-    for (int b : batched.branches[f]) {
-      std::vector<std::size_t> launches;
-      for (const auto& p : be.format.parts)
-        if (p.path.substr(0, p.path.find('.')) == std::to_string(b) && launch_of.count(p.kernel))
-          launches.push_back(launch_of[p.kernel]);
-      if (!launches.empty()) batches.push_back(launches);
-    }
+    for (int b : batched.branches[f])
+      if (!of_branch.at(b).empty()) batches.push_back(of_branch.at(b));
     if (!batches.empty()) groups.push_back(batches);
   }
   const auto ppath = dir + "/pipeline.safetensors";

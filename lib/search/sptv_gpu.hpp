@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
 #include "core/sptv_matrix.hpp"
 #include "core/tensor.hpp"
 #include "graph/sptv_graph.hpp"
@@ -18,6 +19,11 @@ namespace sparsetune::search {
 
 // The v of every SpTV check: deterministic, rounded to the value type, no zero.
 std::vector<double> sptv_check_v(std::int64_t n, const std::string& dtype);
+
+// The plan's launches of each SLICE_DIV branch 0 .. branches-1 (a part's path starts with its
+// branch), in part order; a branch without work has none.
+std::vector<std::vector<std::size_t>> branch_launches(const graph::Format& f,
+                                                      const codegen::SpmvPlan& plan, int branches);
 
 // Per slice format: the bytes its parts move to the device and back, and the model's stream
 // count with assumed constants (PCIe 25 GB/s, device 2000 GB/s, λ = 10 µs), which it names.
