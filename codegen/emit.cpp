@@ -264,13 +264,7 @@ inline cudaError_t load(const char* path, Format* f) {
     if (p.n_bmtb == 0) continue;
     h += "  " + p.kernel + "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
          ", 0, stream>>>(x, y, alpha, beta";
-    std::size_t k = 0;
-    for (const auto& [name, a] : p.arrays) {
-      if (!a.stored()) continue;
-      const std::string t = a.dtype[0] == 'F' ? val : c_type(a.dtype, a.dtype);
-      h += ",\n      static_cast<const " + t + "*>(f.arrays[" +
-           std::to_string(part_arrays[i][k++]) + "])";
-    }
+    h += part_array_args(p, part_arrays[i], val);
     h += ");\n";
   }
   h += "  (void)f;\n  (void)alpha;\n  return cudaGetLastError();\n}\n\n";

@@ -36,6 +36,19 @@ std::string spmm_declarations(const graph::Format& f, const std::string& val,
   return h;
 }
 
+std::string part_array_args(const graph::PartFormat& p, const std::vector<std::size_t>& indices,
+                            const std::string& val) {
+  std::string h;
+  std::size_t k = 0;
+  for (const auto& [name, a] : p.arrays) {
+    if (!a.stored()) continue;
+    const std::string t = a.dtype[0] == 'F' ? val : c_type(a.dtype, a.dtype);
+    h +=
+        ",\n      static_cast<const " + t + "*>(f.arrays[" + std::to_string(indices.at(k++)) + "])";
+  }
+  return h;
+}
+
 std::string spmm_run_section(const graph::Format& f,
                              const std::vector<std::vector<std::size_t>>& part_arrays,
                              const std::string& val) {
@@ -78,13 +91,7 @@ std::string spmm_run_section(const graph::Format& f,
       launch(p.kernel, p.grid, std::to_string(p.col_tile), p.threads);
     else if (h.find(kFusedKernel) == std::string::npos)
       launch(kFusedKernel, u.grid, narrowest, p.threads);
-    std::size_t k = 0;
-    for (const auto& [name, a] : p.arrays) {
-      if (!a.stored()) continue;
-      const std::string t = a.dtype[0] == 'F' ? val : c_type(a.dtype, a.dtype);
-      h += ",\n      static_cast<const " + t + "*>(f.arrays[" +
-           std::to_string(part_arrays[i][k++]) + "])";
-    }
+    h += part_array_args(p, part_arrays[i], val);
     if (!u.fused) h += ");\n";
   }
   if (u.fused) h += ");\n";

@@ -12,6 +12,11 @@ namespace sparsetune::codegen {
 std::string spmm_declarations(const graph::Format& f, const std::string& val,
                               const std::string& acc);
 
+// The launch arguments of part p's stored arrays in kernel.h, ",\n static_cast<const T*>(
+// f.arrays[k])" each: `indices` are their places in kRanges (SpMV's run() uses it too).
+std::string part_array_args(const graph::PartFormat& p, const std::vector<std::size_t>& indices,
+                            const std::string& val);
+
 // The run() functions inside namespace sparsetune_kernel. `part_arrays[i]` are the indices (into
 // kRanges) of part i's stored arrays, in the order its kernel takes them.
 std::string spmm_run_section(const graph::Format& f,
