@@ -15,17 +15,6 @@
 using namespace sparsetune;
 using namespace sparsetune::graph;
 
-namespace {
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double d = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-  return d;
-}
-
-}  // namespace
-
 TEST_CASE("a CELL graph by hand: buckets, padding and folded rows", "[graph][cell]") {
   // Rows of 1, 2, 3, 0 and 7 entries; one partition with W_max = 4: buckets 1, 2, 4, and the
   // 7-entry row folded into two pieces of 4 (one padded slot).
@@ -98,12 +87,12 @@ TEST_CASE("random CELL configurations give the reference product", "[graph][cell
     const double tol = i % 3 == 0 ? 1e-5 : 1e-12;  // f32 values in f32 designs
     const auto got = interpret_spmm(f, b, n);
     if (i % 3 != 0) {
-      REQUIRE(max_abs_diff(got, ref) <= tol);
+      REQUIRE(test::max_abs_diff(got, ref) <= tol);
       // The same product as the format side's definition with the same widths.
       const auto c = cell::build(a, o.partitions, widths, o.block_factor);
-      REQUIRE(max_abs_diff(got, cell::spmm_cell(c, b, n)) <= 1e-12);
+      REQUIRE(test::max_abs_diff(got, cell::spmm_cell(c, b, n)) <= 1e-12);
     } else {
-      REQUIRE(max_abs_diff(got, ref) <= tol * 64);
+      REQUIRE(test::max_abs_diff(got, ref) <= tol * 64);
     }
     ++checked;
     n1 += n == 1;

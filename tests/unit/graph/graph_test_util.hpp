@@ -1,6 +1,9 @@
 #pragma once
 // Matrices for the graph tests: small shared ones and generated edge cases (empty rows and
 // columns, no entries at all, one long row).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
 #include <random>
 #include <string>
 #include <utility>
@@ -11,6 +14,14 @@
 #include "io/matrix_file.hpp"
 
 namespace sparsetune::test {
+
+// The largest difference of two vectors of one length (required).
+inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double d = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+  return d;
+}
 
 inline Csr64 from_triples(std::int64_t rows, std::int64_t cols,
                           const std::vector<std::tuple<std::int64_t, std::int64_t, double>>& t) {

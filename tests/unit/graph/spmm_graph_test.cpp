@@ -35,13 +35,6 @@ std::vector<double> random_dense(std::mt19937_64& rng, std::int64_t count) {
   return v;
 }
 
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double d = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-  return d;
-}
-
 }  // namespace
 
 TEST_CASE("COL_TILE serves spmm only and every spmm part needs one", "[graph][spmm]") {
@@ -195,7 +188,7 @@ TEST_CASE("random valid SpMM graphs give the reference product", "[graph][spmm]"
       const auto b = random_dense(rng, a.cols * n);
       const auto ref = spmm_reference(a, b, n);
       // Store-only formats start from NaNs: a missed or twice-written row would show.
-      REQUIRE(max_abs_diff(interpret_spmm(f, b, n), ref) <= 1e-12);
+      REQUIRE(test::max_abs_diff(interpret_spmm(f, b, n), ref) <= 1e-12);
       // alpha/beta, with C strided (ldc = n + 3) and B strided (ldb = n + 1).
       std::vector<double> bs(static_cast<std::size_t>(a.cols * (n + 1)), 7.0);
       for (std::int64_t r = 0; r < a.cols; ++r)
