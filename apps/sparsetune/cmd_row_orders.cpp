@@ -1,14 +1,155 @@
 // `sparsetune row-orders FILE`: the row permutations of output-stationary SpMM side by side
 // (their cost, the busiest warp, the B lines per CTA step), and one of them written out.
+// `row-orders collect LIST -o T.csv` times the SpMM kernel under every order on the GPU;
+// `row-orders train T.csv -o DIR` trains the predictor of the best order from those times.
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <set>
 #include <string>
 
 #include "cli.hpp"
 #include "core/permute.hpp"
 #include "core/row_orders.hpp"
+#include "io/file_bytes.hpp"
 #include "io/matrix_file.hpp"
+#include "models/row_order_model.hpp"
+#include "search/collect.hpp"
+#include "search/row_order_timings.hpp"
 
 namespace sparsetune::cli {
+
+namespace {
+
+void add_collect(CLI::App& cmd, const GlobalOptions& g) {
+  struct Args {
+    std::string list, out, gen_dir = "generated";
+    search::RowOrderTimingOptions t;
+  };
+  auto o = std::make_shared<Args>();
+  auto* c = cmd.add_subcommand(
+      "collect", "Time output-stationary SpMM under every row order on the GPU (resumable CSV)");
+  c->add_option("LIST", o->list,
+                "Matrices: a list as `collect` reads it (PATH or gen KIND ... lines), a folder or "
+                "one matrix file")
+      ->required();
+  c->add_option("-o,--out", o->out, "The CSV written; matrices already in it are skipped")
+      ->required();
+  c->add_option("--n", o->t.n, "Columns of B (several allowed)")->capture_default_str();
+  c->add_option("--dtype", o->t.dtype, "f32 or f64")
+      ->check(CLI::IsMember({"f32", "f64"}))
+      ->capture_default_str();
+  c->add_option("--runs", o->t.runs, "Timed runs per order")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  c->add_option("--gen-dir", o->gen_dir, "Folder of the generated matrices")->capture_default_str();
+  c->callback([o, &g] {
+    auto items = search::read_collect_list(o->list);
+    std::vector<models::RowOrderRecord> records;
+    std::error_code ec;
+    if (std::filesystem::exists(o->out, ec)) records = models::read_row_order_csv(o->out);
+    std::set<std::string> done;
+    for (const auto& r : records) done.insert(r.matrix);
+    std::vector<std::vector<std::string>> rows = {
+        {"matrix", "nnz", "N", "original us", "best", "best us", "notes"}};
+    int failed = 0;
+    for (auto& it : items) {
+      if (done.count(it.name)) continue;
+      try {
+        search::materialize(it, o->gen_dir);
+        const Csr64 a = io::read_matrix(it.path);
+        const auto got = search::time_row_orders(a, it.name, o->t);
+        records.insert(records.end(), got.begin(), got.end());
+        // Written after every matrix: an interrupted run keeps what it measured.
+        io::write_file_atomic(o->out, models::row_order_csv(records));
+        for (const auto& r : got) {
+          const int b = models::best_order(r);
+          rows.push_back({r.matrix, std::to_string(r.nnz), std::to_string(r.n),
+                          fixed(r.time_us[0], 2),
+                          b < 0 ? "-" : row_orders::name(row_orders::all_orders()[b]),
+                          b < 0 ? "-" : fixed(r.time_us[b], 2), r.notes.empty() ? "-" : r.notes});
+        }
+      } catch (const Error& e) {
+        ++failed;
+        rows.push_back({it.name, "-", "-", "-", "-", "-", e.what()});
+        if (std::string(e.what()).find("needs a GPU") != std::string::npos) throw;
+      }
+      if (!g.json) {
+        std::fprintf(stderr, "%s done\n", it.name.c_str());
+        std::fflush(stderr);
+      }
+    }
+    if (g.json)
+      print_json({{"wrote", o->out}, {"records", records.size()}, {"failed", failed}});
+    else
+      print_table(rows);
+    if (failed > 0) throw Error(std::to_string(failed) + " matrices failed (see above)");
+  });
+}
+
+void add_train(CLI::App& cmd, const GlobalOptions& g) {
+  struct Args {
+    std::string timings, out, arch = "sm_90", device, report;
+    models::RowOrderTrainOptions t;
+    bool no_weights = false;
+  };
+  auto o = std::make_shared<Args>();
+  auto* c = cmd.add_subcommand(
+      "train", "Train the row-order predictor from `row-orders collect` times (held-out report)");
+  c->add_option("TIMINGS", o->timings, "The CSV of `row-orders collect` (.csv or .csv.gz)")
+      ->required();
+  c->add_option("-o,--out", o->out, "Model folder (e.g. configs/models/sm_90)")->required();
+  c->add_option("--arch", o->arch, "Architecture the times were measured on")
+      ->capture_default_str();
+  c->add_option("--device", o->device, "Device the times were measured on (recorded)");
+  c->add_option("--holdout", o->t.test_fraction, "Share of the matrices held out")
+      ->check(CLI::Range(0.05, 0.9))
+      ->capture_default_str();
+  c->add_option("--seed", o->t.seed, "Seed of the split")->capture_default_str();
+  c->add_option("--rounds", o->t.xgb.rounds, "Boosting rounds")->capture_default_str();
+  c->add_option("--max-depth", o->t.xgb.max_depth, "Tree depth")->capture_default_str();
+  c->add_flag("--no-class-weights", o->no_weights,
+              "Weigh every sample alike (default: inversely to its best order's frequency)");
+  c->add_option("--report", o->report, "Also write the full report (every held-out pick) here");
+  c->callback([o, &g] {
+    o->t.class_weights = !o->no_weights;
+    const auto records = models::read_row_order_csv(o->timings);
+    nlohmann::json rep;
+    const auto m = models::RowOrderModel::train(records, o->t, &rep);
+    models::ModelFile f;
+    f.arch = o->arch;
+    f.device = o->device;
+    const std::time_t now = std::time(nullptr);
+    char day[16];
+    std::strftime(day, sizeof day, "%Y-%m-%d", std::gmtime(&now));
+    f.created = day;
+    const auto paths = m.write(o->out, f);
+    if (!o->report.empty()) io::write_file_atomic(o->report, rep.dump(2) + "\n");
+    if (g.json) {
+      rep["wrote"] = paths;
+      return print_json(rep);
+    }
+    std::vector<std::vector<std::string>> rows = {{"records", "oracle", "predicted", "share",
+                                                   "gain share", "classified", "share", "exact",
+                                                   "within 10%"}};
+    for (const char* side : {"train", "test"}) {
+      const auto& s = rep[side];
+      rows.push_back({std::string(side) + " " + std::to_string(s["records"].get<int>()),
+                      fixed(s["oracle_speedup"].get<double>(), 3) + "x",
+                      fixed(s["predicted_speedup"].get<double>(), 3) + "x",
+                      fixed(100 * s["predicted_share_of_oracle"].get<double>(), 1) + "%",
+                      fixed(100 * s["predicted_share_of_oracle_gain"].get<double>(), 1) + "%",
+                      fixed(s["classified_speedup"].get<double>(), 3) + "x",
+                      fixed(100 * s["classified_share_of_oracle"].get<double>(), 1) + "%",
+                      fixed(100 * s["predicted_exact"].get<double>(), 1) + "%",
+                      fixed(100 * s["predicted_within_10pct"].get<double>(), 1) + "%"});
+    }
+    print_table(rows);
+    for (const auto& p : paths) std::printf("wrote %s\n", p.c_str());
+  });
+}
+
+}  // namespace
 
 void add_row_orders_command(CLI::App& app, const GlobalOptions& g) {
   struct Args {
@@ -18,7 +159,10 @@ void add_row_orders_command(CLI::App& app, const GlobalOptions& g) {
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
       "row-orders", "Row permutations for SpMM: each one's cost, busiest warp and B lines read");
-  cmd->add_option("FILE", args->file, "Matrix: .mtx, .mtx.gz or .safetensors")->required();
+  cmd->add_option("FILE", args->file, "Matrix: .mtx, .mtx.gz or .safetensors");
+  cmd->require_subcommand(0, 1);
+  add_collect(*cmd, g);
+  add_train(*cmd, g);
   cmd->add_option("--warps", args->o.warps, "Warps per CTA (rows striped over them)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", args->o.threads, "Threads sharing a row")
@@ -29,7 +173,10 @@ void add_row_orders_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--order", args->order, "Write the matrix in this order (with -o)");
   cmd->add_option("-o,--out", args->out, "Output matrix file (with --order)");
-  cmd->callback([&g, args] {
+  cmd->callback([&g, args, cmd] {
+    if (!cmd->get_subcommands().empty()) return;  // collect or train ran
+    if (args->file.empty())
+      throw Error("row-orders: a matrix FILE (or collect / train) is required");
     if (args->order.empty() != args->out.empty())
       throw Error("row-orders: --order and -o go together");
     const Csr64 a = io::read_matrix(args->file);

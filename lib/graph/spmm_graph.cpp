@@ -1,5 +1,10 @@
 #include "graph/spmm_graph.hpp"
 
+#include <algorithm>
+#include <string>
+
+#include "core/row_orders.hpp"
+
 namespace sparsetune::graph {
 
 namespace {
@@ -27,6 +32,28 @@ Graph as_spmm(Graph g, int tn, int vec) {
   g.op = "spmm";
   add_col_tile(g.ops, tn, vec);
   validate(g, g.name.empty() ? "spmm graph" : "spmm graph " + g.name);
+  return g;
+}
+
+Graph with_row_order(Graph g, int order) {
+  const auto& orders = row_orders::all_orders();
+  if (order < 0 || order >= static_cast<int>(orders.size()))
+    throw GraphError("row order " + std::to_string(order) + " is not 0 to " +
+                     std::to_string(orders.size() - 1));
+  int threads = 128;
+  for (auto it = g.ops.begin(); it != g.ops.end();) {
+    if (it->op == "ROW_ORDER") {
+      it = g.ops.erase(it);
+      continue;
+    }
+    if (it->op == "SET_RESOURCES" && it->params.contains("threads"))
+      threads = it->params["threads"].get<int>();
+    ++it;
+  }
+  g.ops.insert(g.ops.begin(),
+               OpNode{"ROW_ORDER", {{"order", order}, {"warps", std::max(1, threads / 32)}}, {}});
+  g.name += "-" + row_orders::name(orders[static_cast<std::size_t>(order)]);
+  validate(g, "spmm graph " + g.name);
   return g;
 }
 

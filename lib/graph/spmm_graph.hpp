@@ -9,4 +9,9 @@ namespace sparsetune::graph {
 // already there). The result is validated; throws GraphError for operators SpMM does not serve.
 Graph as_spmm(Graph g, int tn, int vec);
 
+// `g` (an SpMM graph of one part) with ROW_ORDER(order) first, the order made for the warps of
+// g's thread block (SET_RESOURCES threads / 32; 4 without one) as Mehrabi et al.'s N_w is.
+// Replaces a ROW_ORDER already there; validated; named "<g.name>-<order name>".
+Graph with_row_order(Graph g, int order);
+
 }  // namespace sparsetune::graph

@@ -20,7 +20,14 @@ XgbClassifier::~XgbClassifier() {
   if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
 }
 
-void XgbClassifier::fit(const std::vector<std::vector<double>>& x, const std::vector<int>& labels) {
+XgbClassifier::XgbClassifier(XgbClassifier&& o) noexcept
+    : classes_(o.classes_),
+      opt_(o.opt_),
+      booster_(std::exchange(o.booster_, nullptr)),
+      width_(o.width_) {}
+
+void XgbClassifier::fit(const std::vector<std::vector<double>>& x, const std::vector<int>& labels,
+                        const std::vector<double>& weights) {
   if (x.empty() || x.size() != labels.size())
     throw Error("xgboost: training needs as many labels as rows, and at least one");
   const std::size_t width = x.front().size();
@@ -32,9 +39,18 @@ void XgbClassifier::fit(const std::vector<std::vector<double>>& x, const std::ve
     if (v < 0 || v >= classes_) throw Error("xgboost: label out of range");
     label.push_back(static_cast<float>(v));
   }
+  if (!weights.empty() && weights.size() != labels.size())
+    throw Error("xgboost: training needs one weight per row");
+  std::vector<float> weight;
+  for (double w : weights) {
+    if (!std::isfinite(w) || w < 0) throw Error("xgboost: negative or non-finite weight");
+    weight.push_back(static_cast<float>(w));
+  }
   if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
   booster_ = nullptr;
   xgb::check(XGDMatrixSetFloatInfo(d.h, "label", label.data(), label.size()), "labels");
+  if (!weight.empty())
+    xgb::check(XGDMatrixSetFloatInfo(d.h, "weight", weight.data(), weight.size()), "weights");
   auto params = xgb::common_params(opt_);
   params.push_back({"objective", "multi:softprob"});
   params.push_back({"num_class", std::to_string(classes_)});
@@ -68,6 +84,35 @@ double XgbClassifier::accuracy(const std::vector<std::vector<double>>& x,
   std::size_t right = 0;
   for (std::size_t i = 0; i < p.size(); ++i) right += p[i] == labels.at(i);
   return static_cast<double>(right) / static_cast<double>(p.size());
+}
+
+std::string XgbClassifier::save() const {
+  if (!booster_) throw Error("xgboost: save before fit");
+  bst_ulong n = 0;
+  const char* bytes = nullptr;
+  xgb::check(XGBoosterSaveModelToBuffer(static_cast<BoosterHandle>(booster_),
+                                        R"({"format":"json"})", &n, &bytes),
+             "saving the model");
+  return std::string(bytes, n);
+}
+
+XgbClassifier XgbClassifier::load(std::string_view bytes, int classes, std::size_t width,
+                                  const std::string& source) {
+  if (width == 0) throw Error(source + ": a model of rows with no values");
+  XgbClassifier c(classes);
+  BoosterHandle b = nullptr;
+  xgb::check(XGBoosterCreate(nullptr, 0, &b), "booster");
+  c.booster_ = b;
+  if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0)
+    throw Error(source + ": not an XGBoost model: " + XGBGetLastError());
+  bst_ulong features = 0;
+  xgb::check(XGBoosterGetNumFeature(b, &features), "feature count");
+  if (features != width)
+    throw Error(source + ": the classifier reads " + std::to_string(features) +
+                " values, expected " + std::to_string(width));
+  xgb::check(XGBoosterSetParam(b, "nthread", "1"), "nthread");
+  c.width_ = width;
+  return c;
 }
 
 }  // namespace sparsetune::models

@@ -85,6 +85,14 @@ std::string resolve(const std::string& p, const fs::path& list_dir) {
   return p;
 }
 
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
 // Writes a generated matrix once (an existing file of that name is the same matrix: the
 // generators are deterministic for their parameters and seed).
 void materialize(CollectItem& it, const std::string& gen_dir) {
@@ -101,14 +109,6 @@ void materialize(CollectItem& it, const std::string& gen_dir) {
   }
   io::write_matrix(it.path, m.matrix);
 }
-
-std::string fmt(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
-}  // namespace
 
 std::vector<CollectItem> read_collect_list(const std::string& list_or_dir) {
   std::vector<CollectItem> items;

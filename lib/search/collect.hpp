@@ -33,6 +33,11 @@ struct CollectItem {
 // Parses a list file or lists a folder; every error names LIST:LINE. Names must be unique.
 std::vector<CollectItem> read_collect_list(const std::string& list_or_dir);
 
+// Writes a generated item's matrix into `gen_dir` once and sets its path (an existing file of
+// that name is the same matrix: the generators are deterministic); a file item is left as it is.
+// Errors name the item's LIST:LINE.
+void materialize(CollectItem& it, const std::string& gen_dir);
+
 struct CollectProgress {
   int index = 0, total = 0;  // the matrix now starting (0-based) of how many
   std::string name;

@@ -227,7 +227,9 @@ class Driver {
   std::vector<Candidate> ordered_seeds(const std::vector<graph::Graph>& seeds,
                                        std::set<std::string>& seen) {
     std::vector<Candidate> cands;
+    std::vector<bool> pinned;
     for (const auto& g : seeds) {
+      const bool pin = static_cast<int>(&g - seeds.data()) < opt_.pinned_seeds;
       bool allowed = true;
       std::vector<std::string> before;
       for (const auto& op : operator_names(g)) {
@@ -245,6 +247,7 @@ class Driver {
         continue;
       }
       cands.push_back(std::move(c));
+      pinned.push_back(pin);
     }
     if (cands.empty()) return cands;
     Evaluator* pred = opt_.predictor;
@@ -266,6 +269,8 @@ class Driver {
     }
     auto ok = [&](std::size_t k) { return k < p.size() && p[k].ok; };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      if (pinned[x] != pinned[y]) return static_cast<bool>(pinned[x]);
+      if (pinned[x]) return x < y;
       if (ok(x) != ok(y)) return ok(x);
       if (ok(x) && p[x].time_us != p[y].time_us) return p[x].time_us < p[y].time_us;
       if (ops[x] != ops[y]) return ops[x] < ops[y];

@@ -45,6 +45,9 @@ struct SearchOptions {
   // Orders the seeds. Null: the evaluator itself when it only predicts (its predictions are then
   // the seeds' scores), else a cost model built here.
   Evaluator* predictor = nullptr;
+  // The first this many seeds are tried first, in their order, whatever their predictions (a
+  // predictor's pick, such as the row-order model's, goes before the cost model's ranking).
+  int pinned_seeds = 0;
   const std::atomic<bool>* stop = nullptr;        // polled: set by Ctrl-C
   std::function<void(const Progress&)> progress;  // after each batch
   // Each candidate as soon as it is scored (tune commits it to the tuning database then, so a

@@ -27,6 +27,7 @@
 #include "search/crux_search.hpp"
 #include "search/gpu_evaluator.hpp"
 #include "search/learned_evaluator.hpp"
+#include "search/row_order_pick.hpp"
 #include "search/row_sample.hpp"
 #include "search/screen.hpp"
 #include "search/space.hpp"
@@ -232,14 +233,9 @@ TuneOutcome tune(const TuneOptions& o) {
     }
     baseline = spmm_seed(baseline, o.n);
     // The output-stationary kernel (a warp per row) under two of Mehrabi et al.'s row orders:
-    // LPT balances the warps, hybrid-1 adds B-line locality among equal loads.
-    for (const auto& [order, name] : {std::pair{4, "lpt"}, std::pair{7, "hybrid1"}}) {
-      graph::Graph g = baseline;
-      g.ops.insert(g.ops.begin(), graph::OpNode{"ROW_ORDER", {{"order", order}}, {}});
-      g.name = baseline.name + "-" + name;
-      graph::validate(g, "seed " + g.name);
-      tiled.push_back(std::move(g));
-    }
+    // LPT balances the warps, hybrid-1 adds B-line locality among equal loads. The predicted
+    // order goes first once the architecture is known (below).
+    for (const int order : {4, 7}) tiled.push_back(graph::with_row_order(baseline, order));
     seeds = std::move(tiled);
   }
 
@@ -264,6 +260,15 @@ TuneOutcome tune(const TuneOptions& o) {
   CostModelEvaluator model(a, o.dtype, {}, o.n);
   const std::string arch = gpu ? gpu->arch() : (o.arch.empty() ? "sm_90" : o.arch);
   runtime::check_arch(arch);
+  json row_order_json;
+  if (spmm) {
+    const auto p = predict_row_order(a, o.n, o.learned, o.models_dir, arch);
+    row_order_json = p.to_json();
+    // The warp-per-row seed under the predicted order is tried first.
+    graph::Graph g = graph::with_row_order(baseline, p.order);
+    std::erase_if(seeds, [&](const graph::Graph& s) { return s.name == g.name; });
+    seeds.insert(seeds.begin(), std::move(g));
+  }
   if (gpu && o.edit_source) gpu->edit_sources(o.edit_source);
   std::unique_ptr<CompileOnlyEvaluator> compile_only;
   if (o.compile_only)
@@ -324,6 +329,7 @@ TuneOutcome tune(const TuneOptions& o) {
     so.dtype = o.dtype;
     so.spmm_n = o.n;
     so.predictor = &predictor;
+    so.pinned_seeds = spmm ? 1 : 0;  // the warp-per-row seed under the predicted row order
     so.stop = o.stop;
     so.progress = o.progress;
     // Every candidate is committed as it is scored (one transaction each): a killed tune keeps
@@ -560,6 +566,7 @@ TuneOutcome tune(const TuneOptions& o) {
                                             ? json(warm.gflops / cusparse_best_warm)
                                             : json(nullptr)},
       {"search", search_json},
+      {"row_order", row_order_json},
       {"wall_budget", wall.to_json()},
       {"skipped", skipped},
       {"files", out.files}};

@@ -69,4 +69,7 @@ std::string matrix_name(const std::string& path);
 // "<name>.tuned" for a matrix path: the file name without .gz and .mtx.
 std::string default_out_dir(const std::string& matrix);
 
+// SpMM's seed of an SpMV graph: the graph with the first column tile for n columns of B.
+graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n);
+
 }  // namespace sparsetune::search

@@ -6,6 +6,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <set>
@@ -223,4 +224,23 @@ TEST_CASE("random valid SpMM graphs give the reference product", "[graph][spmm]"
   REQUIRE(n1 > 0);
   REQUIRE(ops_seen.count("COL_TILE") == 1);
   REQUIRE(ops_seen.size() >= 20);
+}
+
+TEST_CASE("with_row_order puts one ROW_ORDER first, made for the block's warps",
+          "[graph][spmm][row-order]") {
+  const auto dir = std::filesystem::path(SPARSETUNE_TEST_DATA_DIR).parent_path().parent_path() /
+                   "configs" / "graphs";
+  graph::Graph g = graph::read_graph((dir / "csr-vector.json").string());
+  g = graph::as_spmm(g, 4, 4);
+  const auto a = graph::with_row_order(g, 6);
+  REQUIRE(a.ops.size() == g.ops.size() + 1);
+  CHECK(a.ops[0].op == "ROW_ORDER");
+  CHECK(a.ops[0].params["order"] == 6);
+  CHECK(a.ops[0].params["warps"] == 4);  // csr-vector: 128 threads
+  CHECK(a.name == "csr-vector-cta-aware");
+  const auto b = graph::with_row_order(a, 1);  // replaces, never stacks
+  CHECK(b.ops.size() == a.ops.size());
+  CHECK(b.ops[0].params["order"] == 1);
+  CHECK_THROWS_AS(graph::with_row_order(g, 11), graph::GraphError);
+  CHECK_THROWS_AS(graph::with_row_order(g, -1), graph::GraphError);
 }

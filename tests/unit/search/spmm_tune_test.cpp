@@ -8,6 +8,7 @@
 #include "codegen/emit.hpp"
 #include "codegen/launch_plan.hpp"
 #include "core/reference.hpp"
+#include "core/row_orders.hpp"
 #include "db/tuning_db.hpp"
 #include "graph/format.hpp"
 #include "graph/graph.hpp"
@@ -162,4 +163,21 @@ TEST_CASE("run refuses SpMV options on an SpMM folder before looking for a GPU",
   o.n = 8;
   CHECK_THROWS_WITH(search::run_emitted((t.path / "spmv").string(), o),
                     Catch::Contains("--n is the columns of B"));
+}
+
+TEST_CASE("tune --op spmm tries the warp-per-row graph under the picked row order first",
+          "[search][spmm][row-order]") {
+  testing::TempDir t("sparsetune-spmm-row-order");
+  auto o = spmm_options(t, 32);
+  // Rows of 168 entries: the warp-per-row graph is not pruned as it is for short rows.
+  o.matrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/cora.mtx.gz";
+  const auto r = search::tune(o);
+  const auto& ro = r.report["row_order"];
+  REQUIRE(ro.is_object());
+  const auto order = ro["order"].get<std::string>();
+  CHECK_NOTHROW(row_orders::parse(order));
+  CHECK_FALSE(ro["by"].get<std::string>().empty());
+  const auto& seeds = r.report["search"]["seed_order"];
+  REQUIRE(seeds.size() > 1);
+  CHECK(seeds[0]["seed"] == "csr-vector-" + order);
 }

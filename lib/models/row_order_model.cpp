@@ -1,0 +1,448 @@
+#include "models/row_order_model.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/row_orders.hpp"
+#include "features/matrix_features.hpp"
+#include "io/file_bytes.hpp"
+#include "io/staged_folder.hpp"
+#include "models/matrix_split.hpp"
+#include "models/xgb_classifier.hpp"
+
+namespace sparsetune::models {
+
+namespace {
+
+std::size_t order_count() { return row_orders::all_orders().size(); }
+std::string order_name(std::size_t k) { return row_orders::name(row_orders::all_orders()[k]); }
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream s(line);
+  while (std::getline(s, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+// The shortest text that reads back as the same double.
+std::string number_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / static_cast<double>(v.size()));
+}
+
+// The measured time of `order`, or the original order's when it was not measured: a pick that
+// fails to build leaves the matrix in its own order.
+double time_of(const RowOrderRecord& r, int order) {
+  return r.time_us[order] > 0 ? r.time_us[order] : r.time_us[0];
+}
+
+bool usable(const RowOrderRecord& r) {
+  return r.time_us.size() == order_count() && r.time_us[0] > 0 &&
+         r.features.size() == row_order_feature_names().size();
+}
+
+}  // namespace
+
+std::vector<std::string> row_order_feature_names() {
+  static const std::vector<std::string> names = [] {
+    Csr64 one;  // a 1 x 1 matrix: the feature list, not its values
+    one.rows = one.cols = 1;
+    one.row_ptr = {0, 1};
+    one.col_idx = {0};
+    one.val = {1.0};
+    std::vector<std::string> v;
+    for (const auto& f : features::permutation_features(one)) v.push_back(f.group + "." + f.name);
+    return v;
+  }();
+  return names;
+}
+
+std::vector<std::string> row_order_model_inputs() {
+  auto v = row_order_feature_names();
+  v.push_back("log2_n");
+  return v;
+}
+
+std::vector<double> row_order_inputs(const std::vector<double>& features, std::int64_t n) {
+  if (features.size() != row_order_feature_names().size())
+    throw Error("row-order model: " + std::to_string(features.size()) + " features given, " +
+                std::to_string(row_order_feature_names().size()) + " expected");
+  auto x = features;
+  x.push_back(std::log2(static_cast<double>(std::max<std::int64_t>(n, 1))));
+  return x;
+}
+
+std::string row_order_csv(const std::vector<RowOrderRecord>& records) {
+  std::ostringstream s;
+  s << "matrix,rows,cols,nnz,n";
+  for (const auto& f : row_order_feature_names()) s << ',' << f;
+  for (std::size_t k = 0; k < order_count(); ++k) s << ",t_" << order_name(k);
+  for (std::size_t k = 0; k < order_count(); ++k) s << ",ms_" << order_name(k);
+  s << ",notes\n";
+  for (const auto& r : records) {
+    if (r.matrix.find_first_of(",\n") != std::string::npos)
+      throw Error("row-order CSV: matrix name '" + r.matrix + "' holds a comma or a newline");
+    s << r.matrix << ',' << r.rows << ',' << r.cols << ',' << r.nnz << ',' << r.n;
+    for (double v : r.features) s << ',' << number_text(v);
+    for (double v : r.time_us) s << ',' << number_text(v);
+    for (double v : r.order_ms) s << ',' << number_text(v);
+    std::string notes = r.notes;
+    std::replace(notes.begin(), notes.end(), ',', ';');
+    std::replace(notes.begin(), notes.end(), '\n', ' ');
+    s << ',' << notes << '\n';
+  }
+  return s.str();
+}
+
+std::vector<RowOrderRecord> read_row_order_csv(const std::string& path) {
+  std::istringstream in(io::read_file_decompressed(path));
+  std::string line;
+  int no = 0;
+  std::vector<std::string> header;
+  std::vector<RowOrderRecord> out;
+  const std::size_t nf = row_order_feature_names().size(), no_ = order_count();
+  const std::size_t width = 5 + nf + 2 * no_ + 1;
+  while (std::getline(in, line)) {
+    ++no;
+    if (line.empty() || line[0] == '#') continue;
+    const auto where = path + ":" + std::to_string(no);
+    auto cells = split_csv(line);
+    if (header.empty()) {
+      header = cells;
+      std::vector<std::string> want = {"matrix", "rows", "cols", "nnz", "n"};
+      for (const auto& f : row_order_feature_names()) want.push_back(f);
+      for (std::size_t k = 0; k < no_; ++k) want.push_back("t_" + order_name(k));
+      for (std::size_t k = 0; k < no_; ++k) want.push_back("ms_" + order_name(k));
+      want.push_back("notes");
+      for (std::size_t i = 0; i < want.size(); ++i)
+        if (i >= header.size() || header[i] != want[i])
+          throw Error(where + ": column " + std::to_string(i + 1) + " must be '" + want[i] +
+                      "' (the header of `row-orders collect`), found '" +
+                      (i < header.size() ? header[i] : std::string()) + "'");
+      continue;
+    }
+    if (cells.size() != width)
+      throw Error(where + ": " + std::to_string(cells.size()) + " fields, expected " +
+                  std::to_string(width));
+    auto number = [&](std::size_t i) {
+      try {
+        std::size_t used = 0;
+        const double v = std::stod(cells[i], &used);
+        if (used != cells[i].size() || !std::isfinite(v)) throw std::invalid_argument("");
+        return v;
+      } catch (const std::exception&) {
+        throw Error(where + ": field '" + header[i] + "' is not a finite number: '" + cells[i] +
+                    "'");
+      }
+    };
+    RowOrderRecord r;
+    r.matrix = cells[0];
+    r.rows = static_cast<std::int64_t>(number(1));
+    r.cols = static_cast<std::int64_t>(number(2));
+    r.nnz = static_cast<std::int64_t>(number(3));
+    r.n = static_cast<std::int64_t>(number(4));
+    if (r.n < 1) throw Error(where + ": field 'n' must be at least 1");
+    std::size_t i = 5;
+    for (std::size_t k = 0; k < nf; ++k) r.features.push_back(number(i++));
+    for (std::size_t k = 0; k < no_; ++k) r.time_us.push_back(number(i++));
+    for (std::size_t k = 0; k < no_; ++k) r.order_ms.push_back(number(i++));
+    r.notes = cells[i];
+    out.push_back(std::move(r));
+  }
+  if (header.empty()) throw Error(path + ": no header line (not a `row-orders collect` CSV)");
+  return out;
+}
+
+int best_order(const RowOrderRecord& r) {
+  int best = -1;
+  for (std::size_t k = 0; k < r.time_us.size(); ++k)
+    if (r.time_us[k] > 0 && (best < 0 || r.time_us[k] < r.time_us[best]))
+      best = static_cast<int>(k);
+  return best;
+}
+
+RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
+                                   const RowOrderTrainOptions& o, nlohmann::json* report) {
+  std::vector<RowOrderRecord> records;
+  for (const auto& r : all)
+    if (usable(r)) records.push_back(r);
+  // Matrices, not records, are split: both N of a matrix fall on one side.
+  std::map<std::string, std::int64_t> nnz_of;
+  for (const auto& r : records) nnz_of[r.matrix] = r.nnz;
+  if (nnz_of.size() < 4)
+    throw Error("row-order training: " + std::to_string(nnz_of.size()) +
+                " matrices with the original order measured; at least 4 are needed");
+  std::vector<SplitItem> items;
+  for (const auto& [name, nnz] : nnz_of) items.push_back({name, nnz, ""});
+  SplitOptions so;
+  so.test_fraction = o.test_fraction;
+  so.seed = o.seed;
+  const auto split = split_matrices(items, so);
+  std::map<std::string, bool> is_test;
+  for (std::size_t i = 0; i < items.size(); ++i) is_test[items[i].fingerprint] = split.test[i];
+
+  std::vector<const RowOrderRecord*> train, test;
+  for (const auto& r : records) (is_test[r.matrix] ? test : train).push_back(&r);
+  // Class weights: inverse to the frequency of each sample's best order among the training
+  // samples, scaled so they average 1.
+  std::vector<int> best_count(order_count(), 0);
+  for (const auto* r : train) ++best_count[best_order(*r)];
+  std::vector<double> class_weight(order_count(), 0.0);
+  int classes_seen = 0;
+  for (int c : best_count) classes_seen += c > 0;
+  for (std::size_t k = 0; k < order_count(); ++k)
+    if (best_count[k] > 0)
+      class_weight[k] = o.class_weights ? static_cast<double>(train.size()) /
+                                              (classes_seen * static_cast<double>(best_count[k]))
+                                        : 1.0;
+
+  RowOrderModel m;
+  m.boosters_.assign(order_count(), "");
+  for (std::size_t k = 0; k < order_count(); ++k) {
+    std::vector<std::vector<double>> x;
+    std::vector<double> y, w;
+    for (const auto* r : train)
+      if (r->time_us[k] > 0) {
+        x.push_back(row_order_inputs(r->features, r->n));
+        y.push_back(std::log(r->time_us[k] / r->time_us[0]));
+        w.push_back(class_weight[best_order(*r)]);
+      }
+    if (x.empty()) continue;  // never measured: never predicted
+    XgbRegressor reg(o.xgb);
+    reg.fit(x, y, w);
+    m.boosters_[k] = reg.save();
+  }
+  // The direct classifier over the orders that were ever best.
+  for (std::size_t k = 0; k < order_count(); ++k)
+    if (best_count[k] > 0) m.classifier_orders_.push_back(static_cast<int>(k));
+  if (m.classifier_orders_.size() >= 2) {
+    std::vector<std::vector<double>> x;
+    std::vector<int> y;
+    std::vector<double> w;
+    for (const auto* r : train) {
+      const int b = best_order(*r);
+      x.push_back(row_order_inputs(r->features, r->n));
+      y.push_back(
+          static_cast<int>(std::find(m.classifier_orders_.begin(), m.classifier_orders_.end(), b) -
+                           m.classifier_orders_.begin()));
+      w.push_back(class_weight[b]);
+    }
+    XgbClassifier cls(static_cast<int>(m.classifier_orders_.size()), o.xgb);
+    cls.fit(x, y, w);
+    m.classifier_ = cls.save();
+    m.classifier_classes_ = static_cast<int>(m.classifier_orders_.size());
+  }
+
+  // Evaluation: speed-ups over the original order, geometric means over the records.
+  auto evaluate = [&](const std::vector<const RowOrderRecord*>& set) {
+    std::vector<double> oracle, picked, classified;
+    std::vector<std::vector<double>> per_order(order_count());
+    int exact = 0, within10 = 0, class_exact = 0;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto* r : set) {
+      const int best = best_order(*r), pick = m.predict(r->features, r->n);
+      const int cls = m.classify(r->features, r->n);
+      const double t0 = r->time_us[0], tb = r->time_us[best];
+      oracle.push_back(t0 / tb);
+      picked.push_back(t0 / time_of(*r, pick));
+      classified.push_back(t0 / time_of(*r, cls));
+      for (std::size_t k = 0; k < order_count(); ++k)
+        per_order[k].push_back(t0 / time_of(*r, static_cast<int>(k)));
+      exact += pick == best;
+      class_exact += cls == best;
+      within10 += time_of(*r, pick) <= 1.1 * tb;
+      rows.push_back({{"matrix", r->matrix},
+                      {"n", r->n},
+                      {"nnz", r->nnz},
+                      {"best", order_name(best)},
+                      {"predicted", order_name(pick)},
+                      {"classified", order_name(cls)},
+                      {"original_us", t0},
+                      {"best_us", tb},
+                      {"predicted_us", time_of(*r, pick)},
+                      {"classified_us", time_of(*r, cls)}});
+    }
+    const double go = geomean(oracle), gp = geomean(picked), gc = geomean(classified);
+    nlohmann::json fixed_json = nlohmann::json::object();
+    for (std::size_t k = 0; k < order_count(); ++k)
+      fixed_json[order_name(k)] = geomean(per_order[k]);
+    auto gain_share = [go](double g) { return go > 1.0 ? (g - 1.0) / (go - 1.0) : 1.0; };
+    const auto n = static_cast<double>(std::max<std::size_t>(set.size(), 1));
+    return nlohmann::json{{"records", set.size()},
+                          {"oracle_speedup", go},
+                          {"predicted_speedup", gp},
+                          {"classified_speedup", gc},
+                          {"predicted_share_of_oracle", go > 0 ? gp / go : 0.0},
+                          {"classified_share_of_oracle", go > 0 ? gc / go : 0.0},
+                          {"predicted_share_of_oracle_gain", gain_share(gp)},
+                          {"classified_share_of_oracle_gain", gain_share(gc)},
+                          {"predicted_exact", exact / n},
+                          {"classified_exact", class_exact / n},
+                          {"predicted_within_10pct", within10 / n},
+                          {"each_order_speedup", fixed_json},
+                          {"rows", rows}};
+  };
+  nlohmann::json best_counts = nlohmann::json::object();
+  for (std::size_t k = 0; k < order_count(); ++k) best_counts[order_name(k)] = best_count[k];
+  std::vector<std::string> test_names;
+  for (const auto& [name, t] : is_test)
+    if (t) test_names.push_back(name);
+  m.file_.model = kRowOrderName;
+  m.file_.kind = "xgboost-regressor-per-order";
+  m.file_.target = "log(time / the original order's time), one regressor per order";
+  m.file_.op = "spmm";
+  m.file_.features = row_order_model_inputs();
+  m.file_.booster = std::string(kRowOrderName) + ".xgb.json";
+  m.file_.training_set = {{"records", records.size()},
+                          {"matrices", nnz_of.size()},
+                          {"train_records", train.size()},
+                          {"test_records", test.size()},
+                          {"best_order_counts_train", best_counts},
+                          {"class_weights", o.class_weights}};
+  m.file_.split = split.description;
+  m.file_.split["test"] = test_names;
+  m.file_.options = {{"test_fraction", o.test_fraction},
+                     {"seed", o.seed},
+                     {"rounds", o.xgb.rounds},
+                     {"max_depth", o.xgb.max_depth},
+                     {"eta", o.xgb.eta}};
+  if (report) {
+    *report = {{"split", m.file_.split},
+               {"training_set", m.file_.training_set},
+               {"train", evaluate(train)},
+               {"test", evaluate(test)}};
+    m.file_.training_set["test_figures"] = (*report)["test"];
+    m.file_.training_set["test_figures"].erase("rows");
+  }
+  return m;
+}
+
+std::vector<double> RowOrderModel::predict_log_ratio(const std::vector<double>& features,
+                                                     std::int64_t n) const {
+  const auto x = row_order_inputs(features, n);
+  std::vector<double> out(order_count(), std::numeric_limits<double>::infinity());
+  out[0] = 0.0;  // the original order against itself
+  for (std::size_t k = 1; k < order_count(); ++k) {
+    if (boosters_[k].empty()) continue;
+    const auto reg = XgbRegressor::load(boosters_[k], x.size(), "row-order model");
+    out[k] = reg.predict({x})[0];
+  }
+  return out;
+}
+
+int RowOrderModel::predict(const std::vector<double>& features, std::int64_t n) const {
+  const auto p = predict_log_ratio(features, n);
+  return static_cast<int>(std::min_element(p.begin(), p.end()) - p.begin());
+}
+
+int RowOrderModel::classify(const std::vector<double>& features, std::int64_t n) const {
+  if (classifier_.empty()) return classifier_orders_.empty() ? 0 : classifier_orders_[0];
+  const auto x = row_order_inputs(features, n);
+  const auto c = XgbClassifier::load(classifier_, classifier_classes_, x.size(), "row-order model");
+  return classifier_orders_.at(static_cast<std::size_t>(c.predict({x})[0]));
+}
+
+std::vector<std::string> RowOrderModel::write(const std::string& dir, ModelFile file) const {
+  file.model = kRowOrderName;
+  file.kind = file_.kind;
+  file.target = file_.target;
+  file.op = file_.op;
+  file.features = file_.features;
+  file.booster = file_.booster;
+  file.training_set = file_.training_set;
+  file.split = file_.split;
+  file.options = file_.options;
+  nlohmann::json boosters = {{"orders", nlohmann::json::array()},
+                             {"regressors", nlohmann::json::object()}};
+  for (std::size_t k = 0; k < order_count(); ++k) {
+    boosters["orders"].push_back(order_name(k));
+    if (!boosters_[k].empty())
+      boosters["regressors"][order_name(k)] = nlohmann::json::parse(boosters_[k]);
+  }
+  if (!classifier_.empty()) {
+    nlohmann::json orders = nlohmann::json::array();
+    for (int k : classifier_orders_) orders.push_back(order_name(static_cast<std::size_t>(k)));
+    boosters["classifier"] = {{"orders", orders}, {"model", nlohmann::json::parse(classifier_)}};
+  }
+  io::StagedFolder staged(dir);
+  std::vector<std::string> paths = {
+      staged.add(file.model + ".json", file.to_json().dump(2) + "\n")};
+  paths.push_back(staged.add(file.booster, boosters.dump() + "\n"));
+  staged.commit();
+  return paths;
+}
+
+RowOrderModel RowOrderModel::read(const std::string& description_path) {
+  RowOrderModel m;
+  m.file_ = read_model_file(description_path);
+  if (const auto why = stale_reason(m.file_, kRowOrderName, row_order_model_inputs()); !why.empty())
+    throw Error(description_path + ": stale model: " + why);
+  if (m.file_.kind != "xgboost-regressor-per-order")
+    throw Error(description_path + ": field 'kind' must be \"xgboost-regressor-per-order\"");
+  const auto path =
+      (std::filesystem::path(description_path).parent_path() / m.file_.booster).string();
+  const auto j = nlohmann::json::parse(io::read_file(path), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("orders") || !j["orders"].is_array() ||
+      !j.contains("regressors") || !j["regressors"].is_object())
+    throw Error(path + ": not a row-order booster file (fields 'orders' and 'regressors')");
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < order_count(); ++k) names.push_back(order_name(k));
+  if (j["orders"] != nlohmann::json(names))
+    throw Error(path + ": field 'orders' lists other orders than this program's (stale model)");
+  const auto width = row_order_model_inputs().size();
+  m.boosters_.assign(order_count(), "");
+  for (std::size_t k = 0; k < order_count(); ++k)
+    if (j["regressors"].contains(names[k])) {
+      m.boosters_[k] = j["regressors"][names[k]].dump();
+      XgbRegressor::load(m.boosters_[k], width, path + ": regressor '" + names[k] + "'");
+    }
+  if (j.contains("classifier")) {
+    const auto& c = j["classifier"];
+    if (!c.is_object() || !c.contains("orders") || !c.contains("model") || !c["orders"].is_array())
+      throw Error(path + ": field 'classifier' needs 'orders' and 'model'");
+    for (const auto& o : c["orders"]) {
+      const auto it =
+          std::find(names.begin(), names.end(), o.is_string() ? o.get<std::string>() : "");
+      if (it == names.end()) throw Error(path + ": classifier order " + o.dump() + " is unknown");
+      m.classifier_orders_.push_back(static_cast<int>(it - names.begin()));
+    }
+    m.classifier_ = c["model"].dump();
+    m.classifier_classes_ = static_cast<int>(m.classifier_orders_.size());
+    XgbClassifier::load(m.classifier_, m.classifier_classes_, width, path + ": classifier");
+  }
+  return m;
+}
+
+std::optional<RowOrderModel> RowOrderModel::find(const std::string& dir, const std::string& arch,
+                                                 std::string* why) {
+  const auto path = model_path(dir, arch, kRowOrderName);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    if (why) *why = "no " + std::string(kRowOrderName) + " model for " + arch + " (" + path + ")";
+    return std::nullopt;
+  }
+  try {
+    return read(path);
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace sparsetune::models

@@ -1,0 +1,83 @@
+#pragma once
+// The row-permutation predictor of Mehrabi et al. (ISPASS'21, §V) for output-stationary SpMM:
+// from the 24 features of Table II (features::permutation_features) and N, an XGBoost regression
+// of each order's log time relative to the original order's (so one matrix's times share a
+// scale), the order with the lowest prediction chosen; samples weighted inversely to the
+// frequency of their best order, as the paper weighs its classes. A direct classifier on the same
+// inputs is trained beside it for comparison. Shipped as configs/models/<arch>/row-order.json
+// (the description, models/model_file.hpp) and row-order.xgb.json (the boosters).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/model_file.hpp"
+#include "models/xgb_regressor.hpp"
+
+namespace sparsetune::models {
+
+inline constexpr const char* kRowOrderName = "row-order";
+
+// One matrix at one N, every order timed.
+struct RowOrderRecord {
+  std::string matrix;
+  std::int64_t rows = 0, cols = 0, nnz = 0, n = 0;
+  std::vector<double> features;  // permutation_features' values, in row_order_feature_names order
+  std::vector<double> time_us;   // per order of row_orders::all_orders(); < 0: not measured
+  std::vector<double> order_ms;  // per order: computing the permutation on the host
+  std::string notes;             // why an order has no time
+};
+
+// "permutation.<name>" for the 24 features; the model adds "log2_n".
+std::vector<std::string> row_order_feature_names();
+std::vector<std::string> row_order_model_inputs();
+std::vector<double> row_order_inputs(const std::vector<double>& features, std::int64_t n);
+
+// The CSV: matrix,rows,cols,nnz,n, the features, t_<order>..., ms_<order>..., notes.
+std::string row_order_csv(const std::vector<RowOrderRecord>& records);
+// Throws Error naming PATH:LINE and the column at fault ('#' lines are comments).
+std::vector<RowOrderRecord> read_row_order_csv(const std::string& path);
+
+// The fastest measured order of a record (-1: none measured; the original must be measured for
+// a record to be used in training).
+int best_order(const RowOrderRecord& r);
+
+struct RowOrderTrainOptions {
+  double test_fraction = 0.25;  // of the matrices, stratified by nnz quantile
+  std::uint64_t seed = 1;
+  bool class_weights = true;  // weigh samples inversely to their best order's frequency
+  XgbOptions xgb;
+};
+
+class RowOrderModel {
+ public:
+  // Trains on the records of the training matrices and evaluates on the held-out ones;
+  // `report` receives the split and the figures (oracle, predicted and classified speed-ups
+  // over the original order, their share of the oracle's gain, exact-pick accuracy).
+  static RowOrderModel train(const std::vector<RowOrderRecord>& records,
+                             const RowOrderTrainOptions& o, nlohmann::json* report);
+
+  // Predicted log(time / original time) of every order; the pick is the lowest.
+  std::vector<double> predict_log_ratio(const std::vector<double>& features, std::int64_t n) const;
+  int predict(const std::vector<double>& features, std::int64_t n) const;
+  // The direct classifier's pick.
+  int classify(const std::vector<double>& features, std::int64_t n) const;
+
+  // Writes row-order.json and row-order.xgb.json into `dir` (together); returns the paths.
+  std::vector<std::string> write(const std::string& dir, ModelFile file) const;
+  static RowOrderModel read(const std::string& description_path);
+  // The shipped model of `arch` under `dir`, or nothing with `why` saying so.
+  static std::optional<RowOrderModel> find(const std::string& dir, const std::string& arch,
+                                           std::string* why);
+  const ModelFile& file() const { return file_; }
+
+ private:
+  ModelFile file_;
+  std::vector<std::string> boosters_;  // per order: a regressor in XGBoost's JSON ("": none)
+  std::string classifier_;             // XGBoost JSON of the classifier ("": none)
+  int classifier_classes_ = 0;
+  std::vector<int> classifier_orders_;  // class index -> order
+};
+
+}  // namespace sparsetune::models

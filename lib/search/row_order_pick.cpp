@@ -1,0 +1,46 @@
+#include "search/row_order_pick.hpp"
+
+#include <chrono>
+
+#include "core/row_orders.hpp"
+#include "features/matrix_features.hpp"
+#include "models/row_order_model.hpp"
+#include "search/learned_evaluator.hpp"
+
+namespace sparsetune::search {
+
+nlohmann::json RowOrderPick::to_json() const {
+  const auto& orders = row_orders::all_orders();
+  nlohmann::json j = {{"order", row_orders::name(orders.at(static_cast<std::size_t>(order)))},
+                      {"by", by},
+                      {"ms", pick_ms}};
+  if (!why_not.empty()) j["why_not_predicted"] = why_not;
+  if (classified >= 0)
+    j["classifier_pick"] = row_orders::name(orders.at(static_cast<std::size_t>(classified)));
+  return j;
+}
+
+RowOrderPick predict_row_order(const Csr64& a, std::int64_t n, bool learned,
+                               const std::string& models_dir, const std::string& arch) {
+  RowOrderPick p;
+  p.by = "default (LPT)";
+  if (!learned) {
+    p.why_not = "learned models are off";
+    return p;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto model = models::RowOrderModel::find(
+      models_dir.empty() ? default_models_dir() : models_dir, arch, &p.why_not);
+  if (!model) return p;
+  std::vector<double> feats;
+  for (const auto& f : features::permutation_features(a)) feats.push_back(f.value);
+  p.order = model->predict(feats, n);
+  p.classified = model->classify(feats, n);
+  p.by = "the row-order model (" + arch + ")";
+  p.why_not.clear();
+  p.pick_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+}  // namespace sparsetune::search

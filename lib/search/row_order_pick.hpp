@@ -1,0 +1,25 @@
+#pragma once
+// The row order `tune --op spmm` tries the warp-per-row SpMM graph under first: the shipped
+// row-order model's pick for this matrix and N (models/row_order_model.hpp), or LPT when no
+// current model is shipped for the architecture (or learned models are off).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/matrix.hpp"
+
+namespace sparsetune::search {
+
+struct RowOrderPick {
+  int order = 4;        // index into row_orders::all_orders()
+  std::string by;       // "row-order model (sm_90)" or "default"
+  std::string why_not;  // why no model picked it ("" when one did)
+  int classified = -1;  // the model's direct classifier's pick (-1: none)
+  double pick_ms = 0;   // features and prediction
+  nlohmann::json to_json() const;
+};
+
+RowOrderPick predict_row_order(const Csr64& a, std::int64_t n, bool learned,
+                               const std::string& models_dir, const std::string& arch);
+
+}  // namespace sparsetune::search

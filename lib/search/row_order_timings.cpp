@@ -1,0 +1,96 @@
+#include "search/row_order_timings.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/row_orders.hpp"
+#include "features/matrix_features.hpp"
+#include "graph/spmm_graph.hpp"
+#include "search/config.hpp"
+#include "search/gpu_evaluator.hpp"
+#include "search/tune.hpp"
+
+namespace sparsetune::search {
+
+graph::Graph row_order_kernel(const std::string& graphs_dir, std::int64_t n) {
+  const auto dir = graphs_dir.empty() ? default_graphs_dir() : graphs_dir;
+  return spmm_seed(graph::read_graph(dir + "/csr-vector.json"), n);
+}
+
+namespace {
+
+// Host milliseconds of each order for the kernel's warps, computed on all cores at once (the
+// Hamming orders dominate and are independent).
+std::vector<double> order_costs(const Csr64& a, int warps) {
+  const auto& orders = row_orders::all_orders();
+  std::vector<double> ms(orders.size(), 0.0);
+  row_orders::Options opt;
+  opt.warps = warps;
+  std::vector<std::thread> pool;
+  const std::size_t width = std::max(1u, std::thread::hardware_concurrency());
+  for (std::size_t first = 0; first < orders.size(); first += width) {
+    for (std::size_t k = first; k < std::min(orders.size(), first + width); ++k)
+      pool.emplace_back([&, k] {
+        const auto t0 = std::chrono::steady_clock::now();
+        (void)row_orders::row_order(a, orders[k], opt);
+        ms[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+      });
+    for (auto& t : pool) t.join();
+    pool.clear();
+  }
+  return ms;
+}
+
+}  // namespace
+
+std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,
+                                                    const RowOrderTimingOptions& o) {
+  if (o.n.empty()) throw Error("row-orders collect: no N given");
+  for (auto n : o.n)
+    if (n < 1 || n > 1024) throw Error("row-orders collect: N must be 1 to 1024");
+  if (o.dtype != "f32" && o.dtype != "f64")
+    throw Error("row-orders collect: --dtype must be f32 or f64");
+  if (a.nnz() == 0) throw Error(label + ": the matrix has no non-zeros");
+  const auto names = models::row_order_feature_names();
+  std::vector<double> feats;
+  for (const auto& f : features::permutation_features(a)) feats.push_back(f.value);
+  const auto& orders = row_orders::all_orders();
+  std::vector<double> costs;
+  std::vector<models::RowOrderRecord> out;
+  for (const auto n : o.n) {
+    const auto kernel = row_order_kernel(o.graphs_dir, n);
+    std::vector<Candidate> batch;
+    for (std::size_t k = 0; k < orders.size(); ++k) {
+      Candidate c;
+      c.graph = graph::with_row_order(kernel, static_cast<int>(k));
+      c.origin = "row-order";
+      batch.push_back(std::move(c));
+    }
+    if (costs.empty()) costs = order_costs(a, batch[0].graph.ops[0].params.at("warps").get<int>());
+    GpuEvaluator gpu(a, o.dtype, o.launch, o.timeout_s, o.runs, n);
+    std::string why;
+    if (!gpu.open(&why)) throw Error("row-orders collect needs a GPU: " + why);
+    const auto ev = gpu.evaluate(batch);
+    models::RowOrderRecord r;
+    r.matrix = label;
+    r.rows = a.rows;
+    r.cols = a.cols;
+    r.nnz = a.nnz();
+    r.n = n;
+    r.features = feats;
+    r.order_ms = costs;
+    for (std::size_t k = 0; k < orders.size(); ++k) {
+      const bool ok = k < ev.size() && ev[k].ok && ev[k].measured;
+      r.time_us.push_back(ok ? ev[k].time_us : -1.0);
+      if (!ok)
+        r.notes += (r.notes.empty() ? "" : "; ") + row_orders::name(orders[k]) + ": " +
+                   (k < ev.size() ? ev[k].failure : std::string("not run"));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace sparsetune::search

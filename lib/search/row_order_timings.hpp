@@ -1,0 +1,36 @@
+#pragma once
+// The row-permutation predictor's labels measured (Mehrabi et al., ISPASS'21, §V): one matrix's
+// output-stationary SpMM (the shipped warp-per-row graph, csr-vector, as SpMM) timed on the GPU
+// under each of the eleven row orders (the original and the ten permutations), at each N asked,
+// every run verified against the fp64 reference. Beside each time, the order's own cost: the
+// milliseconds the permutation takes on the host. `sparsetune row-orders collect` writes the
+// records as the CSV that `row-orders train` reads.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+#include "graph/graph.hpp"
+#include "models/row_order_model.hpp"
+#include "runtime/worker.hpp"
+
+namespace sparsetune::search {
+
+struct RowOrderTimingOptions {
+  std::vector<std::int64_t> n = {32, 128};  // columns of B
+  std::string dtype = "f32";
+  int runs = 20;           // timed runs per order (median, L2 flushed)
+  std::string graphs_dir;  // the warp-per-row graph csr-vector.json ("": the shipped one)
+  double timeout_s = 120;  // per order
+  runtime::WorkerLaunch launch = runtime::self_worker_launch();
+};
+
+// The kernel the orders are timed under: csr-vector as SpMM with N's column tile.
+graph::Graph row_order_kernel(const std::string& graphs_dir, std::int64_t n);
+
+// One record per N. Throws Error without a GPU (naming why) or for bad options; an order that
+// fails to design, compile or verify has time -1 and its reason in the record's notes.
+std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,
+                                                    const RowOrderTimingOptions& o);
+
+}  // namespace sparsetune::search
