@@ -26,7 +26,7 @@ TEST_CASE("kernel.h of an SpTV format has a pipelined run from host memory", "[c
   std::vector<graph::SliceFormat> formats = {graph::SliceFormat::CSR,   graph::SliceFormat::COO,
                                              graph::SliceFormat::HYB,   graph::SliceFormat::ELL,
                                              graph::SliceFormat::Dense, graph::SliceFormat::CSR};
-  const auto b = graph::sptv_batched_graph(formats, graph::slice_entries(m), 2, 2);
+  const auto b = graph::sptv_batched_graph(formats, graph::slice_stats(m), 2, 2);
   codegen::EmitOptions eo;
   eo.design = graph::sptv_design_options(m, "f32");
   eo.sptv = graph::sptv_slices(m, formats);
