@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SpTV on a GPU (issue: the benchmark of docs/benchmarks.md): the shared tensors and generated
 # tensors of 10^7 and 10^8 entries with skewed slices, every mode; the baselines (`bench --op
-# sptv`: element-wise COO with atomics, cuSPARSE on the unfolding) beside `tune --op sptv`
-# (HTF device-resident, and Alg. 1's pipeline from pinned host memory with the model's and the
-# measured best stream counts).
+# sptv`: element-wise COO with atomics, cuSPARSE on the unfolding, each device-resident and with
+# transfers: H2D of its arrays and v, the kernel, D2H of y) beside `tune --op sptv` (HTF
+# device-resident, and Alg. 1's pipeline from pinned host memory, timed at the measured best
+# stream count and at the model's). The table gives both settings' speed-ups.
 #
 # usage: scripts/bench-sptv.sh run SPARSETUNE [OUT]   one JSON pair per tensor and mode in OUT
 #        scripts/bench-sptv.sh table OUT              the Markdown table of what OUT holds
@@ -40,13 +41,16 @@ case "${1:-}" in
       done
     done ;;
   table)
-    out=${2:?usage: $0 table OUT}
+    out=$(cd "$OLDPWD" && realpath -m "${2:?usage: $0 table OUT}")  # relative to the caller
     python3 - "$out" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
-print("| tensor | mode | COO-atomic ms | unfolded cuSPARSE ms | HTF ms | vs best baseline | "
-      "pipeline ms (best n) | model n | measured best n |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("Device-resident (kernels only) and with transfers (H2D of the arrays and v, the kernels, "
+      "D2H of y; HTF: Alg. 1's pipeline from pinned memory), ms.\n")
+print("| tensor | mode | COO-atomic | unfolded cuSPARSE | HTF | vs best baseline | "
+      "COO-atomic +T | cuSPARSE +T | pipeline, best n | vs best baseline +T | "
+      "model n | pipeline, model n |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for tune in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
     stem = tune[: -len(".tune.json")]
     name, mode = os.path.basename(stem).rsplit(".m", 1)
@@ -55,19 +59,26 @@ for tune in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
         b = json.load(open(stem + ".bench.json"))
     except (OSError, ValueError):
         continue
-    base = {r["name"]: r["time_ms"]["median"] for r in b.get("results", [])
-            if r.get("verified") and "time_ms" in r}
-    coo = base.get("coo-atomic")
-    cus = min([v for k, v in base.items() if k.startswith("unfold")], default=None)
+    ok = [r for r in b.get("results", []) if r.get("verified") and "time_ms" in r]
+    base = {r["name"]: r["time_ms"]["median"] for r in ok}
+    base_t = {r["name"]: r["with_transfers_ms"]["median"] for r in ok
+              if isinstance(r.get("with_transfers_ms"), dict)}
+    unfold = lambda d: min([v for k, v in d.items() if k.startswith("unfold")], default=None)
+    coo, cus = base.get("coo-atomic"), unfold(base)
+    coo_t, cus_t = base_t.get("coo-atomic"), unfold(base_t)
     g = t.get("gpu", {})
     htf = g.get("time_ms", {}).get("median")
     best = min([v for v in (coo, cus) if v], default=None)
+    best_t = min([v for v in (coo_t, cus_t) if v], default=None)
     p = g.get("pipeline", {})
+    pipe = p.get("best_measured_ms") or None
     model_n = "/".join(str(r["streams"]) for r in p.get("model", {}).get("formats", []))
+    model_ms = p.get("model_run", {}).get("time_ms") or None
     f = lambda v: "—" if v is None else f"{v:.3f}"
-    print(f"| {name} | {mode} | {f(coo)} | {f(cus)} | {f(htf)} | "
-          f"{'—' if not (htf and best) else f'{best / htf:.2f}x'} | "
-          f"{f(p.get('best_measured_ms'))} | {model_n or '—'} | {p.get('best_measured_streams', '—')} |")
+    x = lambda num, den: "—" if not (num and den) else f"{num / den:.2f}x"
+    print(f"| {name} | {mode} | {f(coo)} | {f(cus)} | {f(htf)} | {x(best, htf)} | "
+          f"{f(coo_t)} | {f(cus_t)} | {f(pipe)} ({p.get('best_measured_streams', '—')}) | "
+          f"{x(best_t, pipe)} | {model_n or '—'} | {f(model_ms)} |")
 PY
     ;;
   *) echo "usage: $0 run SPARSETUNE [OUT] | table OUT" >&2; exit 2 ;;

@@ -34,10 +34,20 @@ class BlockOp final : public Operator {
   }
   std::vector<ParamSpec> params() const override {
     switch (cut_) {
-      case Cut::Row:
-        return {{"rows", ParamType::Int, 1, 1, 1 << 30, "rows per block"},
-                {"max_nnz", ParamType::Int, 0, 0, 1 << 30,
-                 "if > 0: pack whole rows while the block holds at most this many non-zeros"}};
+      case Cut::Row: {
+        std::vector<ParamSpec> v = {
+            {"rows", ParamType::Int, 1, 1, 1 << 30, "rows per block"},
+            {"max_nnz", ParamType::Int, 0, 0, 1 << 30,
+             "if > 0: pack whole rows while the block holds at most this many non-zeros"}};
+        if (level_ == Level::BMT) {
+          v.push_back({"lanes", ParamType::Int, 1, 1, 32,
+                       "threads sharing each row (rows = 1): a row's entries split among them"});
+          v.push_back({"interleave", ParamType::Bool, false, 0, 0,
+                       "with lanes > 1: lane j takes the row's entries j, j+lanes, ... "
+                       "(coalesced), else a run of ceil(len/lanes) consecutive entries"});
+        }
+        return v;
+      }
       case Cut::Col:
         return {{"cols", ParamType::Int, 64, 1, 4.0e18, "columns per tile"}};
       case Cut::Nnz: {
@@ -64,6 +74,9 @@ class BlockOp final : public Operator {
     if (cut_ == Cut::Nnz && p.at("count_rows").get<bool>() && level_ == Level::BMT &&
         p.at("interleave").get<bool>())
       return "count_rows and interleave exclude each other";
+    if (cut_ == Cut::Row && level_ == Level::BMT && iparam(p, "lanes") > 1 &&
+        (iparam(p, "rows") != 1 || iparam(p, "max_nnz") != 0))
+      return "lanes > 1 needs rows = 1 and max_nnz = 0 (the lanes share one row)";
     return "";
   }
   void advance(GraphState& s, const nlohmann::json& p) const override {
@@ -71,8 +84,7 @@ class BlockOp final : public Operator {
     s.blocked[l] = true;
     s.finest = std::max(s.finest, l);
     if (level_ == Level::BMTB) s.bmtb_kind = cut_name(cut_);
-    if (level_ == Level::BMT && cut_ == Cut::Nnz && p.at("interleave").get<bool>())
-      s.bmt_strided = true;
+    if (level_ == Level::BMT && strided(p)) s.bmt_strided = true;
   }
   std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
     const auto spans = parent_spans(part, level_);
@@ -97,18 +109,54 @@ class BlockOp final : public Operator {
     }
     part.blocks[static_cast<int>(level_)] = std::move(out);
     part.defined[static_cast<int>(level_)] = true;
-    if (level_ == Level::BMT && cut_ == Cut::Nnz && p.at("interleave").get<bool>())
-      part.bmt_strided = true;
+    if (level_ == Level::BMT && strided(p)) part.bmt_strided = true;
     return {};
   }
 
  private:
+  // Threads whose entries are not contiguous: they cannot be padded afterwards.
+  bool strided(const nlohmann::json& p) const {
+    if (cut_ == Cut::Nnz) return p.at("interleave").get<bool>();
+    return cut_ == Cut::Row && iparam(p, "lanes") > 1 && p.at("interleave").get<bool>();
+  }
+
+  // A row of entries [k, e) shared by `lanes` threads: strided (lane j: j, j+lanes, ...) so that
+  // a round's lanes read consecutive entries, or in runs that BMT_PAD can pad and interleave.
+  static void cut_lanes(std::int64_t r, std::int64_t k, std::int64_t e, std::int64_t lanes,
+                        bool interleave, std::vector<Block>& out) {
+    const std::int64_t len = e - k, run = (len + lanes - 1) / lanes;
+    for (std::int64_t j = 0; j < lanes; ++j) {
+      Block b;
+      if (interleave) {
+        b.size = len > j ? (len - j + lanes - 1) / lanes : 0;
+        b.first = b.begin = std::min(k + j, e);
+        b.stride = lanes;
+        b.end = b.size > 0 ? b.first + (b.size - 1) * lanes + 1 : b.first;
+      } else {
+        b.begin = k + std::min(len, j * run);
+        b.end = k + std::min(len, (j + 1) * run);
+      }
+      cover_row(b, r);
+      out.push_back(b);
+    }
+  }
+
   // Entries [b, e) of the span, walked row by row (the stream is sorted by row here).
   static void cut_rows(const Part& part, const Span& sp, const nlohmann::json& p,
                        std::vector<Block>& out) {
     if (sp.row_lo < 0) return;
     const std::int64_t per = iparam(p, "rows"), max_nnz = iparam(p, "max_nnz");
+    const std::int64_t lanes = p.contains("lanes") ? iparam(p, "lanes") : 1;
     std::int64_t k = sp.begin;
+    if (lanes > 1) {
+      for (std::int64_t r = sp.row_lo; r <= sp.row_hi; ++r) {
+        std::int64_t e = k;
+        while (e < sp.end && part.nz[e].row == r) ++e;
+        cut_lanes(r, k, e, lanes, p.at("interleave").get<bool>(), out);
+        k = e;
+      }
+      return;
+    }
     Block cur;
     bool open = false;
     std::int64_t rows_in = 0;

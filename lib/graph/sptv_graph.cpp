@@ -28,46 +28,108 @@ std::optional<SliceFormat> slice_format_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width) {
+int slice_lanes(double mean_fiber) {
+  if (!(mean_fiber >= 2.0)) return 1;
+  int g = 2;
+  while (g < 32 && 2.0 * g <= mean_fiber) g *= 2;
+  return g;
+}
+
+namespace {
+// G lanes per row, coalesced: strided lanes (CSR, Dense) or runs padded and stored column-major
+// (ELL); WARP_BITMAP_RED sums each group of G lanes, as every round holds 32 / G whole rows.
+std::vector<OpNode> vector_ops(int lanes, bool padded) {
   const nlohmann::json pad = {{"to_max", true}, {"interleave", true}};
+  std::vector<OpNode> ops = {node("COMPRESS")};
+  if (lanes <= 1) {
+    if (padded) ops.push_back(node("BMW_ROW_BLOCK", {{"rows", 32}}));
+    ops.push_back(node("BMT_ROW_BLOCK", {{"rows", 1}}));
+    if (padded) ops.push_back(node("BMT_PAD", pad));
+    ops.push_back(node("THREAD_TOTAL_RED"));
+    return ops;
+  }
+  ops.push_back(node("BMW_ROW_BLOCK", {{"rows", 32 / lanes}}));
+  // A warp per row without padding: the threads are implied (strided, derived by the Optimizer).
+  if (padded || lanes < 32)
+    ops.push_back(node("BMT_ROW_BLOCK", {{"rows", 1}, {"lanes", lanes}, {"interleave", !padded}}));
+  if (padded) ops.push_back(node("BMT_PAD", pad));
+  ops.push_back(node("THREAD_TOTAL_RED"));
+  ops.push_back(node(lanes == 32 ? "WARP_TOTAL_RED" : "WARP_BITMAP_RED"));
+  return ops;
+}
+
+int pow2_lanes(int lanes) {
+  if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0)
+    throw Error("sptv graph: lanes per fiber must be a power of two from 1 to 32, not " +
+                std::to_string(lanes));
+  return lanes;
+}
+}  // namespace
+
+std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width, int lanes) {
+  lanes = pow2_lanes(lanes);
   switch (f) {
     case SliceFormat::CSR:
-      return {node("COMPRESS"), node("BMT_ROW_BLOCK", {{"rows", 1}}), node("THREAD_TOTAL_RED")};
+      return vector_ops(lanes, false);
     case SliceFormat::COO:
       return coo_ops();
     case SliceFormat::ELL:
-      return {node("COMPRESS"), node("BMW_ROW_BLOCK", {{"rows", 32}}),
-              node("BMT_ROW_BLOCK", {{"rows", 1}}), node("BMT_PAD", pad), node("THREAD_TOTAL_RED")};
+      return vector_ops(lanes, true);
     case SliceFormat::HYB: {
       OpNode split = node("HYB_SPLIT", {{"width", hyb_width}});
-      split.branches = {{node("COMPRESS"), node("BMT_ROW_BLOCK", {{"rows", 1}}),
-                         node("BMT_PAD", pad), node("THREAD_TOTAL_RED")},
-                        coo_ops()};
+      split.branches = {vector_ops(lanes, true), coo_ops()};
       return {split};
     }
-    case SliceFormat::Dense:
-      return {node("DENSE_FILL"), node("COMPRESS"), node("BMT_ROW_BLOCK", {{"rows", 1}}),
-              node("BMT_PAD", pad), node("THREAD_TOTAL_RED")};
+    case SliceFormat::Dense: {
+      auto ops = vector_ops(lanes, false);
+      ops.insert(ops.begin(), node("DENSE_FILL"));
+      return ops;
+    }
   }
   throw Error("unknown slice format");
 }
 
-Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const std::vector<bool>& nonempty,
+SliceStats slice_stats(const SptvMatrix& m) {
+  SliceStats s;
+  s.nnz = slice_entries(m);
+  s.fibers.assign(m.slices, 0);
+  for (auto sl : m.row_slice) ++s.fibers[sl];
+  s.width = m.a.cols;
+  return s;
+}
+
+int part_lanes(SliceFormat f, const SliceStats& s, const std::vector<std::int64_t>& slices,
+               int hyb_width) {
+  if (f == SliceFormat::COO) return 1;
+  std::int64_t nnz = 0, fibers = 0;
+  for (auto sl : slices) nnz += s.nnz.at(sl), fibers += s.fibers.at(sl);
+  if (fibers == 0) return 1;
+  double mean = static_cast<double>(nnz) / static_cast<double>(fibers);
+  if (f == SliceFormat::HYB) mean = std::min(mean, static_cast<double>(hyb_width));
+  if (f == SliceFormat::Dense) mean = static_cast<double>(s.width);
+  return slice_lanes(mean);
+}
+
+Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const SliceStats& stats,
                  int hyb_width) {
-  if (format_of_slice.size() != nonempty.size())
+  if (format_of_slice.size() != stats.nnz.size() || stats.fibers.size() != stats.nnz.size())
     throw Error("sptv graph: one format per slice expected");
-  std::vector<int> part_of(kSliceFormats, -1);
+  std::vector<std::vector<std::int64_t>> slices_of(kSliceFormats);
   for (std::size_t s = 0; s < format_of_slice.size(); ++s)
-    if (nonempty[s]) part_of[static_cast<int>(format_of_slice[s])] = 0;
+    if (stats.nnz[s] > 0 || stats.fibers[s] > 0)
+      slices_of[static_cast<int>(format_of_slice[s])].push_back(static_cast<std::int64_t>(s));
+  std::vector<int> part_of(kSliceFormats, -1);
   Graph g;
   g.name = "htf";
   g.op = "sptv";
   OpNode div = node("SLICE_DIV");
   int parts = 0;
   for (int f = 0; f < kSliceFormats; ++f)
-    if (part_of[f] == 0) {
+    if (!slices_of[f].empty()) {
+      const auto fmt = static_cast<SliceFormat>(f);
       part_of[f] = parts++;
-      div.branches.push_back(slice_format_ops(static_cast<SliceFormat>(f), hyb_width));
+      div.branches.push_back(
+          slice_format_ops(fmt, hyb_width, part_lanes(fmt, stats, slices_of[f], hyb_width)));
     }
   if (parts == 0) {  // no entries at all: one CSR part holds the (empty) view
     part_of[0] = parts++;
@@ -76,7 +138,7 @@ Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const std::vec
   nlohmann::json assign = nlohmann::json::array();
   for (std::size_t s = 0; s < format_of_slice.size(); ++s) {
     const int p = part_of[static_cast<int>(format_of_slice[s])];
-    assign.push_back(nonempty[s] && p >= 0 ? p : 0);
+    assign.push_back(p >= 0 ? p : 0);
   }
   div.params = {{"count", parts}, {"assign", assign}};
   g.ops.push_back(std::move(div));
@@ -85,16 +147,16 @@ Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const std::vec
 }
 
 BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
-                                const std::vector<std::int64_t>& slice_nnz, int hyb_width,
-                                int batches) {
-  if (format_of_slice.size() != slice_nnz.size())
+                                const SliceStats& stats, int hyb_width, int batches) {
+  const auto& slice_nnz = stats.nnz;
+  if (format_of_slice.size() != slice_nnz.size() || stats.fibers.size() != slice_nnz.size())
     throw Error("sptv graph: one format and one entry count per slice expected");
   if (batches < 1) throw Error("sptv graph: at least one batch per format");
   BatchedGraph out;
   out.branches.resize(kSliceFormats);
   std::vector<std::int64_t> part_of_slice(format_of_slice.size(), 0);
-  OpNode div = node("SLICE_DIV");
-  int parts = 0;
+  std::vector<std::vector<std::int64_t>> slices_of_part;
+  std::vector<SliceFormat> format_of_part;
   for (int f = 0; f < kSliceFormats; ++f) {
     std::int64_t total = 0, count = 0;
     for (std::size_t s = 0; s < slice_nnz.size(); ++s)
@@ -110,14 +172,22 @@ BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
       const std::int64_t wanted = std::min(k - 1, seen * k / total);
       if (batch < 0 || wanted > batch || count - index == k - (batch + 1)) {
         ++batch;
-        out.branches[f].push_back(parts++);
-        div.branches.push_back(slice_format_ops(static_cast<SliceFormat>(f), hyb_width));
+        out.branches[f].push_back(static_cast<int>(slices_of_part.size()));
+        slices_of_part.emplace_back();
+        format_of_part.push_back(static_cast<SliceFormat>(f));
       }
       part_of_slice[s] = out.branches[f].back();
+      slices_of_part.back().push_back(static_cast<std::int64_t>(s));
       seen += slice_nnz[s];
       ++index;
     }
   }
+  OpNode div = node("SLICE_DIV");
+  for (std::size_t p = 0; p < slices_of_part.size(); ++p)
+    div.branches.push_back(
+        slice_format_ops(format_of_part[p], hyb_width,
+                         part_lanes(format_of_part[p], stats, slices_of_part[p], hyb_width)));
+  int parts = static_cast<int>(slices_of_part.size());
   if (parts == 0) {  // no entries at all: one CSR part holds the (empty) view
     out.branches[0].push_back(parts++);
     div.branches.push_back(slice_format_ops(SliceFormat::CSR, hyb_width));

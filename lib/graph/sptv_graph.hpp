@@ -20,33 +20,55 @@ inline constexpr int kSliceFormats = 5;
 const char* slice_format_name(SliceFormat f);
 std::optional<SliceFormat> slice_format_from_name(const std::string& name);
 
-// The sub-graph of a part holding the slices of one format:
-//   CSR    COMPRESS > BMT_ROW_BLOCK(rows=1) > THREAD_TOTAL_RED              (a thread per fiber)
+// Lanes per fiber: 1 (a thread walks its fiber) below a mean of 2 stored entries per fiber, else
+// the largest power of two not above the mean, at most 32 (adaptive vector CSR: every lane of a
+// group has an entry on average, and a fiber takes one to two loads per lane).
+int slice_lanes(double mean_fiber);
+
+// The sub-graph of a part holding the slices of one format, `lanes` threads per fiber (G):
+//   CSR    COMPRESS > BMW_ROW_BLOCK(rows=32/G) > BMT_ROW_BLOCK(rows=1, lanes=G, interleave)
+//          > THREAD_TOTAL_RED > WARP_BITMAP_RED        (vector CSR: a group of G lanes per fiber)
+//          G = 32: COMPRESS > BMW_ROW_BLOCK(rows=1) > THREAD_TOTAL_RED > WARP_TOTAL_RED
+//          G = 1:  COMPRESS > BMT_ROW_BLOCK(rows=1) > THREAD_TOTAL_RED
 //   COO    COMPRESS > BMT_NNZ_BLOCK(nnz=4) > THREAD_BITMAP_RED > WARP_SEG_RED > GMEM_ATOM_RED
-//   ELL    COMPRESS > BMW_ROW_BLOCK(rows=32) > BMT_ROW_BLOCK(rows=1) > BMT_PAD(to_max, interleave)
-//          > THREAD_TOTAL_RED   (padded per 32 fibers, so one long fiber costs its warp only)
-//   HYB    HYB_SPLIT(width=H) [ ELL of width H | COO tail ]
-//   Dense  DENSE_FILL > COMPRESS > BMT_ROW_BLOCK(rows=1) > BMT_PAD(to_max, interleave)
-//          > THREAD_TOTAL_RED   (a GEMV: the column array is computed, only values stored)
-std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width = 4);
+//   ELL    COMPRESS > BMW_ROW_BLOCK(rows=32/G) > BMT_ROW_BLOCK(rows=1, lanes=G)
+//          > BMT_PAD(to_max, interleave) > THREAD_TOTAL_RED [> WARP_BITMAP_RED, or
+//          WARP_TOTAL_RED for G = 32]   (padded per warp, column-major: each load is one
+//          coalesced run of 32 slots)
+//   HYB    HYB_SPLIT(width=H) [ ELL of width H, G lanes | COO tail ]
+//   Dense  DENSE_FILL > COMPRESS > then as CSR (a GEMV: every fiber is a full row; the column
+//          array and, for G = 32, the thread arrays are computed, only values stored)
+std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width = 4, int lanes = 1);
+
+// Per slice of the view: entries and fibers (empty slices hold 0), and the width of a Dense
+// fiber (the size of the multiplied mode). The sub-graphs' lanes come from these.
+struct SliceStats {
+  std::vector<std::int64_t> nnz, fibers;
+  std::int64_t width = 0;
+};
+SliceStats slice_stats(const SptvMatrix& m);
+
+// Lanes for a part holding `slices` of format f: slice_lanes of the mean stored fiber (entries
+// per fiber; at most H for HYB's ELL part; the width for Dense).
+int part_lanes(SliceFormat f, const SliceStats& s, const std::vector<std::int64_t>& slices,
+               int hyb_width);
 
 // The graph for one format per slice (`format_of_slice` has one entry per index of the slice
 // mode; empty slices may hold any format): SLICE_DIV over the formats non-empty slices use, in
-// the order CSR, COO, ELL, HYB, Dense. `nonempty` marks the slices that hold entries. Validated.
-Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const std::vector<bool>& nonempty,
+// the order CSR, COO, ELL, HYB, Dense, each part's lanes from `stats`. Validated.
+Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const SliceStats& stats,
                  int hyb_width = 4);
 
 // Alg. 1's slice subsets: each format's slices cut into up to `batches` runs of consecutive
 // slices holding about equal entries, every run a SLICE_DIV part of its own (one stream batch:
-// its arrays, copied to the device on one stream, and its kernels). `slice_nnz` has one entry
-// per slice (0 when empty). branches[f] lists the SLICE_DIV branches of format f, in order.
+// its arrays, copied to the device on one stream, and its kernels) with lanes from its own slices.
+// branches[f] lists the SLICE_DIV branches of format f, in order.
 struct BatchedGraph {
   Graph graph;
   std::vector<std::vector<int>> branches;  // per format (kSliceFormats lists)
 };
 BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
-                                const std::vector<std::int64_t>& slice_nnz, int hyb_width,
-                                int batches);
+                                const SliceStats& stats, int hyb_width, int batches);
 
 // Entries of each slice of the view, empty slices included.
 std::vector<std::int64_t> slice_entries(const SptvMatrix& m);

@@ -162,6 +162,17 @@ BaselineResult baseline_from_json(const nlohmann::json& j, double bandwidth_gbs)
   }
   if (j.contains("warm")) r.warm = warm_from_json(j["warm"], bandwidth_gbs);
   r.preprocess_ms = j.value("preprocess_ms", -1.0);
+  if (j.contains("with_transfers_ms") && j["with_transfers_ms"].is_object()) {
+    const auto& t = j["with_transfers_ms"];
+    r.with_transfers_ms.median = t.value("median", 0.0);
+    r.with_transfers_ms.min = t.value("min", 0.0);
+    r.with_transfers_ms.max = t.value("max", 0.0);
+    r.with_transfers_ms.q1 = t.value("q1", 0.0);
+    r.with_transfers_ms.q3 = t.value("q3", 0.0);
+    r.with_transfers_ms.count = t.value("runs", std::int64_t{0});
+    r.h2d_bytes = t.value("h2d_bytes", std::int64_t{0});
+    r.d2h_bytes = t.value("d2h_bytes", std::int64_t{0});
+  }
   r.gflops = j.value("gflops", 0.0);
   r.gbs = j.value("gbs", 0.0);
   r.bandwidth_fraction = bandwidth_gbs > 0 ? r.gbs / bandwidth_gbs : 0.0;
@@ -240,6 +251,15 @@ nlohmann::json to_json(const BenchReport& r) {
                       {"max", b.time_ms.max},       {"q1", b.time_ms.q1},
                       {"q3", b.time_ms.q3},         {"runs", b.time_ms.count}};
       if (b.preprocess_ms >= 0) e["preprocess_ms"] = b.preprocess_ms;
+      if (b.with_transfers_ms.count > 0)
+        e["with_transfers_ms"] = {{"median", b.with_transfers_ms.median},
+                                  {"min", b.with_transfers_ms.min},
+                                  {"max", b.with_transfers_ms.max},
+                                  {"q1", b.with_transfers_ms.q1},
+                                  {"q3", b.with_transfers_ms.q3},
+                                  {"runs", b.with_transfers_ms.count},
+                                  {"h2d_bytes", b.h2d_bytes},
+                                  {"d2h_bytes", b.d2h_bytes}};
       e["gflops"] = b.gflops;
       e["gbs"] = b.gbs;
       e["bandwidth_fraction"] = b.bandwidth_fraction;

@@ -61,6 +61,10 @@ struct BaselineResult {
   Stats time_ms;    // L2 flushed before each run: the time every ranking and speedup uses
   WarmResult warm;  // back-to-back runs, no flush
   double preprocess_ms = -1.0;  // one timed preprocess call; -1 when the baseline has none
+  // SpTV: H2D of the baseline's arrays and v from pinned memory, the op, D2H of y (count 0: not
+  // measured), the paper's setting, to compare with HTF's pipeline.
+  Stats with_transfers_ms;
+  std::int64_t h2d_bytes = 0, d2h_bytes = 0;  // what those runs copied
   double gflops = 0.0, gbs = 0.0;
   double bandwidth_fraction = 0.0;  // gbs / measured device bandwidth
   std::string note;                 // format details, or why it failed or was left out

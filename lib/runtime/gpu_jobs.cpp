@@ -247,6 +247,9 @@ struct Holder {
   std::vector<cusparseSpMatDescr_t> sp;
   std::vector<cusparseDnVecDescr_t> vec;
   std::vector<cusparseDnMatDescr_t> mat;
+  // SpTV's baselines are also timed with transfers: then every upload keeps its host bytes.
+  bool keep_uploads = false;
+  std::vector<std::pair<const DeviceMem*, std::vector<char>>> uploads;
   ~Holder() {
     for (auto d : sp) cusparseDestroySpMat(d);
     for (auto d : vec) cusparseDestroyDnVec(d);
@@ -261,6 +264,10 @@ struct Holder {
   void* upload(const std::vector<T>& v) {
     void* p = alloc(v.size() * sizeof(T));
     mem.back().upload(v.data(), v.size() * sizeof(T));
+    if (keep_uploads) {
+      const auto* bytes = reinterpret_cast<const char*>(v.data());
+      uploads.emplace_back(&mem.back(), std::vector<char>(bytes, bytes + v.size() * sizeof(T)));
+    }
     return p;
   }
   void* upload_bytes(const std::vector<char>& v) { return upload(v); }
@@ -451,6 +458,56 @@ nlohmann::json finish(Context& c, Problem& p, const std::function<void()>& op, c
   return j;
 }
 
+// Page-locked host memory: asynchronous copies at full PCIe/NVLink speed, as HTF's pipeline has.
+class Pinned {
+ public:
+  explicit Pinned(std::size_t bytes) : bytes_(std::max<std::size_t>(bytes, 1)) {
+    SPARSETUNE_CUDA(cudaHostAlloc(&p_, bytes_, cudaHostAllocDefault));
+  }
+  ~Pinned() {
+    if (p_) cudaFreeHost(p_);
+  }
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+  char* get() const { return static_cast<char*>(p_); }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// The paper's setting for SpTV: every array the baseline uploaded (the tensor's or the
+// unfolding's arrays and v) copied from pinned host memory, the op, and y copied back, all on
+// the stream between two events; 2 warm-up runs, then `runs` timed ones.
+nlohmann::json time_with_transfers(Context& c, const Holder& h, const DeviceMem& y,
+                                   std::size_t y_bytes, const std::function<void()>& op, int runs) {
+  std::vector<std::unique_ptr<Pinned>> host;
+  std::size_t h2d = 0;
+  for (const auto& [dev, bytes] : h.uploads) {
+    host.push_back(std::make_unique<Pinned>(bytes.size()));
+    std::memcpy(host.back()->get(), bytes.data(), bytes.size());
+    h2d += bytes.size();
+  }
+  Pinned out(y_bytes);
+  auto run = [&] {
+    for (std::size_t i = 0; i < h.uploads.size(); ++i)
+      if (!h.uploads[i].second.empty())
+        SPARSETUNE_CUDA(cudaMemcpyAsync(h.uploads[i].first->get(), host[i]->get(),
+                                        h.uploads[i].second.size(), cudaMemcpyHostToDevice,
+                                        c.stream));
+    op();
+    if (y_bytes)
+      SPARSETUNE_CUDA(
+          cudaMemcpyAsync(out.get(), y.get(), y_bytes, cudaMemcpyDeviceToHost, c.stream));
+  };
+  for (int i = 0; i < 2; ++i) c.time_once(run);
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) ms.push_back(c.time_once(run));
+  const Stats s = summarize(ms);
+  return {{"median", s.median}, {"min", s.min},    {"max", s.max},     {"q1", s.q1},
+          {"q3", s.q3},         {"runs", s.count}, {"h2d_bytes", h2d}, {"d2h_bytes", y_bytes}};
+}
+
 OpCost cost_of(const Problem& p, std::int64_t n) {
   const int vb = dtype_bytes(p.dtype);
   if (p.op == "sptv") return sptv_cost(p.order, p.a.nnz(), p.mode_dim, p.a.rows, 4, vb);
@@ -490,7 +547,10 @@ nlohmann::json run_spmv(Context& c, Problem& p, Holder& h, const Sparse& s, cusp
     ymem.download(raw.data(), raw.size());
     return unpack(raw.data(), p.a.rows, t);
   };
-  return finish(c, p, op, ymem, result, p.reference(1), cost_of(p, 1), runs, pre, s.note);
+  auto j = finish(c, p, op, ymem, result, p.reference(1), cost_of(p, 1), runs, pre, s.note);
+  if (p.op == "sptv" && j.value("verified", false))
+    j["with_transfers_ms"] = time_with_transfers(c, h, ymem, p.a.rows * vb, op, runs);
+  return j;
 }
 
 nlohmann::json run_spmm_layout(Context& c, Problem& p, Holder& h, const Sparse& s,
@@ -565,6 +625,7 @@ nlohmann::json run_coo_atomic(Context& c, Problem& p, int runs) {
   if (p.sptv_cubin.empty()) throw Error("no compiled COO atomic kernel was handed over");
   Module m(p.sptv_cubin);
   Holder h;
+  h.keep_uploads = true;
   const DType t = p.dtype;
   const int vb = dtype_bytes(t);
   void* fiber = h.upload(p.fiber_of);
@@ -588,14 +649,18 @@ nlohmann::json run_coo_atomic(Context& c, Problem& p, int runs) {
     ymem.download(raw.data(), raw.size());
     return unpack(raw.data(), p.a.rows, t);
   };
-  return finish(c, p, op, ymem, result, p.reference(1), cost_of(p, 1), runs, -1.0,
-                "one thread per non-zero, atomicAdd");
+  auto j = finish(c, p, op, ymem, result, p.reference(1), cost_of(p, 1), runs, -1.0,
+                  "one thread per non-zero, atomicAdd");
+  if (j.value("verified", false))
+    j["with_transfers_ms"] = time_with_transfers(c, h, ymem, p.a.rows * vb, op, runs);
+  return j;
 }
 
 nlohmann::json run_named(Context& c, Problem& p, const std::string& name, std::int64_t n,
                          int runs) {
   auto spmv = [&](const std::function<Sparse(Holder&)>& make, cusparseSpMVAlg_t alg) {
     Holder h;
+    h.keep_uploads = p.op == "sptv";
     return run_spmv(c, p, h, make(h), alg, runs);
   };
   auto csr = [&](Holder& h) { return make_csr(h, p); };

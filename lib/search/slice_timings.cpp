@@ -135,7 +135,14 @@ SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_w
   g.name = std::string("slices-") + graph::slice_format_name(fmt);
   g.op = "sptv";
   graph::OpNode div{"SLICE_DIV", {{"count", r.parts}, {"assign", r.part_of_slice}}, {}};
-  for (int p = 0; p < r.parts; ++p) div.branches.push_back(graph::slice_format_ops(fmt, hyb_width));
+  // Each sampled slice's lanes from its own fibers, as a part of its slices alone would get.
+  const auto stats = graph::slice_stats(r.view);
+  std::vector<std::vector<std::int64_t>> slices_of(r.parts);
+  for (std::size_t s = 0; s < r.part_of_slice.size(); ++s)
+    slices_of.at(r.part_of_slice[s]).push_back(static_cast<std::int64_t>(s));
+  for (int p = 0; p < r.parts; ++p)
+    div.branches.push_back(graph::slice_format_ops(
+        fmt, hyb_width, graph::part_lanes(fmt, stats, slices_of[p], hyb_width)));
   g.ops.push_back(std::move(div));
   graph::validate(g, "slice timing graph");
   const std::vector<graph::SliceFormat> format_of(r.view.slices, fmt);

@@ -200,7 +200,7 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
                                           over->d2h_gbs, 0.0, over->lambda_us, &ct, max_streams)}};
 
   // Alg. 1 on a design whose formats are cut into up to 16 batches each.
-  const auto batched = graph::sptv_batched_graph(in.format_of_slice, graph::slice_entries(in.view),
+  const auto batched = graph::sptv_batched_graph(in.format_of_slice, graph::slice_stats(in.view),
                                                  in.hyb_width, max_streams);
   codegen::EmitOptions eo;
   eo.design = graph::sptv_design_options(in.view, in.dtype);

@@ -96,8 +96,8 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (o.batches < 1 || o.batches > 64) throw Error("tune --op sptv: --batches must be 1 to 64");
   graph::Graph g =
       o.batches == 1
-          ? graph::sptv_graph(format_of, graph::nonempty_slices(m), h)
-          : graph::sptv_batched_graph(format_of, graph::slice_entries(m), h, o.batches).graph;
+          ? graph::sptv_graph(format_of, graph::slice_stats(m), h)
+          : graph::sptv_batched_graph(format_of, graph::slice_stats(m), h, o.batches).graph;
   g.name = "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode);
   codegen::EmitOptions eo;
   eo.design = graph::sptv_design_options(m, o.dtype);

@@ -5,7 +5,10 @@
 
 #include "codegen/emit.hpp"
 #include "codegen_test_util.hpp"
+#include "core/reference.hpp"
 #include "core/sptv_matrix.hpp"
+#include "graph/graph.hpp"
+#include "graph/interpreter.hpp"
 #include "graph/sptv_graph.hpp"
 #include "test_support.hpp"
 
@@ -26,7 +29,7 @@ TEST_CASE("kernel.h of an SpTV format has a pipelined run from host memory", "[c
   std::vector<graph::SliceFormat> formats = {graph::SliceFormat::CSR,   graph::SliceFormat::COO,
                                              graph::SliceFormat::HYB,   graph::SliceFormat::ELL,
                                              graph::SliceFormat::Dense, graph::SliceFormat::CSR};
-  const auto b = graph::sptv_batched_graph(formats, graph::slice_entries(m), 2, 2);
+  const auto b = graph::sptv_batched_graph(formats, graph::slice_stats(m), 2, 2);
   codegen::EmitOptions eo;
   eo.design = graph::sptv_design_options(m, "f32");
   eo.sptv = graph::sptv_slices(m, formats);
@@ -57,4 +60,58 @@ TEST_CASE("kernel.h of an SpTV format has a pipelined run from host memory", "[c
   std::ifstream log(dir.path / "nvcc.log");
   INFO(std::string(std::istreambuf_iterator<char>(log), std::istreambuf_iterator<char>()));
   CHECK(rc == 0);
+}
+
+TEST_CASE("Slice sub-graphs of every format and lane count compile under NVRTC for sm_90",
+          "[codegen][sptv]") {
+  // Fibers of 1 to 40 entries along mode 2 (size 48), slices along mode 0, one of them empty.
+  SparseTensor t;
+  t.dims = {4, 30, 48};
+  t.idx.resize(3);
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 30; ++j)
+      for (std::int64_t k = 0; k < (i == 2 ? 0 : 1 + (j * 7 + i) % 40); ++k) {
+        t.idx[0].push_back(i), t.idx[1].push_back(j), t.idx[2].push_back(k);
+        t.val.push_back(0.5 + static_cast<double>(k % 5));
+      }
+  const auto m = sptv_matrix(t, 2, 0);
+  std::vector<double> v(48);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.25 + 0.125 * static_cast<double>(i % 7);
+  const auto ref = sptv_reference(t, 2, v).val;
+  std::vector<runtime::CompileJob> jobs;
+  for (int f = 0; f < graph::kSliceFormats; ++f)
+    for (int lanes : {1, 2, 4, 8, 16, 32})
+      for (const char* dtype : {"f64", "f32"}) {
+        const auto fmt = static_cast<graph::SliceFormat>(f);
+        graph::Graph g;
+        g.name = std::string("slices-") + graph::slice_format_name(fmt);
+        g.op = "sptv";
+        g.ops.push_back({"SLICE_DIV",
+                         {{"count", 1}, {"assign", std::vector<std::int64_t>(m.slices, 0)}},
+                         {graph::slice_format_ops(fmt, 4, lanes)}});
+        graph::validate(g, "slice compile test");
+        codegen::EmitOptions eo;
+        eo.design = graph::sptv_design_options(m, dtype);
+        eo.sptv = graph::sptv_slices(m, std::vector<graph::SliceFormat>(m.slices, fmt));
+        const auto e = codegen::generate(g, m.a, eo);
+        // The optimized format (arrays replaced by formulas, derived threads) still computes Y.
+        INFO(graph::slice_format_name(fmt) << ", " << lanes << " lanes, " << dtype);
+        REQUIRE(relative_l2_error(graph::interpret(e.format, v), ref) <
+                (std::string(dtype) == "f64" ? 1e-12 : 1e-5));
+        if (lanes > 1 && lanes < 32 && fmt != graph::SliceFormat::COO)
+          CHECK(e.kernels.source.find("WARP_BITMAP_RED") != std::string::npos);
+        if (lanes == 32 && fmt != graph::SliceFormat::COO && fmt != graph::SliceFormat::HYB)
+          CHECK(e.kernels.source.find("WARP_TOTAL_RED") != std::string::npos);
+        jobs.push_back({g.name + "-" + std::to_string(lanes) + "-" + dtype, e.kernels.source});
+      }
+  // And the graph tune builds from the slices' statistics, with mixed formats.
+  std::vector<graph::SliceFormat> mixed = {graph::SliceFormat::CSR, graph::SliceFormat::ELL,
+                                           graph::SliceFormat::COO, graph::SliceFormat::Dense};
+  codegen::EmitOptions eo;
+  eo.design = graph::sptv_design_options(m, "f32");
+  eo.sptv = graph::sptv_slices(m, mixed);
+  jobs.push_back(
+      {"htf-mixed", codegen::generate(graph::sptv_graph(mixed, graph::slice_stats(m), 4), m.a, eo)
+                        .kernels.source});
+  test::require_all_compile(jobs);
 }

@@ -4,6 +4,7 @@
 #include "graph/sptv_graph.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <random>
 
@@ -53,7 +54,7 @@ std::vector<double> ir_sptv(const SparseTensor& t, int mode, const std::vector<d
                             const std::vector<SliceFormat>& formats, int slice_mode = -1,
                             int hyb_width = 2) {
   const auto m = sptv_matrix(t, mode, slice_mode);
-  const auto g = sptv_graph(formats, nonempty_slices(m), hyb_width);
+  const auto g = sptv_graph(formats, slice_stats(m), hyb_width);
   Format f = design(g, m.a, sptv_design_options(m, "f64"));
   f.sptv = sptv_slices(m, formats);
   return interpret(f, v);
@@ -120,7 +121,7 @@ TEST_CASE("SLICE_DIV puts each slice whole into its format's part", "[graph][spt
   const auto t = paper_tensor();
   const auto m = sptv_matrix(t, 1, 0);  // three slices along mode 0, two fibers each
   const std::vector<SliceFormat> f = {SliceFormat::ELL, SliceFormat::CSR, SliceFormat::ELL};
-  const auto g = sptv_graph(f, nonempty_slices(m));
+  const auto g = sptv_graph(f, slice_stats(m));
   const auto set = apply_graph(g, m.a, 16.0, sptv_design_options(m, "f64").slices);
   REQUIRE(set.parts.size() == 2);                                           // CSR, then ELL
   CHECK(set.parts[0].origin_row == std::vector<std::int64_t>{2, 3});        // slice 1
@@ -192,7 +193,7 @@ TEST_CASE("SpTV alpha and beta follow SpMV's contract", "[graph][sptv]") {
   const auto m = sptv_matrix(t, 1);
   for (auto fmt : {SliceFormat::CSR, SliceFormat::COO}) {  // a store-only and an adding format
     const auto formats = uniform(m.slices, fmt);
-    Format f = design(sptv_graph(formats, nonempty_slices(m)), m.a, sptv_design_options(m, "f64"));
+    Format f = design(sptv_graph(formats, slice_stats(m)), m.a, sptv_design_options(m, "f64"));
     std::vector<double> y = {1, 2, 3, 4, 5, 6};
     interpret(f, v, 2.0, -1.0, y);
     CHECK(y == std::vector<double>{259, 238, 297, 276, 335, 314});
@@ -203,7 +204,7 @@ TEST_CASE("SpTV formats keep HTF's slice table through the format binary", "[gra
   const auto t = paper_tensor();
   const auto m = sptv_matrix(t, 1, 0);
   const std::vector<SliceFormat> formats = {SliceFormat::Dense, SliceFormat::HYB, SliceFormat::COO};
-  Format f = design(sptv_graph(formats, nonempty_slices(m)), m.a, sptv_design_options(m, "f32"));
+  Format f = design(sptv_graph(formats, slice_stats(m)), m.a, sptv_design_options(m, "f32"));
   f.sptv = sptv_slices(m, formats);
   const auto back = from_safetensors(to_safetensors(f, "test"), "mem");
   CHECK(back.op == "sptv");
@@ -223,11 +224,11 @@ TEST_CASE("SpTV formats keep HTF's slice table through the format binary", "[gra
 }
 
 TEST_CASE("SLICE_DIV and DENSE_FILL serve SpTV graphs only", "[graph][sptv]") {
-  Graph g = sptv_graph({SliceFormat::CSR, SliceFormat::Dense}, {true, true});
+  Graph g = sptv_graph({SliceFormat::CSR, SliceFormat::Dense}, SliceStats{{1, 1}, {1, 1}, 4});
   g.op = "spmv";
   REQUIRE_THROWS_WITH(validate(g), Catch::Contains("serves op sptv only"));
   SECTION("without a tensor's slices the design is refused") {
-    Graph s = sptv_graph({SliceFormat::CSR}, {true});
+    Graph s = sptv_graph({SliceFormat::CSR}, SliceStats{{1}, {1}, 1});
     Csr64 a;
     a.rows = 1;
     a.cols = 1;
@@ -275,7 +276,7 @@ TEST_CASE("Alg. 1's stream batches: each format's slices in runs of about equal 
   const auto ref = sptv_reference(t, 2, v).val;
   for (int batches : {1, 3, 8, 64}) {
     INFO(batches << " batches");
-    const auto b = sptv_batched_graph(formats, nnz, 2, batches);
+    const auto b = sptv_batched_graph(formats, slice_stats(m), 2, batches);
     int parts = 0;
     for (int f = 0; f < kSliceFormats; ++f) {
       int slices = 0;
@@ -287,5 +288,165 @@ TEST_CASE("Alg. 1's stream batches: each format's slices in runs of about equal 
     CHECK(b.graph.ops[0].branches.size() == static_cast<std::size_t>(parts));
     const Format f = design(b.graph, m.a, sptv_design_options(m, "f64"));
     REQUIRE(relative_l2_error(interpret(f, v), ref) < 1e-12);
+  }
+}
+
+namespace {
+
+// Slices of every shape the lanes must handle (sliced along mode 0, fibers along mode 2 of size
+// 70): long fibers (> 32 entries, one of 70), a one-entry slice, an empty slice, fibers of one
+// entry, fibers of exactly 33, and random short ones.
+SparseTensor lanes_tensor() {
+  std::mt19937_64 rng(31);
+  std::vector<std::pair<std::vector<std::int64_t>, double>> e;
+  const auto val = [&] { return (rng() % 200) / 50.0 - 2.0 + 0.001; };
+  for (std::int64_t k = 0; k < 70; ++k) e.push_back({{0, 1, k}, val()});     // 70 entries
+  for (std::int64_t k = 0; k < 45; k += 1) e.push_back({{0, 7, k}, val()});  // 45 entries
+  for (int n = 0; n < 60; ++n)
+    e.push_back(
+        {{0, 2 + static_cast<std::int64_t>(rng() % 5), static_cast<std::int64_t>(rng() % 70)},
+         val()});
+  e.push_back({{1, 4, 9}, 3.5});                                                     // one entry
+  for (std::int64_t j = 0; j < 50; ++j) e.push_back({{3, j, (j * 7) % 70}, val()});  // length 1
+  for (std::int64_t j = 0; j < 5; ++j)
+    for (std::int64_t k = 0; k < 33; ++k) e.push_back({{4, 3 * j, 2 * k}, val()});  // 33 each
+  for (int n = 0; n < 300; ++n)
+    e.push_back(
+        {{5, static_cast<std::int64_t>(rng() % 50), static_cast<std::int64_t>(rng() % 70)}, val()});
+  return make_tensor({6, 50, 70}, e);  // slice 2 stays empty
+}
+
+// One SLICE_DIV part holding every slice in format `fmt` with `lanes` threads per fiber.
+Graph forced_lanes_graph(const SptvMatrix& m, SliceFormat fmt, int lanes, int hyb_width) {
+  Graph g;
+  g.name = "lanes";
+  g.op = "sptv";
+  OpNode div{"SLICE_DIV",
+             {{"count", 1}, {"assign", std::vector<std::int64_t>(m.slices, 0)}},
+             {slice_format_ops(fmt, hyb_width, lanes)}};
+  g.ops.push_back(std::move(div));
+  validate(g, "lanes test");
+  return g;
+}
+
+std::vector<double> sptv_alpha_beta(const SparseTensor& t, int mode, const std::vector<double>& v,
+                                    double alpha, double beta, std::vector<double> y) {
+  const auto ref = sptv_reference(t, mode, v).val;
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = alpha * ref[i] + beta * y[i];
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("Lanes per fiber follow the mean fiber length in powers of two", "[graph][sptv]") {
+  CHECK(slice_lanes(0.0) == 1);
+  CHECK(slice_lanes(1.0) == 1);
+  CHECK(slice_lanes(1.99) == 1);
+  CHECK(slice_lanes(2.0) == 2);
+  CHECK(slice_lanes(3.9) == 2);
+  CHECK(slice_lanes(4.0) == 4);
+  CHECK(slice_lanes(15.0) == 8);
+  CHECK(slice_lanes(31.9) == 16);
+  CHECK(slice_lanes(32.0) == 32);
+  CHECK(slice_lanes(5000.0) == 32);
+  CHECK(slice_lanes(std::nan("")) == 1);
+  REQUIRE_THROWS_WITH(slice_format_ops(SliceFormat::CSR, 4, 3), Catch::Contains("power of two"));
+  REQUIRE_THROWS_WITH(slice_format_ops(SliceFormat::CSR, 4, 64), Catch::Contains("power of two"));
+
+  const auto m = sptv_matrix(lanes_tensor(), 2, 0);
+  const auto s = slice_stats(m);
+  CHECK(s.width == 70);
+  CHECK(s.nnz[2] == 0);
+  CHECK(s.fibers[1] == 1);
+  CHECK(s.fibers[3] == 50);
+  CHECK(part_lanes(SliceFormat::CSR, s, {3}, 4) == 1);   // fibers of one entry: a thread each
+  CHECK(part_lanes(SliceFormat::CSR, s, {4}, 4) == 32);  // 33 entries: a warp
+  CHECK(part_lanes(SliceFormat::ELL, s, {4}, 4) == 32);
+  CHECK(part_lanes(SliceFormat::HYB, s, {4}, 4) == 4);     // the ELL part is 4 wide
+  CHECK(part_lanes(SliceFormat::Dense, s, {1}, 4) == 32);  // a full row of 70
+  CHECK(part_lanes(SliceFormat::COO, s, {4}, 4) == 1);
+  CHECK(part_lanes(SliceFormat::CSR, s, {2}, 4) == 1);  // empty
+
+  SECTION("sptv_graph gives each format's part the lanes of its own slices") {
+    std::vector<SliceFormat> f(m.slices, SliceFormat::COO);
+    f[3] = SliceFormat::CSR;  // short fibers
+    f[4] = SliceFormat::ELL;  // 33 entries each
+    const auto g = sptv_graph(f, s, 4);
+    const auto& b = g.ops.at(0).branches;
+    REQUIRE(b.size() == 3);  // CSR, COO, ELL
+    CHECK(b[0].back().op == "THREAD_TOTAL_RED");
+    CHECK(b[0].size() == 3);  // COMPRESS > BMT_ROW_BLOCK > THREAD_TOTAL_RED
+    CHECK(b[2].back().op == "WARP_TOTAL_RED");
+    CHECK(b[2][1].params.at("rows") == 1);
+  }
+}
+
+TEST_CASE("Every slice format with every lane count matches the fp64 reference", "[graph][sptv]") {
+  struct Case {
+    std::string name;
+    SparseTensor t;
+    int mode, slice_mode;
+  };
+  std::vector<Case> cases = {
+      {"skewed slices", lanes_tensor(), 2, 0},
+      {"skewed slices, fibers along mode 1", lanes_tensor(), 1, 0},
+      {"a mode of size 1 multiplied",
+       make_tensor({4, 1, 3}, {{{0, 0, 0}, 2.0}, {{3, 0, 2}, -1.0}, {{3, 0, 0}, 4.0}}), 1, 0},
+      {"a mode of size 1 sliced",
+       make_tensor({4, 1, 3}, {{{0, 0, 0}, 2.0}, {{3, 0, 2}, -1.0}, {{3, 0, 0}, 4.0}}), 0, 1},
+      {"one entry", make_tensor({3, 2, 5}, {{{2, 1, 4}, -1.25}}), 2, 0},
+  };
+  const int hyb_width = 4;
+  for (const auto& c : cases)
+    for (int f = 0; f < kSliceFormats; ++f)
+      for (int lanes : {1, 2, 4, 8, 16, 32})
+        for (const char* dtype : {"f64", "f32"}) {
+          const auto fmt = static_cast<SliceFormat>(f);
+          INFO(c.name << ": " << slice_format_name(fmt) << ", " << lanes << " lanes, " << dtype);
+          const auto m = sptv_matrix(c.t, c.mode, c.slice_mode);
+          const auto v = test_v(c.t.dims[c.mode]);
+          Format d = design(forced_lanes_graph(m, fmt, lanes, hyb_width), m.a,
+                            sptv_design_options(m, dtype));
+          const double tol = std::string(dtype) == "f64" ? 1e-12 : 1e-5;
+          const auto ref = sptv_reference(c.t, c.mode, v).val;
+          REQUIRE(relative_l2_error(interpret(d, v), ref) < tol);
+          std::vector<double> y(ref.size());
+          for (std::size_t i = 0; i < y.size(); ++i)
+            y[i] = 1.0 - 0.125 * static_cast<double>(i % 9);
+          const auto want = sptv_alpha_beta(c.t, c.mode, v, 1.5, -0.75, y);
+          interpret(d, v, 1.5, -0.75, y);
+          REQUIRE(relative_l2_error(y, want) < tol);
+          // One thread per fiber and lane; a fiber is written once: CSR, ELL and Dense store.
+          if (fmt != SliceFormat::COO && fmt != SliceFormat::HYB) CHECK(d.store_only);
+          if (lanes > 1 && lanes < 32 && fmt != SliceFormat::COO && m.a.rows > 0) {
+            const auto& p = d.parts.at(0);
+            CHECK(p.n_bmt == lanes * m.a.rows);  // HYB: its ELL part holds every fiber
+            CHECK(p.reductions.back() == "WARP_BITMAP_RED");
+          }
+        }
+}
+
+TEST_CASE("Mixed slice formats with the lanes sptv_graph chooses match the reference",
+          "[graph][sptv]") {
+  const auto t = lanes_tensor();
+  for (int mode : {1, 2}) {
+    const auto m = sptv_matrix(t, mode, 0);
+    const auto v = test_v(t.dims[mode]);
+    const auto ref = sptv_reference(t, mode, v).val;
+    for (std::uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
+      INFO("mode " << mode << ", seed " << seed);
+      const auto formats = mixed(m.slices, seed);
+      for (const char* dtype : {"f64", "f32"}) {
+        Format f =
+            design(sptv_graph(formats, slice_stats(m), 4), m.a, sptv_design_options(m, dtype));
+        REQUIRE(relative_l2_error(interpret(f, v), ref) <
+                (std::string(dtype) == "f64" ? 1e-12 : 1e-5));
+      }
+      for (int batches : {2, 4}) {
+        const auto b = sptv_batched_graph(formats, slice_stats(m), 4, batches);
+        const Format f = design(b.graph, m.a, sptv_design_options(m, "f64"));
+        REQUIRE(relative_l2_error(interpret(f, v), ref) < 1e-12);
+      }
+    }
   }
 }

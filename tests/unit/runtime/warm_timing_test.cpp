@@ -147,3 +147,28 @@ TEST_CASE("slow operations get shorter warm batches", "[runtime][timing]") {
   CHECK(warm_runs_per_batch(3, 0.0, 5) == 3);
   CHECK(warm_runs_per_batch(0, 1.0, 5) == 1);
 }
+
+TEST_CASE("an SpTV baseline's time with transfers reaches the report", "[runtime][sptv]") {
+  auto j = result_json(check_output({1}, {1}, 1e-6), summarize({1.0}), round_cost(), "");
+  j["name"] = "coo-atomic";
+  j["with_transfers_ms"] = {{"median", 3.5}, {"min", 3.0}, {"max", 4.0},        {"q1", 3.25},
+                            {"q3", 3.75},    {"runs", 20}, {"h2d_bytes", 1200}, {"d2h_bytes", 80}};
+  const BaselineResult b = baseline_from_json(j, 10.0);
+  CHECK(b.with_transfers_ms.median == 3.5);
+  CHECK(b.with_transfers_ms.count == 20);
+  CHECK(b.h2d_bytes == 1200);
+  BenchReport rep;
+  rep.op = "sptv";
+  rep.results = {b};
+  const auto out = to_json(rep).at("results").at(0).at("with_transfers_ms");
+  CHECK(out.at("median") == 3.5);
+  CHECK(out.at("q3") == 3.75);
+  CHECK(out.at("runs") == 20);
+  CHECK(out.at("h2d_bytes") == 1200);
+  CHECK(out.at("d2h_bytes") == 80);
+  SECTION("a baseline timed without transfers has no such object") {
+    j.erase("with_transfers_ms");
+    rep.results = {baseline_from_json(j, 10.0)};
+    CHECK_FALSE(to_json(rep).at("results").at(0).contains("with_transfers_ms"));
+  }
+}
