@@ -128,17 +128,23 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
   if (seen.size() != plan.launches.size())
     throw Error("pipeline: some launches belong to no batch");
 
-  // Pinned host copies of every batch array (the user's tensor in page-locked memory).
-  std::map<std::string, PinnedMem> host;
-  for (const auto& g : groups)
-    for (const auto& b : g)
-      for (const auto& name : b.buffers)
-        if (!host.count(name)) {
-          const auto& bytes = plan.buffers.at(name).bytes;
-          PinnedMem m(std::max<std::size_t>(bytes.size(), 1));
-          if (!bytes.empty()) std::memcpy(m.get(), bytes.data(), bytes.size());
-          host.emplace(name, std::move(m));
-        }
+  // Pinned host copies of the batches (the user's tensor in page-locked memory), each batch's
+  // arrays packed as its device arena holds them: one copy moves a whole batch, however many
+  // arrays its formats store (a copy per array would cost more than the arrays on small slices).
+  std::vector<std::vector<PinnedMem>> host(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (const auto& b : groups[g]) {
+      PinnedMem m(std::max<std::size_t>(b.bytes, 1));
+      if (b.bytes) std::memset(m.get(), 0, b.bytes);  // the alignment gaps travel too
+      std::size_t at = 0;
+      for (const auto& name : b.buffers) {
+        const auto& bytes = plan.buffers.at(name).bytes;
+        if (!bytes.empty())
+          std::memcpy(static_cast<char*>(m.get()) + at, bytes.data(), bytes.size());
+        at += aligned(bytes.size());
+      }
+      host[g].push_back(std::move(m));
+    }
   const auto& xb = plan.buffers.at(plan.x).bytes;
   PinnedMem host_x(std::max<std::size_t>(xb.size(), 1));
   if (!xb.empty()) std::memcpy(host_x.get(), xb.data(), xb.size());
@@ -188,15 +194,14 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
         const auto& batch = groups[g][b];
         const std::size_t si = b % streams_of[g];
         const cudaStream_t s = streams[si];
+        if (batch.bytes)
+          SPARSETUNE_CUDA(cudaMemcpyAsync(arena[si].get(), host[g][b].get(), batch.bytes,
+                                          cudaMemcpyHostToDevice, s));
         std::map<std::string, void*> where;
         std::size_t at = 0;
         for (const auto& name : batch.buffers) {
-          char* d = static_cast<char*>(arena[si].get()) + at;
-          const auto n = plan.buffers.at(name).bytes.size();
-          if (n)
-            SPARSETUNE_CUDA(cudaMemcpyAsync(d, host.at(name).get(), n, cudaMemcpyHostToDevice, s));
-          where[name] = d;
-          at += aligned(n);
+          where[name] = static_cast<char*>(arena[si].get()) + at;
+          at += aligned(plan.buffers.at(name).bytes.size());
         }
         where[plan.x] = dx.get();
         where[plan.output] = dy.get();
