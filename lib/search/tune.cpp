@@ -111,7 +111,7 @@ struct Checked {
 double spmm_cpu_error(const graph::Format& f, const Csr64& a, std::int64_t n) {
   std::int64_t cols = std::min<std::int64_t>(n, 3);
   for (const auto& p : f.parts)
-    cols = std::max<std::int64_t>(cols, std::min<std::int64_t>(n, p.col_tile + 1));
+    cols = std::max<std::int64_t>(cols, std::min<std::int64_t>(n, p.col_span() + 1));
   const auto x = check_vector(a.cols * cols);
   return relative_l2_error(graph::interpret_spmm(f, x, cols), spmm_reference(a, x, cols));
 }
