@@ -202,12 +202,15 @@ class PartBuilder {
     replace_all(kernel, "$BMT_LOOP",
                 first_line(section(sk, p_.single_thread_round ? "bmt_once" : "bmt_loop")));
     if (spmm() && p_.col_lanes > 1) {  // each group walks the round's thread blocks in turn
-      const std::string round = first_line(section(sk, p_.single_thread_round ? "bmt_once" : "bmt_loop"));
+      const std::string round =
+          first_line(section(sk, p_.single_thread_round ? "bmt_once" : "bmt_loop"));
       const auto at = kernel.find(round + " {\n");
       const auto eol = kernel.rfind('\n', at) + 1;
       const std::string pad = kernel.substr(eol, at - eol) + "  ";
-      kernel.replace(at, round.size() + 3, round + "\n" + pad + first_line(section(sk, "bmt_lanes")) + " {\n");
-      replace_all(kernel, "const long long bmt = t0 + lane;", first_line(section(sk, "bmt_lanes_index")));
+      kernel.replace(at, round.size() + 3,
+                     round + "\n" + pad + first_line(section(sk, "bmt_lanes")) + " {\n");
+      replace_all(kernel, "const long long bmt = t0 + lane;",
+                  first_line(section(sk, "bmt_lanes_index")));
     }
     std::string args = section(sk, spmm() ? "args_spmm" : "args_spmv");
     replace_all(kernel, "$ARGS", args.substr(0, args.find_last_not_of('\n') + 1));

@@ -251,8 +251,9 @@ nlohmann::json format_description(const Format& f) {
     // SpMM's column tile; SpMV binaries keep their fields (and header hash) as they were.
     // (lanes only when several lanes share entries, so earlier SpMM binaries stay as they were.)
     if (f.op == "spmm")
-      parts.back()["col_tile"] = p.col_lanes > 1 ? nlohmann::json{p.col_tile, p.col_vec, p.col_lanes}
-                                                 : nlohmann::json{p.col_tile, p.col_vec};
+      parts.back()["col_tile"] = p.col_lanes > 1
+                                     ? nlohmann::json{p.col_tile, p.col_vec, p.col_lanes}
+                                     : nlohmann::json{p.col_tile, p.col_vec};
     if (p.n_tc > 0) parts.back()["tc"] = {p.n_tc, p.tc_w};
   }
   return parts;

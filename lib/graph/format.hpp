@@ -58,8 +58,8 @@ struct PartFormat {
   // of col_tile columns; a CUDA block covers col_span() columns of C (grid y walks them).
   int col_lanes = 1;
   int col_span() const { return col_tile * col_lanes; }
-  std::int64_t grid = 0;          // 0: nothing to launch (the x dimension; SpMM's y: tiles)
-  std::int64_t shmem_rows = 0;    // shared accumulators per block (SHMEM_OFFSET_RED)
+  std::int64_t grid = 0;        // 0: nothing to launch (the x dimension; SpMM's y: tiles)
+  std::int64_t shmem_rows = 0;  // shared accumulators per block (SHMEM_OFFSET_RED)
   std::vector<std::string> reductions;
   bool atomic = false;  // results reach y through atomics
   // Loops the Optimizer found to run at most once (their code becomes a plain `if`).

@@ -139,8 +139,7 @@ void walk(const Format& f, const PartFormat& p, const std::vector<double>& x, Wr
                 warp_m->round(rd, c, lanes, after_warp);
               } else {
                 for (int q = 0; q < groups; ++q)
-                  after_warp(warp * 32 + q * c.lanes, lanes[q * c.lanes].row,
-                             lanes[q * c.lanes].v);
+                  after_warp(warp * 32 + q * c.lanes, lanes[q * c.lanes].row, lanes[q * c.lanes].v);
               }
             }
             continue;

@@ -61,7 +61,8 @@ std::string ReductionOperator::precondition(const GraphState& s, const nlohmann:
     return std::string(name()) + " implements a part stored by TC_COMPRESS";
   if (s.col_lanes > 1 && !serves_lane_groups())
     return std::string(name()) + " pairs lanes with thread blocks, but COL_TILE's " +
-           std::to_string(s.col_lanes) + " lanes share each thread block (lanes = 1, or reduce "
+           std::to_string(s.col_lanes) +
+           " lanes share each thread block (lanes = 1, or reduce "
            "with WARP_TOTAL_RED)";
   if (l <= s.last_reduction)
     return std::string("reductions go thread, warp, block, global: a ") + kRedLevel[l] +

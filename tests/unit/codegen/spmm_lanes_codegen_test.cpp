@@ -34,8 +34,7 @@ const char* kShapes[] = {
 
 }  // namespace
 
-TEST_CASE("SpMM kernels with lanes over columns compile under NVRTC for sm_90",
-          "[codegen][spmm]") {
+TEST_CASE("SpMM kernels with lanes over columns compile under NVRTC for sm_90", "[codegen][spmm]") {
   const Csr64 a = test::random_matrix(21, 300, 200, 0.04);
   std::vector<runtime::CompileJob> jobs;
   const int tiles[][3] = {{4, 4, 32}, {1, 1, 32}, {2, 2, 8}, {3, 4, 4}};

@@ -154,8 +154,8 @@ TEST_CASE("lanes over columns give the reference product", "[graph][spmm]") {
       for (const char* dtype : {"f64", "f32", "f16"})
         for (const std::int64_t n : widths) {
           const Csr64& a0 = n == 1024 ? small : big;
-          INFO(shape.name << " tn " << t[0] << " vec " << t[1] << " lanes " << t[2] << " "
-                          << dtype << " n = " << n);
+          INFO(shape.name << " tn " << t[0] << " vec " << t[1] << " lanes " << t[2] << " " << dtype
+                          << " n = " << n);
           DesignOptions opt;
           opt.dtype = dtype;
           const Format f = design(as_spmm(spmv(shape), t[0], t[1], t[2]), a0, opt);
@@ -178,8 +178,8 @@ TEST_CASE("lanes over columns give the reference product", "[graph][spmm]") {
           interpret_spmm(f, bs, n, ldb, 1.5, -0.5, c, ldc);
           for (std::int64_t r = 0; r < a.rows; ++r)
             for (std::int64_t j = 0; j < ldc; ++j) {
-              const double want = j < n ? 1.5 * ref[r * n + j] - 0.5 * c0[r * ldc + j]
-                                        : c0[r * ldc + j];
+              const double want =
+                  j < n ? 1.5 * ref[r * n + j] - 0.5 * c0[r * ldc + j] : c0[r * ldc + j];
               REQUIRE(std::abs(c[r * ldc + j] - want) <= 1e-12);
             }
           ++checked;

@@ -187,9 +187,8 @@ TEST_CASE("tune --op spmm seeds lanes over columns, and the search tunes the lan
           "[search][spmm]") {
   const auto vector = graph::read_graph(search::default_graphs_dir() + "/csr-vector.json");
   // (n, lanes, tn, vec) of the seeds.
-  const std::int64_t want[][4] = {{1, 1, 1, 1},    {3, 4, 1, 1},    {32, 32, 1, 1},
-                                  {33, 32, 1, 1},  {128, 32, 4, 4}, {129, 32, 4, 4},
-                                  {1024, 32, 8, 4}};
+  const std::int64_t want[][4] = {{1, 1, 1, 1},    {3, 4, 1, 1},    {32, 32, 1, 1},  {33, 32, 1, 1},
+                                  {128, 32, 4, 4}, {129, 32, 4, 4}, {1024, 32, 8, 4}};
   for (const auto& w : want) {
     INFO("n = " << w[0]);
     const auto seeds = search::spmm_lanes_seeds(vector, w[0]);
