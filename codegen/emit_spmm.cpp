@@ -88,7 +88,7 @@ std::string spmm_run_section(const graph::Format& f,
     if (p.n_bmtb == 0) continue;
     // Fused: one launch over the parts' grids summed, each part's arrays in turn.
     if (!u.fused)
-      launch(p.kernel, p.grid, std::to_string(p.col_tile), p.threads);
+      launch(p.kernel, p.grid, std::to_string(p.col_span()), p.threads);
     else if (h.find(kFusedKernel) == std::string::npos)
       launch(kFusedKernel, u.grid, narrowest, p.threads);
     h += part_array_args(p, part_arrays[i], val);

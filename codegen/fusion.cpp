@@ -27,8 +27,11 @@ Fusion plan_fusion(const graph::Format& f) {
   std::vector<std::size_t> work;
   for (std::size_t i = 0; i < f.parts.size(); ++i)
     if (f.parts[i].n_bmtb > 0) {
+      // A part's columns per block: its tile, times its lanes over columns (COL_TILE lanes).
+      u.narrowest_tile = work.empty()
+                             ? f.parts[i].col_span()
+                             : std::min<std::int64_t>(u.narrowest_tile, f.parts[i].col_span());
       work.push_back(i);
-      u.narrowest_tile = std::min<std::int64_t>(u.narrowest_tile, f.parts[i].col_tile);
     }
   if (f.op != "spmm" || work.size() < 2) return u;
   std::int64_t shared = 0;

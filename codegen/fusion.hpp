@@ -19,7 +19,9 @@ struct Fusion {
   std::string why;           // why not, when there are several parts with work and no fusion
   std::vector<bool> atomic;  // per part: adds into C atomically
   std::int64_t grid = 0;     // fused: the parts' grids summed (grid x of the one launch)
-  std::int64_t narrowest_tile = 32;  // the smallest column tile of a part with work
+  // The fewest columns of C a block of a part with work covers (its tile times its lanes); 32
+  // when no part has work.
+  std::int64_t narrowest_tile = 32;
 };
 
 Fusion plan_fusion(const graph::Format& f);

@@ -111,6 +111,12 @@ class PartBuilder {
       // A fragment is written against one value; SpMM's value is the part's C tile.
       if (spmm())
         for (auto& [name, text] : code) replace_all(text, "st_acc_t", "st_tile_t");
+      // COL_TILE lanes: a collective fragment's lane-group variants (a warp of one group first).
+      if (p.col_lanes > 1)
+        for (const std::string s : {"bmw_end"}) {
+          const std::string v = section(code, s + (p.col_lanes == 32 ? "_warp_lanes" : "_lanes"));
+          code[s] = v.empty() ? section(code, s + "_lanes") : v;
+        }
       stages_.push_back(
           {std::move(code), op->level(), op->level() == RedLevel::Warp ? "to_warp" : "to_block"});
     }
@@ -195,6 +201,17 @@ class PartBuilder {
                 first_line(section(sk, p_.single_warp_round ? "bmw_once" : "bmw_loop")));
     replace_all(kernel, "$BMT_LOOP",
                 first_line(section(sk, p_.single_thread_round ? "bmt_once" : "bmt_loop")));
+    if (spmm() && p_.col_lanes > 1) {  // each group walks the round's thread blocks in turn
+      const std::string round =
+          first_line(section(sk, p_.single_thread_round ? "bmt_once" : "bmt_loop"));
+      const auto at = kernel.find(round + " {\n");
+      const auto eol = kernel.rfind('\n', at) + 1;
+      const std::string pad = kernel.substr(eol, at - eol) + "  ";
+      kernel.replace(at, round.size() + 3,
+                     round + "\n" + pad + first_line(section(sk, "bmt_lanes")) + " {\n");
+      replace_all(kernel, "const long long bmt = t0 + lane;",
+                  first_line(section(sk, "bmt_lanes_index")));
+    }
     std::string args = section(sk, spmm() ? "args_spmm" : "args_spmv");
     replace_all(kernel, "$ARGS", args.substr(0, args.find_last_not_of('\n') + 1));
     std::string params;
@@ -204,7 +221,8 @@ class PartBuilder {
                   "* __restrict__ p_" + name;
     replace_all(kernel, "$PARAMS", params);
     std::map<std::string, std::string> slots;
-    slots["OP_PROLOGUE"] = spmm() ? section(sk, "prologue_spmm") : "";
+    slots["OP_PROLOGUE"] =
+        !spmm() ? "" : section(sk, p_.col_lanes > 1 ? "prologue_spmm_lanes" : "prologue_spmm");
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       slots["DECL"] += section(stages_[s].sections, "decl");
       slots["BMTB_BEGIN"] += section(stages_[s].sections, "bmtb_begin");
@@ -273,6 +291,8 @@ class PartBuilder {
     replace_all(s, "$KERNEL", p_.kernel);
     replace_all(s, "$COL_TILE", std::to_string(p_.col_tile));
     replace_all(s, "$COL_VEC", std::to_string(p_.col_vec));
+    replace_all(s, "$COL_LANES", std::to_string(p_.col_lanes));
+    replace_all(s, "$COL_SPAN", std::to_string(p_.col_span()));
     return s;
   }
 

@@ -115,7 +115,7 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
               {"", scalar, scaling.alpha, 0},
               {"", scalar, scaling.beta, 0}};
     if (spmm) {  // (B, ldb, C, ldc, n, alpha, beta), over the column tiles
-      l.grid_y = (n + part.col_tile - 1) / part.col_tile;
+      l.grid_y = (n + part.col_span() - 1) / part.col_span();
       if (l.grid_y > 65535)
         throw Error("part " + std::to_string(i) + ": " + std::to_string(l.grid_y) +
                     " column tiles exceed a grid's 65535");

@@ -51,6 +51,27 @@ const bool st_vec_ok = st_vec == 1 || (ldb % st_vec == 0 &&
                                        (unsigned long long)B % (st_vec * sizeof(st_val_t)) == 0);
 (void)st_vec_ok;
 (void)ldc;
+//@ prologue_spmm_lanes
+// SpMM, lanes over columns: each group of $COL_LANES lanes walks the same thread blocks (entries)
+// together, one after another, lane g of a group covering the $COL_TILE columns at g * $COL_TILE
+// of this block's $COL_SPAN (grid y); a B row segment is read coalesced by the group and a thread
+// block's sum needs no other lane.
+typedef st_tile<$COL_TILE> st_tile_t;
+constexpr int st_vec = $COL_VEC;
+const long long st_nb = (long long)blockIdx.y * $COL_SPAN;
+if (st_nb >= n) return;  // the whole block: blockIdx.y is uniform
+const int st_g0 = (int)(threadIdx.x & 31) & ~($COL_LANES - 1);  // first lane of the group
+const long long st_n0 = st_nb + (long long)(threadIdx.x & ($COL_LANES - 1)) * $COL_TILE;
+const int st_nt = n - st_n0 >= $COL_TILE ? $COL_TILE : n > st_n0 ? (int)(n - st_n0) : 0;
+// Vector loads of B need ldb and B aligned to the vector (st_n0 is, as vec divides the tile).
+const bool st_vec_ok = st_vec == 1 || (ldb % st_vec == 0 &&
+                                       (unsigned long long)B % (st_vec * sizeof(st_val_t)) == 0);
+(void)st_vec_ok;
+(void)ldc;
+//@ bmt_lanes
+for (int st_i = 0; st_i < $COL_LANES && t0 + st_g0 + st_i < t_end; ++st_i)
+//@ bmt_lanes_index
+const long long bmt = t0 + st_g0 + st_i;  // the group's st_i-th thread block of the round
 //@ part_head
 static __device__ void
 //@ part_args

@@ -113,6 +113,7 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   out.threads = p.threads;
   out.col_tile = p.col_tile;
   out.col_vec = p.col_vec;
+  out.col_lanes = p.col_lanes;
   out.grid = std::min(out.n_bmtb, p.max_blocks);
   out.reductions = p.reductions;
   if (auto it = p.built.find(Arr::tc_ptr); it != p.built.end()) {

@@ -249,7 +249,11 @@ nlohmann::json format_description(const Format& f) {
          {"implied_threads", p.implied_threads},
          {"arrays", arrays}});
     // SpMM's column tile; SpMV binaries keep their fields (and header hash) as they were.
-    if (f.op == "spmm") parts.back()["col_tile"] = {p.col_tile, p.col_vec};
+    // (lanes only when several lanes share entries, so earlier SpMM binaries stay as they were.)
+    if (f.op == "spmm")
+      parts.back()["col_tile"] = p.col_lanes > 1
+                                     ? nlohmann::json{p.col_tile, p.col_vec, p.col_lanes}
+                                     : nlohmann::json{p.col_tile, p.col_vec};
     if (p.n_tc > 0) parts.back()["tc"] = {p.n_tc, p.tc_w};
   }
   return parts;
@@ -365,9 +369,14 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         const auto tile = j.at("col_tile");
         p.col_tile = tile.at(0).get<int>();
         p.col_vec = tile.at(1).get<int>();
+        p.col_lanes = tile.size() > 2 ? tile.at(2).get<int>() : 1;
         if (p.col_tile < 1 || p.col_tile > 32 ||
-            (p.col_vec != 1 && p.col_vec != 2 && p.col_vec != 4) || p.col_tile % p.col_vec)
-          throw bad(where + "col_tile must be [tn in 1..32, vec 1, 2 or 4 dividing tn]");
+            (p.col_vec != 1 && p.col_vec != 2 && p.col_vec != 4) || p.col_tile % p.col_vec ||
+            tile.size() > 3 || p.col_lanes < 1 || p.col_lanes > 32 ||
+            (p.col_lanes & (p.col_lanes - 1)) != 0)
+          throw bad(where +
+                    "col_tile must be [tn in 1..32, vec 1, 2 or 4 dividing tn(, lanes: a power "
+                    "of two up to 32)]");
       }
       if (p.rows < 0 || p.nnz_stored < 0 || p.n_bmtb < 0 || p.n_bmw < 0 || p.n_bmt < 0 ||
           p.grid < 0 || p.shmem_rows < 0 || p.shmem_rows > 4096)

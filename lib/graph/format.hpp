@@ -54,8 +54,12 @@ struct PartFormat {
   int tc_w = 0;
   int threads = 128;
   int col_tile = 1, col_vec = 1;  // SpMM (COL_TILE): columns per thread, B load width
-  std::int64_t grid = 0;          // 0: nothing to launch (the x dimension; SpMM's y: tiles)
-  std::int64_t shmem_rows = 0;    // shared accumulators per block (SHMEM_OFFSET_RED)
+  // SpMM (COL_TILE lanes): lanes of a group walking the same thread blocks, each on its own tile
+  // of col_tile columns; a CUDA block covers col_span() columns of C (grid y walks them).
+  int col_lanes = 1;
+  int col_span() const { return col_tile * col_lanes; }
+  std::int64_t grid = 0;        // 0: nothing to launch (the x dimension; SpMM's y: tiles)
+  std::int64_t shmem_rows = 0;  // shared accumulators per block (SHMEM_OFFSET_RED)
   std::vector<std::string> reductions;
   bool atomic = false;  // results reach y through atomics
   // Loops the Optimizer found to run at most once (their code becomes a plain `if`).

@@ -122,6 +122,7 @@ void walk(std::vector<OpNode>& ops, GraphState s, const std::string& source,
     }
     for (const auto& sp : specs) {
       if (!n.params.contains(sp.name)) {
+        if (sp.implicit) continue;
         if (sp.fallback.is_null()) fail(at, n.op, "missing parameter '" + sp.name + "'");
         n.params[sp.name] = sp.fallback;
       }

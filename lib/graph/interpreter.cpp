@@ -86,6 +86,7 @@ void walk(const Format& f, const PartFormat& p, const std::vector<double>& x, Wr
   if (!thread_m) throw Error("format: part has no thread-level reduction");
   Cursor c;
   c.threads = p.threads;
+  c.lanes = p.col_lanes;
   const int warps = p.threads / 32;
   const Emit global = [&](int, std::int64_t row, double v) {
     if (row < 0) return;
@@ -118,6 +119,31 @@ void walk(const Format& f, const PartFormat& p, const std::vector<double>& x, Wr
         std::int64_t tb = 0, te = 0;
         if (c.w_active) range(Arr::bmw_first_bmt, c.bmw, p.n_bmt, tb, te);
         for (std::int64_t t0 = tb; t0 < te; t0 += 32) {
+          if (c.lanes > 1) {
+            // SpMM, COL_TILE lanes: group q (lanes q*L .. q*L + L - 1) walks thread blocks
+            // t0 + q*L + i, i = 0 .. L - 1, one after another, every lane on its own columns.
+            // Walked one column at a time, each group's thread block is computed once (as the
+            // lane of that column computes it) and its result held by every lane of the group.
+            const int groups = 32 / c.lanes;
+            for (int i = 0; i < c.lanes; ++i) {
+              std::array<Pair, 32> lanes;
+              for (int q = 0; q < groups; ++q) {
+                c.lane = q * c.lanes;
+                c.bmt = t0 + q * c.lanes + i;
+                c.t_active = c.bmt < te;
+                const Pair r = thread_m->thread(rd, c, after_warp);
+                for (int g = 0; g < c.lanes; ++g) lanes[q * c.lanes + g] = r;
+              }
+              c.lane = 0;
+              if (warp_m) {
+                warp_m->round(rd, c, lanes, after_warp);
+              } else {
+                for (int q = 0; q < groups; ++q)
+                  after_warp(warp * 32 + q * c.lanes, lanes[q * c.lanes].row, lanes[q * c.lanes].v);
+              }
+            }
+            continue;
+          }
           std::array<Pair, 32> lanes;
           for (int lane = 0; lane < 32; ++lane) {
             c.lane = lane;

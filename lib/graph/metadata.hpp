@@ -57,6 +57,7 @@ struct Part {
   bool bmt_strided = false;                                // thread blocks are not contiguous
   int threads = 128;                                       // threads per CUDA block
   int col_tile = 1, col_vec = 1;  // SpMM: columns per thread and B load width (COL_TILE)
+  int col_lanes = 1;  // SpMM: lanes sharing each thread block's entries, over columns (COL_TILE)
   std::int64_t max_blocks = std::int64_t{1} << 20;  // grid cap (grid-stride loop beyond)
   std::vector<std::string> reductions;              // implementing operators, in order
   std::int64_t shmem_rows_limit = 4096;

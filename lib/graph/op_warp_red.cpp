@@ -14,7 +14,9 @@ class WarpTotalModel final : public ReductionModel {
     for (int l = 0; l < 32; ++l) acc_[l] += lanes[l].v;
   }
   void end_bmw(const FormatReader& f, const Cursor& c, const Emit& out) override {
-    for (int off = 16; off > 0; off /= 2) {
+    // With COL_TILE lanes, the lanes of a group hold the same sums for their own columns: only
+    // the groups are added (none when a warp is one group).
+    for (int off = 16; off >= c.lanes; off /= 2) {
       std::array<double, 32> next{};
       for (int l = 0; l < 32; ++l) next[l] = acc_[l] + acc_[l ^ off];
       acc_ = next;
@@ -90,6 +92,7 @@ class WarpTotalRed final : public ReductionOperator {
     return std::make_unique<WarpTotalModel>();
   }
   void check(const Part& part) const override { require_one_row(part, Level::BMW, name()); }
+  bool serves_lane_groups() const override { return true; }  // bmw_end_lanes
 };
 
 class WarpSegRed final : public ReductionOperator {

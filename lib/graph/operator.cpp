@@ -59,6 +59,11 @@ std::string ReductionOperator::precondition(const GraphState& s, const nlohmann:
     return "a part stored by TC_COMPRESS is implemented by a tensor-core operator alone";
   if (s.tc_width != tc_width())
     return std::string(name()) + " implements a part stored by TC_COMPRESS";
+  if (s.col_lanes > 1 && !serves_lane_groups())
+    return std::string(name()) + " pairs lanes with thread blocks, but COL_TILE's " +
+           std::to_string(s.col_lanes) +
+           " lanes share each thread block (lanes = 1, or reduce "
+           "with WARP_TOTAL_RED)";
   if (l <= s.last_reduction)
     return std::string("reductions go thread, warp, block, global: a ") + kRedLevel[l] +
            " reduction cannot follow a " + kRedLevel[s.last_reduction] + " one";

@@ -27,6 +27,9 @@ struct ParamSpec {
   nlohmann::json fallback;  // null: required
   double min = 0, max = 0;  // inclusive bounds for Int, Number and IntList items
   std::string doc;
+  // Left out of a graph while at its default (a parameter added after graphs were written, so
+  // they read, print and hash as before); the operator reads it as `fallback` when absent.
+  bool implicit = false;
 };
 
 // An invalid graph: names the operator, where it is, and the rule it breaks.
@@ -46,6 +49,7 @@ struct GraphState {
   std::string op = "spmv";  // the graph's operation: an operator may serve only some
   bool compressed = false;
   bool col_tiled = false;  // COL_TILE seen (SpMM: every part needs one)
+  int col_lanes = 1;       // COL_TILE's lanes: lanes sharing each thread block's entries
   std::array<bool, kLevels> blocked{false, false, false};
   std::array<bool, kLevels> padded{false, false, false};
   int finest = -1;           // finest level blocked so far
@@ -98,6 +102,7 @@ struct Cursor {
   std::int64_t bmtb = 0, bmw = 0, bmt = 0;
   bool w_active = false, t_active = false;
   int warp = 0, lane = 0, threads = 0;
+  int lanes = 1;  // SpMM (COL_TILE lanes): lanes of a group sharing each thread block
 };
 
 // Read access to a designed format, used by the CPU models exactly as fragments read arrays.
@@ -138,6 +143,12 @@ class ReductionOperator : public Operator {
   virtual int tc_width() const { return 0; }
   // The only format dtype it serves (fp16 tensor cores take fp16 values and x); null: any.
   virtual const char* only_dtype() const { return nullptr; }
+  // Whether it serves SpMM parts whose lanes walk thread blocks in groups (COL_TILE lanes > 1):
+  // thread- and global-level ones do; a collective one only when its fragment has `*_lanes`
+  // sections and its model reads Cursor::lanes.
+  virtual bool serves_lane_groups() const {
+    return level() == RedLevel::Thread || level() == RedLevel::Global;
+  }
   virtual const char* fragment() const = 0;  // file stem in templates/
   virtual std::unique_ptr<ReductionModel> model() const = 0;
   virtual void check(const Part& part) const {}  // data rules; throws DesignError

@@ -67,7 +67,7 @@ bool append(std::vector<OpNode>& ops, GraphState& s, Stage stage, std::mt19937_6
       OpNode n{op->name(), draw_params(*op, rng, o), {}};
       // Fill defaults the way validate() will, so preconditions see every parameter.
       for (const auto& sp : op->params())
-        if (!n.params.contains(sp.name)) n.params[sp.name] = sp.fallback;
+        if (!n.params.contains(sp.name) && !sp.implicit) n.params[sp.name] = sp.fallback;
       if (!op->rule(s, n.params).empty()) continue;
       if (op->branches(n.params) > 0 && !allow_div) break;
       op->advance(s, n.params);

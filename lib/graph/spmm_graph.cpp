@@ -9,28 +9,29 @@ namespace sparsetune::graph {
 
 namespace {
 
-void add_col_tile(std::vector<OpNode>& ops, int tn, int vec) {
+void add_col_tile(std::vector<OpNode>& ops, int tn, int vec, int lanes) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].op == "COL_TILE") {
       ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(i));
       --i;
       continue;
     }
-    for (auto& b : ops[i].branches) add_col_tile(b, tn, vec);
+    for (auto& b : ops[i].branches) add_col_tile(b, tn, vec, lanes);
   }
   for (std::size_t i = 0; i < ops.size(); ++i)
     if (ops[i].op == "COMPRESS") {
-      ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                 OpNode{"COL_TILE", {{"tn", tn}, {"vec", vec}}, {}});
+      OpNode tile{"COL_TILE", {{"tn", tn}, {"vec", vec}}, {}};
+      if (lanes != 1) tile.params["lanes"] = lanes;  // the default stays implicit
+      ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(tile));
       return;
     }
 }
 
 }  // namespace
 
-Graph as_spmm(Graph g, int tn, int vec) {
+Graph as_spmm(Graph g, int tn, int vec, int lanes) {
   g.op = "spmm";
-  add_col_tile(g.ops, tn, vec);
+  add_col_tile(g.ops, tn, vec, lanes);
   validate(g, g.name.empty() ? "spmm graph" : "spmm graph " + g.name);
   return g;
 }

@@ -5,9 +5,10 @@
 
 namespace sparsetune::graph {
 
-// `g` as op "spmm": COL_TILE(tn, vec) right after COMPRESS in every part (replacing a COL_TILE
-// already there). The result is validated; throws GraphError for operators SpMM does not serve.
-Graph as_spmm(Graph g, int tn, int vec);
+// `g` as op "spmm": COL_TILE(tn, vec, lanes) right after COMPRESS in every part (replacing a
+// COL_TILE already there; lanes = 1 is left implicit). The result is validated; throws
+// GraphError for operators SpMM does not serve, or that lanes > 1 does not compose with.
+Graph as_spmm(Graph g, int tn, int vec, int lanes = 1);
 
 // `g` (an SpMM graph of one part) with ROW_ORDER(order) first, the order made for the warps of
 // g's thread block (SET_RESOURCES threads / 32; 4 without one) as Mehrabi et al.'s N_w is.

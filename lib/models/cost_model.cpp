@@ -24,20 +24,32 @@ PartWork part_work(const graph::Part& p) {
   std::vector<std::int64_t> bmw_steps(bmw.size(), 0);
   std::vector<std::int64_t> round_max(bmw.size(), 0);
   std::vector<int> lane(bmw.size(), 0);
+  // SpMM's COL_TILE lanes: groups of L lanes walk the round's thread blocks one after another,
+  // so a round costs about its entries over the 32 / L groups (at least its longest block).
+  const std::int64_t lanes = std::max(1, p.col_lanes);
+  std::vector<std::int64_t> round_sum(lanes > 1 ? bmw.size() : 0, 0);
+  const auto round_steps = [&](std::size_t i) {
+    return lanes > 1 ? std::max(round_max[i], (round_sum[i] * lanes + 31) / 32) : round_max[i];
+  };
   for (const auto& t : bmt) {
     if (t.parent < 0 || t.parent >= static_cast<std::int64_t>(bmw.size())) continue;
     const auto i = static_cast<std::size_t>(t.parent);
     round_max[i] = std::max(round_max[i], t.size);
-    if (++lane[i] == 32) bmw_steps[i] += round_max[i], round_max[i] = 0, lane[i] = 0;
+    if (lanes > 1) round_sum[i] += t.size;
+    if (++lane[i] == 32) {
+      bmw_steps[i] += round_steps(i), round_max[i] = 0, lane[i] = 0;
+      if (lanes > 1) round_sum[i] = 0;
+    }
   }
   // Reductions above the thread level cost steps of their own: five shuffles per warp block, and
   // for a shared-memory reduction a barrier and a tree over the block, per warp.
   std::int64_t red_steps = 0;
   for (const auto& r : p.reductions) {
-    if (r.rfind("WARP", 0) == 0) red_steps += 5;
+    if (r.rfind("WARP", 0) == 0)  // across the groups only, with COL_TILE lanes
+      red_steps += lanes == 1 ? 5 : lanes == 2 ? 4 : lanes == 4 ? 3 : lanes == 8 ? 2 : lanes == 16;
     if (r.rfind("SHMEM", 0) == 0) red_steps += 8;
   }
-  for (std::size_t i = 0; i < bmw.size(); ++i) bmw_steps[i] += round_max[i] + red_steps;
+  for (std::size_t i = 0; i < bmw.size(); ++i) bmw_steps[i] += round_steps(i) + red_steps;
   // A CUDA block's warps take its warp blocks in turn; the busiest warp ends the block.
   const std::int64_t wpb = std::max(1, p.threads / 32);
   std::vector<std::vector<std::int64_t>> per_warp(bmtb.size());
@@ -86,13 +98,14 @@ CostEstimate estimate_spmm_cost(const graph::MetadataSet& m, std::int64_t format
     const auto nz = static_cast<double>(p.nz.size());
     const PartWork w = part_work(p);
     const std::int64_t tn = std::max(1, p.col_tile), vec = std::max(1, p.col_vec);
-    const double tiles = static_cast<double>((n + tn - 1) / tn);
+    const std::int64_t span = tn * std::max(1, p.col_lanes);  // columns of a block (grid y)
+    const double tiles = static_cast<double>((n + span - 1) / span);
     const double step =
         1.0 + (static_cast<double>(tn / vec) - 1.0) / 2.0 + (static_cast<double>(tn) - 1.0) / 8.0;
     double bytes = stored > 0 ? static_cast<double>(format_bytes) * nz / stored * tiles : 0.0;
     bytes += b_bytes <= static_cast<double>(dev.l2_bytes)
                  ? std::min(b_bytes, nz * nd * vb)
-                 : nz * tiles * std::max(static_cast<double>(tn) * vb, 32.0);
+                 : nz * tiles * std::max(static_cast<double>(span) * vb, 32.0);
     bytes += static_cast<double>(p.rows()) * nd * vb;
     const double warps = static_cast<double>(w.warps) * tiles;
     const double full = static_cast<double>(dev.sms) * dev.saturating_warps_per_sm;

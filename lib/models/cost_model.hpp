@@ -51,6 +51,9 @@ struct CostEstimate {
 // written once; atomics add n values per result. Parts of one thread count run in one launch
 // (horizontal fusion, codegen/fusion.hpp): one launch's overhead, their memory and issue times
 // added, their tails overlapped (the atomics fusion adds where parts share rows are not priced).
+// With COL_TILE lanes = L, a block covers L * tn columns (tiles = ceil(n / (L tn))), a round of
+// 32 thread blocks costs its entries over the 32 / L groups (at least its longest block), a warp
+// reduction adds only the groups, and an entry reads a B segment of L * tn values.
 CostEstimate estimate_cost(const graph::MetadataSet& m, std::int64_t format_bytes, int val_bytes,
                            const DeviceSpec& dev = {}, std::int64_t n = 0);
 

@@ -111,7 +111,7 @@ struct Checked {
 double spmm_cpu_error(const graph::Format& f, const Csr64& a, std::int64_t n) {
   std::int64_t cols = std::min<std::int64_t>(n, 3);
   for (const auto& p : f.parts)
-    cols = std::max<std::int64_t>(cols, std::min<std::int64_t>(n, p.col_tile + 1));
+    cols = std::max<std::int64_t>(cols, std::min<std::int64_t>(n, p.col_span() + 1));
   const auto x = check_vector(a.cols * cols);
   return relative_l2_error(graph::interpret_spmm(f, x, cols), spmm_reference(a, x, cols));
 }
@@ -173,6 +173,26 @@ graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n) {
   return s;
 }
 
+std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n) {
+  int lanes = 32, tn = 1;
+  if (n >= 32)
+    while (tn < 8 && 64 * tn <= n) tn *= 2;
+  else
+    for (lanes = 1; lanes < n;) lanes *= 2;
+  const int vec = std::min(tn, 4);
+  std::vector<graph::Graph> out;
+  out.push_back(graph::as_spmm(csr_vector, tn, vec, lanes));
+  out.back().name = "csr-vector-lanes";
+  const char* row = n >= 32 ? R"({"ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows": 1},
+    {"op": "BMT_ROW_BLOCK", "rows": 1}, {"op": "SET_RESOURCES", "threads": 128},
+    {"op": "THREAD_TOTAL_RED"}]})"
+                            : R"({"ops": [{"op": "COMPRESS"}, {"op": "BMT_ROW_BLOCK", "rows": 1},
+    {"op": "SET_RESOURCES", "threads": 128}, {"op": "THREAD_TOTAL_RED"}]})";
+  out.push_back(graph::as_spmm(graph::parse_graph(row, "lanes seed"), tn, vec, lanes));
+  out.back().name = n >= 32 ? "warp-row-lanes" : "csr-scalar-lanes";
+  return out;
+}
+
 TuneOutcome tune(const TuneOptions& o) {
   if (o.op != "spmv" && o.op != "spmm")
     throw Error("tune: --op must be spmv or spmm here (got '" + o.op + "')");
@@ -231,6 +251,8 @@ TuneOutcome tune(const TuneOptions& o) {
       tiled.push_back(graph::cell_graph(a, o.n, co));
       tiled.back().name = "cell-p" + std::to_string(p);
     }
+    // Lanes over columns: a B row segment read coalesced by a warp, A read once per column span.
+    for (auto& g : spmm_lanes_seeds(baseline, o.n)) tiled.push_back(std::move(g));
     baseline = spmm_seed(baseline, o.n);
     // The output-stationary kernel (a warp per row) under two of Mehrabi et al.'s row orders:
     // LPT balances the warps, hybrid-1 adds B-line locality among equal loads. The predicted

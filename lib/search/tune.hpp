@@ -72,4 +72,12 @@ std::string default_out_dir(const std::string& matrix);
 // SpMM's seed of an SpMV graph: the graph with the first column tile for n columns of B.
 graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n);
 
+// SpMM's seeds with lanes over columns (COL_TILE lanes) for n columns: a warp of lanes over
+// min(n, 32 * tn) columns, tn the largest power of two up to 8 that 32 * tn <= n allows (vectors
+// of up to 4); below 32 columns the fewest lanes (a power of two) that cover n, one column each.
+// "csr-vector-lanes": csr-vector (the warp block's 32 thread blocks walked by every group, the
+// warp reduction across groups only, none at 32 lanes); "warp-row-lanes" (n >= 32): a warp per
+// row with one thread block, no warp reduction; "csr-scalar-lanes" (n < 32): a group per row.
+std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n);
+
 }  // namespace sparsetune::search

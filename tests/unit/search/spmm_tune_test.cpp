@@ -17,6 +17,7 @@
 #include "io/matrix_file.hpp"
 #include "search/config.hpp"
 #include "search/run_kernels.hpp"
+#include "search/space.hpp"
 #include "search/tune.hpp"
 #include "test_support.hpp"
 
@@ -180,4 +181,47 @@ TEST_CASE("tune --op spmm tries the warp-per-row graph under the picked row orde
   const auto& seeds = r.report["search"]["seed_order"];
   REQUIRE(seeds.size() > 1);
   CHECK(seeds[0]["seed"] == "csr-vector-" + order);
+}
+
+TEST_CASE("tune --op spmm seeds lanes over columns, and the search tunes the lanes",
+          "[search][spmm]") {
+  const auto vector = graph::read_graph(search::default_graphs_dir() + "/csr-vector.json");
+  // (n, lanes, tn, vec) of the seeds.
+  const std::int64_t want[][4] = {{1, 1, 1, 1},    {3, 4, 1, 1},    {32, 32, 1, 1},  {33, 32, 1, 1},
+                                  {128, 32, 4, 4}, {129, 32, 4, 4}, {1024, 32, 8, 4}};
+  for (const auto& w : want) {
+    INFO("n = " << w[0]);
+    const auto seeds = search::spmm_lanes_seeds(vector, w[0]);
+    REQUIRE(seeds.size() == 2);
+    CHECK(seeds[0].name == "csr-vector-lanes");
+    CHECK(seeds[1].name == (w[0] >= 32 ? "warp-row-lanes" : "csr-scalar-lanes"));
+    for (const auto& s : seeds) {
+      CHECK(s.op == "spmm");
+      const auto& tile = s.ops[1];
+      REQUIRE(tile.op == "COL_TILE");
+      CHECK(tile.params.value("lanes", 1) == w[1]);
+      CHECK(tile.params["tn"] == w[2]);
+      CHECK(tile.params["vec"] == w[3]);
+    }
+  }
+  // The search space has a lanes axis, so a seed's lanes are tuned like its tile.
+  const auto space = search::load_search_space(search::default_search_config_dir() + "/space.json");
+  bool lanes_axis = false;
+  for (const auto& slot : search::tunable_slots(search::spmm_lanes_seeds(vector, 128)[0], space))
+    lanes_axis = lanes_axis || (slot.axis->op == "COL_TILE" && slot.axis->param == "lanes");
+  CHECK(lanes_axis);
+  // tune scores both seeds (bcsstk16's rows of about 60 entries keep a warp per row).
+  testing::TempDir t("sparsetune-spmm-lanes");
+  auto o = spmm_options(t, 128);
+  o.matrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/bcsstk16.mtx.gz";
+  const auto r = search::tune(o);
+  std::set<std::string> seeds;
+  for (const auto& x : r.report["search"]["seed_order"]) seeds.insert(x["seed"].get<std::string>());
+  CHECK(seeds.count("csr-vector-lanes") == 1);
+  CHECK(seeds.count("warp-row-lanes") == 1);
+  const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
+  const Csr64 a = io::read_matrix(o.matrix);
+  std::vector<double> b(static_cast<std::size_t>(a.cols * 3));
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i % 5) - 2.0;
+  CHECK(relative_l2_error(graph::interpret_spmm(f, b, 3), spmm_reference(a, b, 3)) <= 1e-12);
 }
