@@ -15,7 +15,7 @@ namespace sparsetune::search {
 
 graph::Graph row_order_kernel(const std::string& graphs_dir, std::int64_t n) {
   const auto dir = graphs_dir.empty() ? default_graphs_dir() : graphs_dir;
-  return spmm_seed(graph::read_graph(dir + "/csr-vector.json"), n);
+  return row_order_kernel(graph::read_graph(dir + "/csr-vector.json"), n);
 }
 
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // The row-permutation predictor's labels measured (Mehrabi et al., ISPASS'21, §V): one matrix's
-// output-stationary SpMM (the shipped warp-per-row graph, csr-vector, as SpMM) timed on the GPU
+// output-stationary SpMM (a warp per row, its lanes over the columns of B) timed on the GPU
 // under each of the eleven row orders (the original and the ten permutations), at each N asked,
 // every run verified against the fp64 reference. Beside each time, the order's own cost: the
 // milliseconds the permutation takes on the host. `sparsetune row-orders collect` writes the
@@ -25,7 +25,7 @@ struct RowOrderTimingOptions {
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };
 
-// The kernel the orders are timed under: csr-vector as SpMM with N's column tile.
+// The kernel the orders are timed under: search::row_order_kernel of the csr-vector graph.
 graph::Graph row_order_kernel(const std::string& graphs_dir, std::int64_t n);
 
 // One record per N. Throws Error without a GPU (naming why) or for bad options; an order that

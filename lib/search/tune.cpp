@@ -193,6 +193,11 @@ std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::
   return out;
 }
 
+graph::Graph row_order_kernel(const graph::Graph& csr_vector, std::int64_t n) {
+  auto seeds = spmm_lanes_seeds(csr_vector, n);
+  return n >= 32 ? seeds.back() : seeds.front();
+}
+
 TuneOutcome tune(const TuneOptions& o) {
   if (o.op != "spmv" && o.op != "spmm")
     throw Error("tune: --op must be spmv or spmm here (got '" + o.op + "')");
@@ -234,6 +239,7 @@ TuneOutcome tune(const TuneOptions& o) {
   // The known formats; for SpMM each with its column tile (the op is a dimension of the graphs).
   auto seeds = load_graphs(graphs_dir);
   auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
+  graph::Graph row_kernel;  // SpMM: the warp-per-row graph the row orders apply to
   if (spmm) {
     std::vector<graph::Graph> tiled;
     for (const auto& g : seeds) {
@@ -253,11 +259,12 @@ TuneOutcome tune(const TuneOptions& o) {
     }
     // Lanes over columns: a B row segment read coalesced by a warp, A read once per column span.
     for (auto& g : spmm_lanes_seeds(baseline, o.n)) tiled.push_back(std::move(g));
+    row_kernel = row_order_kernel(baseline, o.n);
     baseline = spmm_seed(baseline, o.n);
     // The output-stationary kernel (a warp per row) under two of Mehrabi et al.'s row orders:
     // LPT balances the warps, hybrid-1 adds B-line locality among equal loads. The predicted
     // order goes first once the architecture is known (below).
-    for (const int order : {4, 7}) tiled.push_back(graph::with_row_order(baseline, order));
+    for (const int order : {4, 7}) tiled.push_back(graph::with_row_order(row_kernel, order));
     seeds = std::move(tiled);
   }
 
@@ -287,7 +294,7 @@ TuneOutcome tune(const TuneOptions& o) {
     const auto p = predict_row_order(a, o.n, o.learned, o.models_dir, arch);
     row_order_json = p.to_json();
     // The warp-per-row seed under the predicted order is tried first.
-    graph::Graph g = graph::with_row_order(baseline, p.order);
+    graph::Graph g = graph::with_row_order(row_kernel, p.order);
     std::erase_if(seeds, [&](const graph::Graph& s) { return s.name == g.name; });
     seeds.insert(seeds.begin(), std::move(g));
   }

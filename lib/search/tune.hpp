@@ -79,5 +79,8 @@ graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n);
 // warp reduction across groups only, none at 32 lanes); "warp-row-lanes" (n >= 32): a warp per
 // row with one thread block, no warp reduction; "csr-scalar-lanes" (n < 32): a group per row.
 std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n);
+// The output-stationary kernel of Mehrabi et al. the row orders are made for and learned on: a
+// warp per row with its lanes over the columns (warp-row-lanes; csr-vector-lanes below n = 32).
+graph::Graph row_order_kernel(const graph::Graph& csr_vector, std::int64_t n);
 
 }  // namespace sparsetune::search

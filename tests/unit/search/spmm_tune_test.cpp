@@ -93,8 +93,9 @@ TEST_CASE("tune --op spmm seeds the warp-per-row kernel under two row orders", "
   const auto r = search::tune(o);
   std::set<std::string> seeds;
   for (const auto& x : r.report["search"]["seed_order"]) seeds.insert(x["seed"].get<std::string>());
-  CHECK(seeds.count("csr-vector-lpt") == 1);
-  CHECK(seeds.count("csr-vector-hybrid1") == 1);
+  // n = 32: the warp-per-row kernel is warp-row-lanes (a warp per row, lanes over columns).
+  CHECK(seeds.count("warp-row-lanes-lpt") == 1);
+  CHECK(seeds.count("warp-row-lanes-hybrid1") == 1);
   // Whatever wins computes A·B.
   const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
   const Csr64 a = io::read_matrix(o.matrix);
@@ -180,7 +181,7 @@ TEST_CASE("tune --op spmm tries the warp-per-row graph under the picked row orde
   CHECK_FALSE(ro["by"].get<std::string>().empty());
   const auto& seeds = r.report["search"]["seed_order"];
   REQUIRE(seeds.size() > 1);
-  CHECK(seeds[0]["seed"] == "csr-vector-" + order);
+  CHECK(seeds[0]["seed"] == "warp-row-lanes-" + order);
 }
 
 TEST_CASE("tune --op spmm seeds lanes over columns, and the search tunes the lanes",
