@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "core/error.hpp"
 #include "io/safetensors.hpp"
@@ -248,4 +249,23 @@ TEST_CASE("stage 1 sends dense slices to Dense, stage 2 the rest to the classifi
   const auto g = select_formats(s, o);
   CHECK(g[0].by == "slice-gcn");
   CHECK(g[0].format == net.predict(s[0]));
+
+  // Many slices (several chunks over the cores): each choice is the network's for that slice,
+  // in slice order.
+  std::vector<features::SliceInput> many;
+  for (int i = 0; i < 300; ++i) {
+    std::vector<std::int64_t> len(3 + i % 7);
+    for (auto& l : len) l = 1 + static_cast<std::int64_t>(rng() % 9);
+    many.push_back(features::matrix_input(csr_from_lengths(len, 16, rng)));
+    many.back().slice = i;
+  }
+  const auto m = select_formats(many, o);
+  REQUIRE(m.size() == many.size());
+  std::set<int> formats;
+  for (std::size_t i = 0; i < many.size(); ++i) {
+    CHECK(m[i].slice == static_cast<std::int64_t>(i));
+    CHECK(m[i].format == (many[i].density >= 0.3 ? 4 : net.predict(many[i])));
+    formats.insert(m[i].format);
+  }
+  CHECK(formats.size() >= 2);  // the slices differ enough for the choices to differ
 }
