@@ -49,6 +49,14 @@ expect_fail "row-orders with an unknown order" "unknown row order 'zig'.*hybrid1
   "$st" row-orders "$example" --order zig -o "$tmp/zig.mtx"
 [ ! -e "$tmp/zig.mtx" ] && ok || bad "row-orders left a file behind for an unknown order"
 expect_fail "row-orders --order without -o" "go together" "$st" row-orders "$example" --order lpt
+expect_fail "row-orders without a matrix" "FILE.*collect / train" "$st" row-orders
+printf 'matrix,rows,cols\nm,1,1\n' >"$tmp/ro.csv"
+expect_fail "row-orders train on a foreign CSV" "ro.csv:1: column 4 must be 'nnz'" \
+  "$st" row-orders train "$tmp/ro.csv" -o "$tmp/ro-model"
+[ ! -e "$tmp/ro-model/row-order.json" ] && ok || bad "row-orders train wrote a model from a bad CSV"
+expect_fail "row-orders collect on a missing list" "no_such.list" \
+  "$st" row-orders collect "$tmp/no_such.list" -o "$tmp/ro-out.csv"
+[ ! -e "$tmp/ro-out.csv" ] && ok || bad "row-orders collect wrote a CSV without measuring"
 
 # --- gen + features --------------------------------------------------------------------------
 expect_ok "gen kron scale 16" "$st" gen kron --scale 16 --seed 1 -o "$tmp/k.mtx"
