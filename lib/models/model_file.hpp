@@ -9,9 +9,13 @@
 //    "features": [...], "booster": "spmv-rank.xgb.json",
 //    "training_set": {"fingerprint": "...", "matrices": 40, "rows": 9000, ...},
 //    "split": {...}, "options": {...}}
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/error.hpp"
 
 namespace sparsetune::models {
 
@@ -43,5 +47,24 @@ std::string stale_reason(const ModelFile& m, const std::string& name,
 
 // <dir>/<arch>/<name>.json
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name);
+
+// The shipped model `name` of `arch` under `dir`, read by `read(description_path)`, or nothing
+// with `why` saying so: missing, stale or unreadable (read's Error).
+template <class Model, class Read>
+std::optional<Model> find_model(const std::string& dir, const std::string& arch,
+                                const std::string& name, Read&& read, std::string* why) {
+  const auto path = model_path(dir, arch, name);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    if (why) *why = "no " + name + " model for " + arch + " (" + path + ")";
+    return std::nullopt;
+  }
+  try {
+    return read(path);
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
+}
 
 }  // namespace sparsetune::models

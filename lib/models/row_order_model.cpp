@@ -431,18 +431,7 @@ RowOrderModel RowOrderModel::read(const std::string& description_path) {
 
 std::optional<RowOrderModel> RowOrderModel::find(const std::string& dir, const std::string& arch,
                                                  std::string* why) {
-  const auto path = model_path(dir, arch, kRowOrderName);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    if (why) *why = "no " + std::string(kRowOrderName) + " model for " + arch + " (" + path + ")";
-    return std::nullopt;
-  }
-  try {
-    return read(path);
-  } catch (const Error& e) {
-    if (why) *why = e.what();
-    return std::nullopt;
-  }
+  return find_model<RowOrderModel>(dir, arch, kRowOrderName, &RowOrderModel::read, why);
 }
 
 }  // namespace sparsetune::models

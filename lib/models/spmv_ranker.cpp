@@ -28,18 +28,7 @@ SpmvRanker SpmvRanker::read(const std::string& description_path) {
 
 std::optional<SpmvRanker> SpmvRanker::find(const std::string& dir, const std::string& arch,
                                            std::string* why) {
-  const auto path = model_path(dir, arch, kSpmvRankName);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    if (why) *why = "no " + std::string(kSpmvRankName) + " model for " + arch + " (" + path + ")";
-    return std::nullopt;
-  }
-  try {
-    return read(path);
-  } catch (const Error& e) {
-    if (why) *why = e.what();
-    return std::nullopt;
-  }
+  return find_model<SpmvRanker>(dir, arch, kSpmvRankName, &SpmvRanker::read, why);
 }
 
 std::vector<std::string> SpmvRanker::test_matrices() const {

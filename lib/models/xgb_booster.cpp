@@ -62,4 +62,15 @@ std::vector<float> predict(BoosterHandle b, const std::vector<std::vector<double
   return std::vector<float>(out, out + n);
 }
 
+void set_weights(DMatrix& d, const std::vector<double>& weights, std::size_t rows) {
+  if (weights.empty()) return;
+  if (weights.size() != rows) throw Error("xgboost: training needs one weight per row");
+  std::vector<float> w;
+  for (double v : weights) {
+    if (!std::isfinite(v) || v < 0) throw Error("xgboost: negative or non-finite weight");
+    w.push_back(static_cast<float>(v));
+  }
+  check(XGDMatrixSetFloatInfo(d.h, "weight", w.data(), w.size()), "weights");
+}
+
 }  // namespace sparsetune::models::xgb

@@ -32,6 +32,10 @@ using Params = std::vector<std::pair<const char*, std::string>>;
 void make_table(DMatrix& d, const std::vector<std::vector<double>>& x, std::size_t width,
                 const char* what);
 
+// Sets one weight per row of `d` (`rows` of them) when `weights` is not empty; throws Error on a
+// count other than `rows`, or a negative or non-finite weight.
+void set_weights(DMatrix& d, const std::vector<double>& weights, std::size_t rows);
+
 // The parameters both models set from XgbOptions (depth, eta, child weight, seed, threads, quiet,
 // exact trees); each model adds its objective.
 Params common_params(const XgbOptions& opt);

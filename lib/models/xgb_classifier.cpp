@@ -39,18 +39,10 @@ void XgbClassifier::fit(const std::vector<std::vector<double>>& x, const std::ve
     if (v < 0 || v >= classes_) throw Error("xgboost: label out of range");
     label.push_back(static_cast<float>(v));
   }
-  if (!weights.empty() && weights.size() != labels.size())
-    throw Error("xgboost: training needs one weight per row");
-  std::vector<float> weight;
-  for (double w : weights) {
-    if (!std::isfinite(w) || w < 0) throw Error("xgboost: negative or non-finite weight");
-    weight.push_back(static_cast<float>(w));
-  }
+  xgb::set_weights(d, weights, x.size());  // before the old model goes: bad weights keep it
   if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
   booster_ = nullptr;
   xgb::check(XGDMatrixSetFloatInfo(d.h, "label", label.data(), label.size()), "labels");
-  if (!weight.empty())
-    xgb::check(XGDMatrixSetFloatInfo(d.h, "weight", weight.data(), weight.size()), "weights");
   auto params = xgb::common_params(opt_);
   params.push_back({"objective", "multi:softprob"});
   params.push_back({"num_class", std::to_string(classes_)});

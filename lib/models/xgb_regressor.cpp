@@ -47,17 +47,9 @@ void XgbRegressor::fit(const std::vector<std::vector<double>>& x, const std::vec
     if (!std::isfinite(v)) throw Error("xgboost: non-finite target");
     label.push_back(static_cast<float>(v));
   }
-  if (!weights.empty() && weights.size() != y.size())
-    throw Error("xgboost: training needs one weight per row");
-  std::vector<float> weight;
-  for (double w : weights) {
-    if (!std::isfinite(w) || w < 0) throw Error("xgboost: negative or non-finite weight");
-    weight.push_back(static_cast<float>(w));
-  }
+  xgb::set_weights(d, weights, x.size());  // before the old model goes: bad weights keep it
   release();
   check(XGDMatrixSetFloatInfo(d.h, "label", label.data(), label.size()), "labels");
-  if (!weight.empty())
-    check(XGDMatrixSetFloatInfo(d.h, "weight", weight.data(), weight.size()), "weights");
   auto params = xgb::common_params(opt_);
   params.push_back({"objective", "reg:squarederror"});
   params.push_back({"subsample", std::to_string(opt_.subsample)});

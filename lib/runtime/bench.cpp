@@ -151,25 +151,21 @@ BaselineResult baseline_from_json(const nlohmann::json& j, double bandwidth_gbs)
   r.verified = j.value("verified", false);
   r.error = j.contains("error") && j["error"].is_number() ? j["error"].get<double>() : -1.0;
   r.tolerance = j.value("tolerance", 0.0);
-  if (j.contains("time_ms")) {
-    const auto& t = j["time_ms"];
-    r.time_ms.median = t.value("median", 0.0);
-    r.time_ms.min = t.value("min", 0.0);
-    r.time_ms.max = t.value("max", 0.0);
-    r.time_ms.q1 = t.value("q1", 0.0);
-    r.time_ms.q3 = t.value("q3", 0.0);
-    r.time_ms.count = t.value("runs", std::int64_t{0});
-  }
+  // A time's statistics as baseline_json writes them.
+  auto read_stats = [](const nlohmann::json& t, Stats& s) {
+    s.median = t.value("median", 0.0);
+    s.min = t.value("min", 0.0);
+    s.max = t.value("max", 0.0);
+    s.q1 = t.value("q1", 0.0);
+    s.q3 = t.value("q3", 0.0);
+    s.count = t.value("runs", std::int64_t{0});
+  };
+  if (j.contains("time_ms")) read_stats(j["time_ms"], r.time_ms);
   if (j.contains("warm")) r.warm = warm_from_json(j["warm"], bandwidth_gbs);
   r.preprocess_ms = j.value("preprocess_ms", -1.0);
   if (j.contains("with_transfers_ms") && j["with_transfers_ms"].is_object()) {
     const auto& t = j["with_transfers_ms"];
-    r.with_transfers_ms.median = t.value("median", 0.0);
-    r.with_transfers_ms.min = t.value("min", 0.0);
-    r.with_transfers_ms.max = t.value("max", 0.0);
-    r.with_transfers_ms.q1 = t.value("q1", 0.0);
-    r.with_transfers_ms.q3 = t.value("q3", 0.0);
-    r.with_transfers_ms.count = t.value("runs", std::int64_t{0});
+    read_stats(t, r.with_transfers_ms);
     r.h2d_bytes = t.value("h2d_bytes", std::int64_t{0});
     r.d2h_bytes = t.value("d2h_bytes", std::int64_t{0});
   }
@@ -247,19 +243,17 @@ nlohmann::json to_json(const BenchReport& r) {
     if (b.status == "ok") {
       e["error"] = b.error >= 0 ? nlohmann::json(b.error) : nlohmann::json(nullptr);
       e["tolerance"] = b.tolerance;
-      e["time_ms"] = {{"median", b.time_ms.median}, {"min", b.time_ms.min},
-                      {"max", b.time_ms.max},       {"q1", b.time_ms.q1},
-                      {"q3", b.time_ms.q3},         {"runs", b.time_ms.count}};
+      auto stats = [](const Stats& t) {
+        return nlohmann::json{{"median", t.median}, {"min", t.min}, {"max", t.max},
+                              {"q1", t.q1},         {"q3", t.q3},   {"runs", t.count}};
+      };
+      e["time_ms"] = stats(b.time_ms);
       if (b.preprocess_ms >= 0) e["preprocess_ms"] = b.preprocess_ms;
-      if (b.with_transfers_ms.count > 0)
-        e["with_transfers_ms"] = {{"median", b.with_transfers_ms.median},
-                                  {"min", b.with_transfers_ms.min},
-                                  {"max", b.with_transfers_ms.max},
-                                  {"q1", b.with_transfers_ms.q1},
-                                  {"q3", b.with_transfers_ms.q3},
-                                  {"runs", b.with_transfers_ms.count},
-                                  {"h2d_bytes", b.h2d_bytes},
-                                  {"d2h_bytes", b.d2h_bytes}};
+      if (b.with_transfers_ms.count > 0) {
+        e["with_transfers_ms"] = stats(b.with_transfers_ms);
+        e["with_transfers_ms"]["h2d_bytes"] = b.h2d_bytes;
+        e["with_transfers_ms"]["d2h_bytes"] = b.d2h_bytes;
+      }
       e["gflops"] = b.gflops;
       e["gbs"] = b.gbs;
       e["bandwidth_fraction"] = b.bandwidth_fraction;

@@ -73,4 +73,28 @@ class DeviceMem {
   std::size_t bytes_ = 0;
 };
 
+// Owning page-locked host allocation: what cudaMemcpyAsync needs to overlap with kernels and
+// to copy at full PCIe/NVLink speed. Zero bytes allocate nothing (get() is null).
+class PinnedMem {
+ public:
+  explicit PinnedMem(std::size_t bytes) : bytes_(bytes) {
+    if (bytes_) SPARSETUNE_CUDA(cudaHostAlloc(&p_, bytes_, cudaHostAllocDefault));
+  }
+  ~PinnedMem() {
+    if (p_) cudaFreeHost(p_);
+  }
+  PinnedMem(PinnedMem&& o) noexcept : p_(o.p_), bytes_(o.bytes_) {
+    o.p_ = nullptr;
+    o.bytes_ = 0;
+  }
+  PinnedMem(const PinnedMem&) = delete;
+  PinnedMem& operator=(const PinnedMem&) = delete;
+  PinnedMem& operator=(PinnedMem&&) = delete;
+  char* get() const { return static_cast<char*>(p_); }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 }  // namespace sparsetune::runtime

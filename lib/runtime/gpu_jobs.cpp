@@ -458,37 +458,19 @@ nlohmann::json finish(Context& c, Problem& p, const std::function<void()>& op, c
   return j;
 }
 
-// Page-locked host memory: asynchronous copies at full PCIe/NVLink speed, as HTF's pipeline has.
-class Pinned {
- public:
-  explicit Pinned(std::size_t bytes) : bytes_(std::max<std::size_t>(bytes, 1)) {
-    SPARSETUNE_CUDA(cudaHostAlloc(&p_, bytes_, cudaHostAllocDefault));
-  }
-  ~Pinned() {
-    if (p_) cudaFreeHost(p_);
-  }
-  Pinned(const Pinned&) = delete;
-  Pinned& operator=(const Pinned&) = delete;
-  char* get() const { return static_cast<char*>(p_); }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
 // The paper's setting for SpTV: every array the baseline uploaded (the tensor's or the
 // unfolding's arrays and v) copied from pinned host memory, the op, and y copied back, all on
 // the stream between two events; 2 warm-up runs, then `runs` timed ones.
 nlohmann::json time_with_transfers(Context& c, const Holder& h, const DeviceMem& y,
                                    std::size_t y_bytes, const std::function<void()>& op, int runs) {
-  std::vector<std::unique_ptr<Pinned>> host;
+  std::vector<std::unique_ptr<PinnedMem>> host;
   std::size_t h2d = 0;
   for (const auto& [dev, bytes] : h.uploads) {
-    host.push_back(std::make_unique<Pinned>(bytes.size()));
+    host.push_back(std::make_unique<PinnedMem>(std::max<std::size_t>(bytes.size(), 1)));
     std::memcpy(host.back()->get(), bytes.data(), bytes.size());
     h2d += bytes.size();
   }
-  Pinned out(y_bytes);
+  PinnedMem out(std::max<std::size_t>(y_bytes, 1));
   auto run = [&] {
     for (std::size_t i = 0; i < h.uploads.size(); ++i)
       if (!h.uploads[i].second.empty())

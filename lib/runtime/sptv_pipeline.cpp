@@ -29,25 +29,6 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// Page-locked host memory: what cudaMemcpyAsync needs to overlap with kernels.
-class PinnedMem {
- public:
-  explicit PinnedMem(std::size_t bytes) : bytes_(bytes) {
-    if (bytes_) SPARSETUNE_CUDA(cudaHostAlloc(&p_, bytes_, cudaHostAllocDefault));
-  }
-  ~PinnedMem() {
-    if (p_) cudaFreeHost(p_);
-  }
-  PinnedMem(PinnedMem&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(o.bytes_) {}
-  PinnedMem(const PinnedMem&) = delete;
-  PinnedMem& operator=(const PinnedMem&) = delete;
-  char* get() const { return static_cast<char*>(p_); }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
 class Streams {
  public:
   explicit Streams(int n) : s_(n, nullptr) {
