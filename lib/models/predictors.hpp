@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "db/tuning_db.hpp"
 #include "models/matrix_split.hpp"
 
@@ -18,6 +19,13 @@ struct TrainOptions {
   std::string created;   // date recorded in the model ("": today, UTC)
   std::string database;  // the training data's name, recorded in the model
   int threads = 1;       // XGBoost threads (1: bit-for-bit reproducible)
+};
+
+// A database without the measurements a predictor learns from (`train --model all` skips that
+// predictor and says why; naming it alone fails).
+class NothingToLearn : public Error {
+ public:
+  using Error::Error;
 };
 
 struct TrainResult {
@@ -42,5 +50,6 @@ std::string today_utc();
 
 // One predictor per file:
 TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt);
+TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt);
 
 }  // namespace sparsetune::models

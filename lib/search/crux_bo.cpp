@@ -49,9 +49,11 @@ CruxBoResult minimize_crux(const std::function<double(CruxPoint)>& f, const Crux
     start.push_back({std::max(a, b), std::min(a, b)});
   }
   start.resize(o.initial);
+  start.insert(start.begin(), o.first.begin(), o.first.end());
   const auto stopped = [&] { return o.stop && o.stop(); };
   for (const auto& p : start)
-    if (static_cast<int>(r.tried.size()) < o.max_evaluations && !stopped()) evaluate(p);
+    if (static_cast<int>(r.tried.size()) < o.max_evaluations && !stopped() && !tried(p))
+      evaluate(p);
 
   // Candidates: a grid of the triangle and as many random points in it.
   std::vector<CruxPoint> cands;

@@ -20,6 +20,9 @@ struct CruxBoOptions {
   double xi = 0.01;    // the improvement of log time an expected improvement must exceed
   double grid = 0.02;  // spacing of the candidate grid over the triangle
   std::uint64_t seed = 1;
+  // Tried before the initial points (a predicted crux: the search starts from it); they count
+  // among the evaluations.
+  std::vector<CruxPoint> first;
   std::function<bool()> stop;  // asked before each evaluation: true ends the search there
 };
 

@@ -15,9 +15,11 @@
 #include "db/tuning_db.hpp"
 #include "features/matrix_features.hpp"
 #include "graph/cell_graph.hpp"
+#include "graph/crux_graph.hpp"
 #include "graph/interpreter.hpp"
 #include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
+#include "models/crux_predictor.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc.hpp"
@@ -304,6 +306,28 @@ TuneOutcome tune(const TuneOptions& o) {
     compile_only = std::make_unique<CompileOnlyEvaluator>(a, o.dtype, arch, o.edit_source, spmm_n);
   json feature_row = json::object();  // as the database stores them: {"group.name": value}
   for (const auto& x : feats) feature_row[x.group + "." + x.name] = x.value;
+  // MatXtract's crux predictor: its (tau_c, tau_r) is a candidate of a predict-only answer and
+  // the first point of a measuring search's crux search.
+  json crux_pick = json::object();
+  std::optional<CruxPoint> crux_first;
+  if (!spmm) {
+    std::string why = "learned models are off";
+    std::optional<models::CruxPredictor> cp;
+    if (o.learned)
+      cp = models::CruxPredictor::find(o.models_dir.empty() ? default_models_dir() : o.models_dir,
+                                       arch, &why);
+    if (cp) {
+      const auto c = cp->predict(feature_row, o.dtype);
+      crux_first = CruxPoint{c.tau_c, c.tau_r};
+      crux_pick = {{"tau_c", c.tau_c}, {"tau_r", c.tau_r}, {"by", "the crux model (" + arch + ")"}};
+      graph::Graph g =
+          graph::crux_graph(c.tau_c, c.tau_r, graph::csr_vector_ops(), 0, o.dtype == "f16" ? 8 : 4);
+      g.name = "crux-predicted";
+      seeds.push_back(std::move(g));
+    } else {
+      crux_pick = {{"why_not_predicted", why}};
+    }
+  }
   // The learned ranking of this architecture, when one is shipped and current: it scores a
   // predict-only search and orders a measuring search's seeds. Else the cost model does both.
   // (The shipped ranking is SpMV's: SpMM is ranked by the cost model.)
@@ -409,6 +433,7 @@ TuneOutcome tune(const TuneOptions& o) {
         co.bo.max_evaluations = std::min(o.crux_evaluations, room);
         co.bo.initial = std::min(co.bo.initial, std::max(2, co.bo.max_evaluations));
         co.bo.seed = o.seed;
+        if (crux_first) co.bo.first = {*crux_first};  // the search starts from the prediction
         co.width = o.dtype == "f16" ? 8 : 4;  // m16n8k8 for fp16 values, m8n8k4 in fp64 else
         co.bo.stop = [&] {
           return std::chrono::steady_clock::now() >= deadline || (o.stop && o.stop->load());
@@ -596,6 +621,7 @@ TuneOutcome tune(const TuneOptions& o) {
                                             : json(nullptr)},
       {"search", search_json},
       {"row_order", row_order_json},
+      {"crux_pick", crux_pick},
       {"wall_budget", wall.to_json()},
       {"skipped", skipped},
       {"files", out.files}};

@@ -5,9 +5,13 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/fingerprint.hpp"
 #include "db/tuning_db.hpp"
+#include "features/matrix_features.hpp"
+#include "graph/crux_graph.hpp"
 #include "graph/format.hpp"
 #include "io/matrix_file.hpp"
+#include "models/predictors.hpp"
 #include "search_test_util.hpp"
 #include "test_support.hpp"
 
@@ -192,4 +196,73 @@ TEST_CASE("--budget bounds the whole command: the search stops early and says so
   CHECK(r2.report["search"]["stopped_by"] == "max-candidates");
   CHECK(r2.report["search"]["candidates"] == 6);
   CHECK(r2.report["wall_budget"]["search_budget_s"].get<double>() > 500);
+}
+
+TEST_CASE("a shipped crux model gives budget 0 a candidate and the crux search its first point",
+          "[search][crux]") {
+  testing::TempDir t("sparsetune-tune-crux-model");
+  // A crux model trained on four matrices' crux searches (best point (0.6, 0.2) everywhere).
+  {
+    db::TuningDb db(t.file("labels.db"));
+    for (const char* name : {"cora", "bcsstk21", "can_1072", "dwt_2680"}) {
+      const Csr64 a =
+          io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz");
+      nlohmann::json f = nlohmann::json::object();
+      for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+      db.put_matrix({fingerprint(a), name, a.rows, a.cols, a.nnz(), f.dump()});
+      for (const auto& [c, r] : {std::pair{0.6, 0.2}, std::pair{0.0, 0.0}, std::pair{1.0, 1.0}}) {
+        db::Measurement m;
+        m.fingerprint = fingerprint(a);
+        m.op = "spmv";
+        m.dtype = "f64";
+        m.device = "NVIDIA H100 80GB HBM3";
+        m.arch = "sm_90";
+        m.graph = graph::graph_to_json(graph::crux_graph(c, r)).dump();
+        m.candidate = "graph/" + std::to_string(std::hash<std::string>{}(m.graph));
+        m.time_us = c == 0.6 ? 5.0 : 9.0;
+        db.add(m);
+      }
+    }
+    models::TrainOptions o;
+    o.out_dir = (t.path / "models").string();
+    models::find_predictor("crux").train(db, o);
+  }
+  // cora's rows of up to 169 entries: the crux graphs' warp-per-row cold part is not pruned.
+  auto o = options(t, std::string(SPARSETUNE_SHARED_DIR) + "/matrices/cora.mtx.gz");
+  o.models_dir = (t.path / "models").string();
+  const auto r = search::tune(o);  // budget 0
+  const auto& pick = r.report["crux_pick"];
+  REQUIRE(pick.contains("tau_c"));
+  CHECK(pick["tau_c"].get<double>() == Approx(0.6).margin(0.05));
+  CHECK(pick["tau_r"].get<double>() == Approx(0.2).margin(0.05));
+  bool seeded = false;
+  for (const auto& s : r.report["search"]["seed_order"]) seeded |= s["seed"] == "crux-predicted";
+  CHECK(seeded);
+
+  SECTION("with a budget, the crux search starts from the prediction") {
+    o.budget_s = 30;
+    o.max_candidates = 0;
+    o.force = true;
+    const auto b = search::tune(o);
+    REQUIRE(b.report["search"].contains("crux"));
+    // The crux search's first point is the predicted crux (rows are kept in the order scored).
+    const auto& p = b.report["crux_pick"];
+    bool found = false;
+    for (const auto& m : db::TuningDb(o.db_path).measurements()) {
+      if (nlohmann::json::parse(m.params).value("origin", "") != "crux") continue;
+      const auto split = nlohmann::json::parse(m.graph)["ops"][0];  // {"op": ..., params}
+      CHECK(split["tau_c"].get<double>() == Approx(p["tau_c"].get<double>()));
+      CHECK(split["tau_r"].get<double>() == Approx(p["tau_r"].get<double>()));
+      found = true;
+      break;
+    }
+    CHECK(found);
+  }
+
+  SECTION("without a model, the report says why") {
+    o.models_dir = (t.path / "none").string();
+    o.force = true;
+    CHECK_THAT(search::tune(o).report["crux_pick"]["why_not_predicted"].get<std::string>(),
+               Catch::Contains("no crux model"));
+  }
 }

@@ -1,0 +1,241 @@
+#include "models/crux_predictor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "features/matrix_features.hpp"
+#include "io/file_bytes.hpp"
+#include "io/staged_folder.hpp"
+#include "models/matrix_split.hpp"
+#include "models/training_set.hpp"
+
+namespace sparsetune::models {
+
+namespace {
+
+using nlohmann::json;
+
+// One matrix (value type, device) with a crux search: every CRUX_SPLIT point measured.
+struct Searched {
+  const MatrixSet* m = nullptr;
+  std::vector<Crux> points;
+  std::vector<double> us;
+  std::size_t best = 0;
+};
+
+Crux clamp(double c, double r) {
+  Crux x;
+  x.tau_c = std::clamp(c, 0.0, 1.0);
+  x.tau_r = std::clamp(r, 0.0, x.tau_c);
+  return x;
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / static_cast<double>(v.size()));
+}
+
+}  // namespace
+
+std::vector<std::string> crux_feature_names() {
+  static const std::vector<std::string> names = [] {
+    Csr64 one;  // a 1 x 1 matrix: the feature list, not its values
+    one.rows = one.cols = 1;
+    one.row_ptr = {0, 1};
+    one.col_idx = {0};
+    one.val = {1.0};
+    std::vector<std::string> v;
+    for (const auto& f : features::matxtract_features(one)) v.push_back(f.group + "." + f.name);
+    v.push_back("dtype_f16");
+    return v;
+  }();
+  return names;
+}
+
+std::vector<double> crux_inputs(const json& features, const std::string& dtype) {
+  std::vector<double> x;
+  const auto& names = crux_feature_names();
+  for (std::size_t i = 0; i + 1 < names.size(); ++i) {
+    const auto it = features.find(names[i]);
+    if (it == features.end() || !it->is_number())
+      throw Error("crux predictor: the matrix has no feature '" + names[i] + "'");
+    x.push_back(it->get<double>());
+  }
+  x.push_back(dtype == "f16" ? 1.0 : 0.0);
+  return x;
+}
+
+CruxPredictor::CruxPredictor(ModelFile file, XgbRegressor tau_c, XgbRegressor tau_r)
+    : file_(std::move(file)), tau_c_(std::move(tau_c)), tau_r_(std::move(tau_r)) {}
+
+Crux CruxPredictor::predict(const json& features, const std::string& dtype) const {
+  const auto x = crux_inputs(features, dtype);
+  return clamp(tau_c_.predict({x})[0], tau_r_.predict({x})[0]);
+}
+
+CruxPredictor CruxPredictor::read(const std::string& description_path) {
+  ModelFile f = read_model_file(description_path);
+  const auto& names = crux_feature_names();
+  if (const auto why = stale_reason(f, kCruxName, names); !why.empty())
+    throw Error(description_path + ": stale model: " + why);
+  if (f.kind != "xgboost-regressor-pair")
+    throw Error(description_path + ": field 'kind' must be \"xgboost-regressor-pair\"");
+  const auto path = (std::filesystem::path(description_path).parent_path() / f.booster).string();
+  const auto j = json::parse(io::read_file(path), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("tau_c") || !j.contains("tau_r"))
+    throw Error(path + ": not a crux booster file (fields 'tau_c' and 'tau_r')");
+  auto c = XgbRegressor::load(j["tau_c"].dump(), names.size(), path + ": tau_c");
+  auto r = XgbRegressor::load(j["tau_r"].dump(), names.size(), path + ": tau_r");
+  return CruxPredictor(std::move(f), std::move(c), std::move(r));
+}
+
+std::optional<CruxPredictor> CruxPredictor::find(const std::string& dir, const std::string& arch,
+                                                 std::string* why) {
+  return find_model<CruxPredictor>(dir, arch, kCruxName, &CruxPredictor::read, why);
+}
+
+TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
+  const TrainingSet t = read_spmv_training_set(db, opt.arch, true);
+  std::vector<Searched> all;
+  for (const auto& m : t.matrices) {
+    Searched s;
+    s.m = &m;
+    for (const auto& x : m.samples)
+      if (!x.graph.ops.empty() && x.graph.ops.front().op == "CRUX_SPLIT") {
+        const auto& p = x.graph.ops.front().params;
+        s.points.push_back({p.value("tau_c", 0.0), p.value("tau_r", 0.0)});
+        s.us.push_back(x.time_us);
+      }
+    if (s.points.size() < 3) continue;  // no crux search here, a seed or two
+    s.best = static_cast<std::size_t>(std::min_element(s.us.begin(), s.us.end()) - s.us.begin());
+    all.push_back(std::move(s));
+  }
+  std::map<std::string, std::int64_t> nnz_of;
+  for (const auto& s : all) nnz_of[s.m->fingerprint] = s.m->nnz;
+  if (nnz_of.size() < 4)
+    throw NothingToLearn(db.path() + ": " + std::to_string(nnz_of.size()) +
+                         " matrices with a crux search of 3 or more points (tune --op spmv with "
+                         "a budget measures one); the crux predictor needs at least 4");
+  std::vector<SplitItem> items;
+  for (const auto& [fp, nnz] : nnz_of) items.push_back({fp, nnz, ""});
+  const MatrixSplit split = split_matrices(items, opt.split);
+  std::map<std::string, bool> is_test;
+  for (std::size_t i = 0; i < items.size(); ++i) is_test[items[i].fingerprint] = split.test[i];
+  std::vector<const Searched*> train, test;
+  for (const auto& s : all) (is_test[s.m->fingerprint] ? test : train).push_back(&s);
+
+  XgbOptions xo;
+  xo.rounds = 200;
+  xo.max_depth = 4;
+  xo.eta = 0.1;
+  xo.min_child_weight = 1.0;
+  xo.seed = opt.split.seed;
+  xo.threads = opt.threads;
+  std::vector<std::vector<double>> x;
+  std::vector<double> yc, yr;
+  for (const auto* s : train) {
+    x.push_back(crux_inputs(s->m->features, s->m->dtype));
+    yc.push_back(s->points[s->best].tau_c);
+    yr.push_back(s->points[s->best].tau_r);
+  }
+  XgbRegressor rc(xo), rr(xo);
+  rc.fit(x, yc);
+  rr.fit(x, yr);
+
+  ModelFile file;
+  file.model = kCruxName;
+  file.kind = "xgboost-regressor-pair";
+  file.target = "tau_c and tau_r of the fastest point of the matrix's crux search";
+  file.op = "spmv";
+  file.arch = t.arch;
+  std::string devices;
+  for (const auto& d : t.devices) devices += (devices.empty() ? "" : ", ") + d;
+  file.device = devices;
+  file.created = opt.created.empty() ? today_utc() : opt.created;
+  file.tool_version = kVersion;
+  file.features = crux_feature_names();
+  file.booster = std::string(kCruxName) + ".xgb.json";
+  const CruxPredictor model(file, XgbRegressor::load(rc.save(), x.front().size(), "tau_c"),
+                            XgbRegressor::load(rr.save(), x.front().size(), "tau_r"));
+
+  // The predicted crux is judged by the measured point nearest to it: its time against the
+  // search's best (a new point would need the GPU; `tune` measures it first).
+  auto evaluate = [&](const std::vector<const Searched*>& set, bool rows) {
+    double sec = 0, ser = 0;
+    std::vector<double> share;
+    int within = 0;
+    json per = json::array();
+    for (const auto* s : set) {
+      const Crux p = model.predict(s->m->features, s->m->dtype);
+      const Crux& b = s->points[s->best];
+      sec += (p.tau_c - b.tau_c) * (p.tau_c - b.tau_c);
+      ser += (p.tau_r - b.tau_r) * (p.tau_r - b.tau_r);
+      std::size_t near = 0;
+      double d_near = 1e300;
+      for (std::size_t k = 0; k < s->points.size(); ++k) {
+        const double d = std::hypot(s->points[k].tau_c - p.tau_c, s->points[k].tau_r - p.tau_r);
+        if (d < d_near) d_near = d, near = k;
+      }
+      share.push_back(s->us[s->best] / s->us[near]);
+      within += s->us[near] <= 1.1 * s->us[s->best];
+      if (rows)
+        per.push_back({{"matrix", s->m->name},
+                       {"dtype", s->m->dtype},
+                       {"predicted", {p.tau_c, p.tau_r}},
+                       {"bo_best", {b.tau_c, b.tau_r}},
+                       {"bo_best_us", s->us[s->best]},
+                       {"nearest", {s->points[near].tau_c, s->points[near].tau_r}},
+                       {"nearest_us", s->us[near]}});
+    }
+    const double n = static_cast<double>(std::max<std::size_t>(set.size(), 1));
+    json j = {{"matrices", set.size()},
+              {"mse_tau_c", sec / n},
+              {"mse_tau_r", ser / n},
+              {"geomean_share_of_bo", geomean(share)},
+              {"within_10pct", within / n}};
+    if (rows) j["per_matrix"] = per;
+    return j;
+  };
+  std::vector<std::string> test_names;
+  for (const auto* s : test) test_names.push_back(s->m->name);
+  json split_json = split.description;
+  split_json["test"] = test_names;
+  file.training_set = {
+      {"database",
+       opt.database.empty() ? std::filesystem::path(db.path()).filename().string() : opt.database},
+      {"matrices", train.size()},
+      {"all_matrices", all.size()}};
+  file.split = split_json;
+  file.options = {{"rounds", xo.rounds}, {"max_depth", xo.max_depth}, {"eta", xo.eta}};
+
+  TrainResult r;
+  r.model = kCruxName;
+  r.report = {{"model", kCruxName},
+              {"arch", t.arch},
+              {"device", devices},
+              {"created", file.created},
+              {"training_set", file.training_set},
+              {"split", split_json},
+              {"train", evaluate(train, false)},
+              {"test", evaluate(test, true)}};
+  if (!opt.out_dir.empty()) {
+    const auto dir = (std::filesystem::path(opt.out_dir) / t.arch).string();
+    io::StagedFolder staged(dir);
+    r.files.push_back(staged.add(file.model + ".json", file.to_json().dump(2) + "\n"));
+    r.files.push_back(staged.add(
+        file.booster,
+        json{{"tau_c", json::parse(rc.save())}, {"tau_r", json::parse(rr.save())}}.dump() + "\n"));
+    r.report["files"] = r.files;
+    r.files.push_back(staged.add(file.model + ".report.json", r.report.dump(2) + "\n"));
+    staged.commit();
+  }
+  return r;
+}
+
+}  // namespace sparsetune::models
