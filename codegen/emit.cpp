@@ -95,6 +95,8 @@ Emitted generate(const graph::Graph& g, const Csr64& a, const EmitOptions& opt) 
   Emitted e;
   e.format = graph::design(g, a, opt.design);
   if (e.format.op == "sptv") e.format.sptv = opt.sptv;
+  graph::check_layout(opt.layout, e.format.op);
+  e.format.layout = opt.layout;
   e.report = optimize(e.format, opt.optimizer);
   e.kernels = build_kernels(e.format, g.name, graph::describe(g));
   e.format_bytes = io::serialize_safetensors(graph::to_safetensors(e.format, kVersion));
@@ -164,6 +166,9 @@ std::string build_host_header(const graph::Format& f, const std::string& bytes) 
                       : "typedef " + val + " value_t;  // x\ntypedef " + acc + " result_t;  // y\n";
   h += "constexpr long long kRows = " + std::to_string(f.rows) +
        ", kCols = " + std::to_string(f.cols) + ";\n";
+  if (f.col_major())  // row-major headers are unchanged (and row-major)
+    h += "// B and C are column-major: B(i, j) = B[i + j * ldb], C(i, j) = C[i + j * ldc].\n"
+         "constexpr bool kColMajor = true;\n";
   h += "constexpr const char* kFingerprint = \"" + f.fingerprint + "\";\n";
   h += "constexpr std::uint64_t kFileBytes = " + std::to_string(bytes.size()) +
        "ULL, kHeaderBytes = " + std::to_string(header_len) + "ULL;\n";

@@ -17,6 +17,10 @@ struct EmitOptions {
   graph::DesignOptions design;
   OptimizerOptions optimizer;
   graph::SptvSlices sptv;  // op "sptv": HTF's slice table, recorded in the format binary
+  // op "spmm": B's and C's layout, "row" (row strides ldb, ldc) or "col" (column strides); the
+  // kernels are compiled for it and the format binary records it (graph::Format::layout).
+  // Throws Error for another name or "col" with another op.
+  std::string layout = "row";
 };
 
 struct Emitted {

@@ -56,22 +56,40 @@ std::string spmm_run_section(const graph::Format& f,
   // The largest grid y (at most 65535) comes from the narrowest tile.
   const std::string narrowest = std::to_string(u.narrowest_tile);
   std::string h;
-  h += "// C = alpha A B + beta C (cuSPARSE's convention) for a dense row-major B of n columns\n"
-       "// (kCols rows, row stride ldb) and C (kRows rows, row stride ldc), device pointers, on\n"
-       "// `stream`. " +
-       std::string(f.store_only
-                       ? "Store-only: every row of C is written exactly once per column tile, "
-                         "reading C only\n// when beta != 0, so a C holding NaN is fine with "
-                         "beta = 0.\n"
-                       : "C is first set to beta C (zeros when beta = 0, never reading it), then "
-                         "the part kernels\n// add alpha times their results.\n") +
-       (u.fused ? "// All parts run in one launch (horizontal fusion).\n" : "") +
-       "// n from 1 up; B is read with vector loads where ldb and B are aligned to them.\n";
+  const bool col = f.col_major();
+  h +=
+      std::string(
+          col ? "// C = alpha A B + beta C (cuSPARSE's convention) for a dense column-major B of "
+                "n\n"
+                "// columns (kCols rows, column stride ldb >= kCols: B(i, j) = B[i + j * ldb]) and "
+                "C\n"
+                "// (kRows rows, column stride ldc >= kRows), device pointers, on `stream`; these\n"
+                "// kernels were generated for column-major B and C (kColMajor) only.\n// "
+              : "// C = alpha A B + beta C (cuSPARSE's convention) for a dense row-major B of n "
+                "columns\n"
+                "// (kCols rows, row stride ldb) and C (kRows rows, row stride ldc), device "
+                "pointers, on\n"
+                "// `stream`. ") +
+      std::string(f.store_only
+                      ? "Store-only: every row of C is written exactly once per column tile, "
+                        "reading C only\n// when beta != 0, so a C holding NaN is fine with "
+                        "beta = 0.\n"
+                      : "C is first set to beta C (zeros when beta = 0, never reading it), then "
+                        "the part kernels\n// add alpha times their results.\n") +
+      (u.fused ? "// All parts run in one launch (horizontal fusion).\n" : "") +
+      (col ? "// n from 1 up; B is read one value at a time (its rows are strided).\n"
+           : "// n from 1 up; B is read with vector loads where ldb and B are aligned to them.\n");
   h += "inline cudaError_t run(const Format& f, const value_t* B, long long ldb, result_t* C,\n"
        "                       long long ldc, long long n, result_t alpha, result_t beta,\n"
        "                       cudaStream_t stream = 0) {\n";
-  h += "  if (n < 1 || ldb < n || ldc < n || (n + " + narrowest + " - 1) / " + narrowest +
-       " > 65535)\n    return cudaErrorInvalidValue;\n";
+  h +=
+      std::string(
+          col ? "  if (n < 1 || ldb < (kCols > 0 ? kCols : 1) || ldc < (kRows > 0 ? kRows : 1) ||\n"
+                "      (n + " +
+                    narrowest + " - 1) / " + narrowest + " > 65535)\n"
+              : "  if (n < 1 || ldb < n || ldc < n || (n + " + narrowest + " - 1) / " + narrowest +
+                    " > 65535)\n") +
+      "    return cudaErrorInvalidValue;\n";
   if (!f.store_only) {
     h += "  if (kRows > 0)\n    " + std::string(kScaleKernelSpmm) +
          "<<<(unsigned)((kRows * n + 255) / 256 < 65536 ? (kRows * n + 255) / 256 : 65536), " +
@@ -96,10 +114,17 @@ std::string spmm_run_section(const graph::Format& f,
   }
   if (u.fused) h += ");\n";
   h += "  (void)f;\n  return cudaGetLastError();\n}\n\n";
-  h += "// C = A B with B and C packed (ldb = ldc = n).\n"
-       "inline cudaError_t run(const Format& f, const value_t* B, result_t* C, long long n,\n"
-       "                       cudaStream_t stream = 0) {\n"
-       "  return run(f, B, n, C, n, n, result_t(1), result_t(0), stream);\n}\n\n";
+  if (col)
+    h += "// C = A B with B and C packed column-major (ldb = kCols, ldc = kRows, at least 1).\n"
+         "inline cudaError_t run(const Format& f, const value_t* B, result_t* C, long long n,\n"
+         "                       cudaStream_t stream = 0) {\n"
+         "  return run(f, B, kCols > 0 ? kCols : 1, C, kRows > 0 ? kRows : 1, n, result_t(1),\n"
+         "             result_t(0), stream);\n}\n\n";
+  else
+    h += "// C = A B with B and C packed (ldb = ldc = n).\n"
+         "inline cudaError_t run(const Format& f, const value_t* B, result_t* C, long long n,\n"
+         "                       cudaStream_t stream = 0) {\n"
+         "  return run(f, B, n, C, n, n, result_t(1), result_t(0), stream);\n}\n\n";
   return h;
 }
 

@@ -14,7 +14,8 @@ namespace sparsetune::codegen {
 // (y, n, beta), 256 threads a block.
 inline constexpr const char* kScaleKernel = "sparsetune_spmv_scale_y";
 inline constexpr int kScaleThreads = 256;
-// SpMM's: (C, rows, n, ldc, beta), C row-major; also zeroes C when beta = 0 (C may be strided).
+// SpMM's: (C, rows, n, ldc, beta), C in the format's layout (row- or column-major, stride ldc);
+// also zeroes C when beta = 0 (C may be strided).
 inline constexpr const char* kScaleKernelSpmm = "sparsetune_spmm_scale_c";
 
 struct KernelSource {

@@ -61,6 +61,10 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
   SpmvPlan p;
   p.op = spmm ? "spmm" : "spmv";
   p.n = n;
+  p.layout = f.layout;
+  // B and C packed: row-major ldb = ldc = n, column-major ldb = cols, ldc = rows (at least 1).
+  const std::int64_t ldb = f.col_major() ? std::max<std::int64_t>(f.cols, 1) : n;
+  const std::int64_t ldc = f.col_major() ? std::max<std::int64_t>(f.rows, 1) : n;
   p.scaling = scaling;
   p.name = name;
   p.rows = f.rows;
@@ -87,7 +91,7 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
       l.args = {PlanArg::buf("y"),
                 {"", "i64", 0.0, f.rows},
                 {"", "i64", 0.0, n},
-                {"", "i64", 0.0, n},
+                {"", "i64", 0.0, ldc},
                 {"", scalar, scaling.beta, 0}};
     p.launches.push_back(std::move(l));
   }
@@ -120,9 +124,9 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
         throw Error("part " + std::to_string(i) + ": " + std::to_string(l.grid_y) +
                     " column tiles exceed a grid's 65535");
       l.args = {PlanArg::buf("x"),
-                {"", "i64", 0.0, n},
+                {"", "i64", 0.0, ldb},
                 PlanArg::buf("y"),
-                {"", "i64", 0.0, n},
+                {"", "i64", 0.0, ldc},
                 {"", "i64", 0.0, n},
                 {"", scalar, scaling.alpha, 0},
                 {"", scalar, scaling.beta, 0}};
@@ -171,13 +175,24 @@ PlanInputs spmv_plan_inputs(const std::string& dtype, const Csr64& a, std::vecto
 }
 
 PlanInputs spmm_plan_inputs(const std::string& dtype, const Csr64& a, std::int64_t n,
-                            std::uint64_t seed) {
+                            std::uint64_t seed, bool col_major) {
   if (n < 1) throw Error("spmm: n must be at least 1");
   PlanInputs in;
   in.x = random_x(a.cols * n, seed, dtype);
   Csr64 r = a;
   for (auto& v : r.val) v = round_value(v, dtype);
-  in.y_ref = spmm_reference(r, in.x, n);
+  if (col_major) {  // the same values read column-major: the reference of the transposes
+    const auto t = [n](const std::vector<double>& m, std::int64_t lines, bool to_col) {
+      std::vector<double> o(m.size());
+      for (std::int64_t i = 0; i < lines; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          (to_col ? o[i + j * lines] : o[i * n + j]) = to_col ? m[i * n + j] : m[i + j * lines];
+      return o;
+    };
+    in.y_ref = t(spmm_reference(r, t(in.x, a.cols, false), n), a.rows, true);
+  } else {
+    in.y_ref = spmm_reference(r, in.x, n);
+  }
   for (std::int64_t i = 0; i < a.rows; ++i) in.max_len = std::max(in.max_len, a.row_length(i));
   return in;
 }

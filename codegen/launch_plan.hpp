@@ -48,10 +48,12 @@ struct SpmvPlan {
   std::string check_dtype;       // the format's dtype: its tolerance applies
   std::int64_t rows = 0, cols = 0, nnz = 0;
   int value_bytes = 8;
-  // SpMM (op "spmm"): x is B (cols x n) and y is C (rows x n), both row-major with ldb = ldc = n;
+  // SpMM (op "spmm"): x is B (cols x n) and y is C (rows x n), both packed in the format's
+  // layout: row-major with ldb = ldc = n, or column-major ("col") with ldb = cols, ldc = rows;
   // each part's kernel runs over (its grid, column tiles).
   std::string op = "spmv";
   std::int64_t n = 1;
+  std::string layout = "row";
   Scaling scaling;
   // The kernels add into y and beta is 0: y is zeroed before each run (kernel.h does the same).
   // False for store-only formats, whose kernels write every row exactly once, and when beta != 0
@@ -83,12 +85,13 @@ std::vector<double> plan_x(std::int64_t cols, const std::string& dtype, std::uin
 // With the matrix: its values rounded to `dtype` as the format stores them. Throws Error when x
 // does not fit.
 PlanInputs spmv_plan_inputs(const std::string& dtype, const Csr64& a, std::vector<double> x);
-// SpMM: B random in [-1, 1) from `seed` (cols x n, row-major, rounded to `dtype`) as x, and
-// y_ref = A·B in fp64 from the values the GPU sees.
+// SpMM: B random in [-1, 1) from `seed` (cols x n, packed row-major, or column-major with
+// `col_major`, rounded to `dtype`) as x, and y_ref = A·B in fp64 from the values the GPU sees,
+// in the same layout.
 PlanInputs spmm_plan_inputs(const std::string& dtype, const Csr64& a, std::int64_t n,
-                            std::uint64_t seed = 1);
+                            std::uint64_t seed = 1, bool col_major = false);
 // The same without the matrix: the reference is the CPU interpreter's fp64 C = A·B from the
-// format's own arrays.
+// format's own arrays (in the format's layout).
 PlanInputs spmm_plan_inputs(const graph::Format& f, std::int64_t n, std::uint64_t seed = 1);
 // Without it: the reference is the CPU interpreter's fp64 walk of the format's own arrays, and the
 // row lengths are counted the same way (non-zero stored values per row).

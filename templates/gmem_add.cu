@@ -5,3 +5,6 @@ if (IN_ROW >= 0) y[A_origin_row(IN_ROW)] += alpha * (IN_V);
 //@ accept_spmm
 // Adding (SpMM): C was scaled by beta first; each unit adds alpha times its row's tile.
 if (IN_ROW >= 0) st_tile_add(&C[A_origin_row(IN_ROW) * ldc + st_n0], alpha, IN_V, st_nt);
+//@ accept_spmm_col
+// Adding (SpMM, column-major C): C was scaled by beta first; each column of the tile, ldc apart.
+if (IN_ROW >= 0) st_tile_add_cm(&C[A_origin_row(IN_ROW) + st_n0 * ldc], ldc, alpha, IN_V, st_nt);

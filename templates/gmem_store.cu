@@ -10,3 +10,7 @@ if (IN_ROW >= 0) {
 // Store-only (SpMM): each row of C is written by exactly one unit per column tile, so
 // C = alpha A B + beta C is stored in one pass; beta = 0 never reads C.
 if (IN_ROW >= 0) st_tile_store(&C[A_origin_row(IN_ROW) * ldc + st_n0], alpha, beta, IN_V, st_nt);
+//@ accept_spmm_col
+// Store-only (SpMM, column-major C): as above, column j of the tile at C[row + (st_n0 + j) * ldc].
+if (IN_ROW >= 0)
+  st_tile_store_cm(&C[A_origin_row(IN_ROW) + st_n0 * ldc], ldc, alpha, beta, IN_V, st_nt);

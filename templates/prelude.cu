@@ -118,3 +118,48 @@ static __device__ __forceinline__ void st_tile_atomic_add(st_acc_t* c, const st_
   for (int j = 0; j < TN; ++j)
     if (j < nt) atomicAdd(&c[j], alpha * t.v[j]);
 }
+//@ spmm_col
+// Column-major B and C (Format::layout "col"): B(i, j) = B[i + j * ldb], C(i, j) = C[i + j * ldc].
+// A tile's B segment and C segment are then strided by ldb and ldc: loaded and written one value
+// at a time (no vector loads), the same masking and the same rule for stored zeros as above.
+template <int TN>
+static __device__ __forceinline__ void st_mac_tile_cm(st_tile<TN>& s, const st_acc_t v,
+                                                      const st_val_t* __restrict__ b,
+                                                      const long long ld, const int nt) {
+  st_acc_t bv[TN];
+#pragma unroll
+  for (int j = 0; j < TN; ++j) bv[j] = j < nt ? st_load(b[j * ld]) : (st_acc_t)0;
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const st_acc_t p = v * bv[j];
+    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
+  }
+}
+#undef ST_MAC
+#define ST_MAC(sum, v, col) \
+  st_mac_tile_cm((sum), (v), B + (long long)(col) + st_n0 * ldb, ldb, st_nt)
+template <int TN>
+static __device__ __forceinline__ void st_tile_store_cm(st_acc_t* c, const long long ld,
+                                                        const st_acc_t alpha, const st_acc_t beta,
+                                                        const st_tile<TN>& t, const int nt) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j)
+    if (j < nt)
+      c[j * ld] = beta == (st_acc_t)0 ? alpha * t.v[j] : alpha * t.v[j] + beta * c[j * ld];
+}
+template <int TN>
+static __device__ __forceinline__ void st_tile_add_cm(st_acc_t* c, const long long ld,
+                                                      const st_acc_t alpha, const st_tile<TN>& t,
+                                                      const int nt) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j)
+    if (j < nt) c[j * ld] += alpha * t.v[j];
+}
+template <int TN>
+static __device__ __forceinline__ void st_tile_atomic_add_cm(st_acc_t* c, const long long ld,
+                                                             const st_acc_t alpha,
+                                                             const st_tile<TN>& t, const int nt) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j)
+    if (j < nt) atomicAdd(&c[j * ld], alpha * t.v[j]);
+}

@@ -121,3 +121,14 @@ $KERNEL(st_acc_t* __restrict__ C, const long long rows, const long long n, const
     *c = beta == (st_acc_t)0 ? (st_acc_t)0 : beta * *c;
   }
 }
+//@ scale_c_col
+// C = beta C before the adding kernels run (beta = 0 stores zeros and never reads C), C
+// column-major with column stride ldc (Format::layout "col").
+extern "C" __global__ void __launch_bounds__(256)
+$KERNEL(st_acc_t* __restrict__ C, const long long rows, const long long n, const long long ldc,
+        const st_acc_t beta) {
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < rows * n; i += gridDim.x * 256LL) {
+    st_acc_t* const c = &C[i % rows + (i / rows) * ldc];
+    *c = beta == (st_acc_t)0 ? (st_acc_t)0 : beta * *c;
+  }
+}

@@ -13,7 +13,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand(
       "emit-kernel", "Design the format of an operator graph for a matrix and generate its kernel");
   struct Options {
-    std::string graph, in, out, dtype = "f64";
+    std::string graph, in, out, dtype = "f64", layout = "row";
     int index_bits = 0;
     bool no_optimize = false, reference = false;
   };
@@ -29,6 +29,10 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                   "Index width before narrowing (0: 32 when it fits)")
       ->check(CLI::IsMember({0, 32, 64}))
       ->capture_default_str();
+  cmd->add_option("--layout", o->layout,
+                  "SpMM graphs: the layout of B and C the kernels take, row or col "
+                  "(column-major)")
+      ->capture_default_str();
   cmd->add_flag("--no-optimize", o->no_optimize, "Keep every array stored, full width");
   cmd->add_flag(
       "--reference", o->reference,
@@ -39,6 +43,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
     codegen::EmitOptions opt;
     opt.design.dtype = o->dtype;
     opt.design.index_bits = o->index_bits;
+    opt.layout = o->layout;
     if (o->no_optimize) opt.optimizer = {false, 0, false, false, false};
     const auto e = codegen::generate(gr, a, opt);
     io::StagedFolder out(o->out);  // all files or none

@@ -29,6 +29,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--seed", a->o.seed, "Seed of the random x (or B)")->capture_default_str();
   cmd->add_option("--n", a->o.n, "SpMM folders: the columns of the random B (default 16)")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--layout", a->o.layout,
+                  "SpMM folders: row or col, the layout of B and C; checked against the layout "
+                  "the kernels were generated for (default: the folder's)");
   cmd->add_option("--alpha", a->o.alpha, "y = alpha A x + beta y")->capture_default_str();
   cmd->add_option("--beta", a->o.beta,
                   "y = alpha A x + beta y; y starts random (seed + 1) when beta is not 0")
@@ -51,10 +54,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& g) {
                        std::to_string(r.nnz) + " non-zeros, " + r.dtype},
         {"device", r.device.name + " (" + r.device.arch + "), measured bandwidth " +
                        fixed(r.device.bandwidth_gbs, 0) + " GB/s"},
-        {"operation", r.op == "spmm"
-                          ? "C = " + fixed(r.alpha, 3) + " A B + " + fixed(r.beta, 3) +
-                                " C, B of " + std::to_string(r.n) + " columns"
-                          : "y = " + fixed(r.alpha, 3) + " A x + " + fixed(r.beta, 3) + " y"},
+        {"operation",
+         r.op == "spmm" ? "C = " + fixed(r.alpha, 3) + " A B + " + fixed(r.beta, 3) + " C, B of " +
+                              std::to_string(r.n) + " columns, " + r.layout + "-major"
+                        : "y = " + fixed(r.alpha, 3) + " A x + " + fixed(r.beta, 3) + " y"},
         {"kernels", std::to_string(r.launches) + " launch" + (r.launches == 1 ? "" : "es") +
                         ", compiled in " + fixed(r.compile_ms, 0) + " ms" +
                         (r.cubin_from_cache ? " (cache)" : "")}};

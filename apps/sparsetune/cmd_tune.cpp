@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "graph/format.hpp"
 #include "search/interrupt.hpp"
 #include "search/progress.hpp"
 #include "search/sptv_tune.hpp"
@@ -26,6 +27,10 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   auto* n_cols = cmd->add_option("--n", o->n, "spmm: the columns of the dense B (1 to 1024)")
                      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--layout", o->layout,
+                  "spmm: the layout of B and C the kernels take, row (row strides ldb, ldc) or "
+                  "col (column-major, column strides)")
+      ->capture_default_str();
   auto* mode = cmd->add_option("--mode", t->mode, "sptv: the mode multiplied by v (0-based)");
   cmd->add_option("--slice-mode", t->slice_mode,
                   "sptv: the mode to slice along (default: the smallest other mode)");
@@ -82,6 +87,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
       throw CLI::ValidationError("--n", "--op spmm needs --n (the columns of B)");
     if (o->op != "spmm" && n_cols->count() != 0)
       throw CLI::ValidationError("--n", "--n is the columns of B: it goes with --op spmm");
+    graph::check_layout(o->layout, o->op);  // row or col, col with --op spmm only
     if (o->op == "sptv") {
       if (mode->count() == 0) throw CLI::ValidationError("--mode", "--op sptv needs --mode");
       t->tensor = o->matrix;
@@ -104,7 +110,9 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
         {"matrix", o->matrix + " (" + std::to_string(j["matrix"]["rows"].get<std::int64_t>()) +
                        " x " + std::to_string(j["matrix"]["cols"].get<std::int64_t>()) + ", " +
                        std::to_string(j["matrix"]["nnz"].get<std::int64_t>()) + " non-zeros)"},
-        {"op", o->op + (o->op == "spmm" ? ", B of " + std::to_string(o->n) + " columns" : "")},
+        {"op", o->op + (o->op == "spmm" ? ", B of " + std::to_string(o->n) + " columns, " +
+                                              o->layout + "-major B and C"
+                                        : "")},
         {"graph", j["graph_line"].get<std::string>()},
         {j["measured"].get<bool>() ? "measured" : "predicted",
          fixed(j["time_us"].get<double>(), 2) + " us, " + fixed(j["gflops"].get<double>(), 2) +

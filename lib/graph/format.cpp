@@ -209,6 +209,13 @@ const FormatArray& PartFormat::array(Arr a) const {
   return it->second;
 }
 
+void check_layout(const std::string& layout, const std::string& op) {
+  if (layout != "row" && layout != "col")
+    throw Error("layout must be row or col, not '" + layout + "'");
+  if (layout != "row" && op != "spmm")
+    throw Error("layout " + layout + " is for op spmm (B and C), not " + op);
+}
+
 std::string value_dtype(const std::string& dtype) {
   if (dtype == "f64") return "F64";
   if (dtype == "f32") return "F32";
@@ -283,6 +290,7 @@ io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_vers
                 {"launch", launch.dump()},
                 {"parts", format_description(f).dump()},
                 {"store_only", f.store_only ? "true" : "false"}};
+  if (f.col_major()) s.metadata["layout"] = f.layout;
   if (f.op == "sptv") pack_sptv(f, s);
   return s;
 }
@@ -452,6 +460,13 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
       if (it->second != "true" && it->second != "false")
         throw bad("store_only must be 'true' or 'false', not '" + it->second + "'");
       f.store_only = it->second == "true";
+    }
+    // Absent in row-major binaries (and those written before column-major SpMM).
+    if (auto it = s.metadata.find("layout"); it != s.metadata.end()) {
+      if (f.op != "spmm") throw bad("layout is an SpMM setting, but the op is " + f.op);
+      if (it->second != "row" && it->second != "col")
+        throw bad("layout must be 'row' or 'col', not '" + it->second + "'");
+      f.layout = it->second;
     }
     if (f.op == "sptv") unpack_sptv(s, f, source);
   } catch (const nlohmann::json::exception& e) {

@@ -96,7 +96,16 @@ struct Format {
   // zeroing. Decided by the Designer; writes_each_row_once() (interpreter.hpp) checks it.
   bool store_only = false;
   SptvSlices sptv;  // op "sptv" only
+  // SpMM: how the caller's dense B and C are laid out, chosen when the kernels are emitted (not a
+  // design choice: A's arrays do not depend on it, the kernels' addressing does). "row":
+  // B(i, j) = B[i * ldb + j] (the default); "col": B(i, j) = B[i + j * ldb], C likewise with ldc.
+  // Recorded in the format binary's metadata only when "col", so row-major binaries are unchanged.
+  std::string layout = "row";
+  bool col_major() const { return layout == "col"; }
 };
+
+// Checks an SpMM layout name ("row" or "col", the latter for op spmm only); throws Error.
+void check_layout(const std::string& layout, const std::string& op);
 
 // Fills the values of the part's derived arrays from the parent's arrays, exactly as the kernel
 // computes them; throws Error when those arrays are inconsistent.

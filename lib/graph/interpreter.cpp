@@ -205,26 +205,43 @@ void interpret(const Format& f, const std::vector<double>& x, double alpha, doub
 
 namespace {
 
-// Checks B's and C's shapes for interpret_spmm; returns column j of B as an x.
+// Where element (r, j) of a dense matrix with leading dimension ld lies: row-major r * ld + j,
+// column-major r + j * ld (Format::layout).
+struct Dense {
+  bool col_major = false;
+  std::int64_t ld = 0;
+  std::int64_t at(std::int64_t r, std::int64_t j) const {
+    return col_major ? r + j * ld : r * ld + j;
+  }
+};
+
+// Checks B's and C's shapes for interpret_spmm.
 void check_spmm(const Format& f, const std::vector<double>& b, std::int64_t n, std::int64_t ldb,
                 const std::vector<double>& c, std::int64_t ldc) {
   if (n < 1) throw Error("spmm: n must be at least 1, not " + std::to_string(n));
-  if (ldb < n || ldc < n) throw Error("spmm: ldb and ldc must be at least n");
-  const auto need = [n](std::int64_t lines, std::int64_t ld) {
-    return lines == 0 ? std::int64_t{0} : (lines - 1) * ld + n;
+  const bool col = f.col_major();
+  if (col ? ldb < std::max<std::int64_t>(f.cols, 1) || ldc < std::max<std::int64_t>(f.rows, 1)
+          : ldb < n || ldc < n)
+    throw Error(col ? "spmm: column-major ldb and ldc must be at least the rows of B and C"
+                    : "spmm: ldb and ldc must be at least n");
+  const auto need = [n, col](std::int64_t lines, std::int64_t ld) {
+    if (lines == 0) return std::int64_t{0};
+    return col ? (n - 1) * ld + lines : (lines - 1) * ld + n;
   };
+  const char* what = col ? " rows in columns of stride " : " rows of stride ";
   if (static_cast<std::int64_t>(b.size()) < need(f.cols, ldb))
     throw Error("spmm: B holds " + std::to_string(b.size()) + " values, fewer than " +
-                std::to_string(f.cols) + " rows of stride " + std::to_string(ldb));
+                std::to_string(f.cols) + what + std::to_string(ldb));
   if (static_cast<std::int64_t>(c.size()) < need(f.rows, ldc))
     throw Error("spmm: C holds " + std::to_string(c.size()) + " values, fewer than " +
-                std::to_string(f.rows) + " rows of stride " + std::to_string(ldc));
+                std::to_string(f.rows) + what + std::to_string(ldc));
 }
 
-std::vector<double> column(const std::vector<double>& b, std::int64_t rows, std::int64_t ld,
+// Column j of B as an x.
+std::vector<double> column(const std::vector<double>& b, std::int64_t rows, const Dense& d,
                            std::int64_t j) {
   std::vector<double> x(rows);
-  for (std::int64_t r = 0; r < rows; ++r) x[r] = b[r * ld + j];
+  for (std::int64_t r = 0; r < rows; ++r) x[r] = b[d.at(r, j)];
   return x;
 }
 
@@ -234,29 +251,32 @@ void interpret_spmm(const Format& f, const std::vector<double>& b, std::int64_t 
                     double alpha, double beta, std::vector<double>& c, std::int64_t ldc) {
   if (f.op != "spmm") throw Error("interpret_spmm: the format's op is " + f.op + ", not spmm");
   check_spmm(f, b, n, ldb, c, ldc);
+  const Dense db{f.col_major(), ldb}, dc{f.col_major(), ldc};
   for (std::int64_t j = 0; j < n; ++j) {
-    const auto x = column(b, f.cols, ldb, j);
+    const auto x = column(b, f.cols, db, j);
     if (f.store_only) {
       for (const auto& p : f.parts)
         walk(f, p, x, [&](std::int64_t r, double v) {
-          double& out = c[r * ldc + j];
+          double& out = c[dc.at(r, j)];
           out = beta == 0.0 ? alpha * v : alpha * v + beta * out;
         });
       continue;
     }
     for (std::int64_t r = 0; r < f.rows; ++r) {
-      double& out = c[r * ldc + j];
+      double& out = c[dc.at(r, j)];
       out = beta == 0.0 ? 0.0 : beta * out;
     }
     for (const auto& p : f.parts)
-      walk(f, p, x, [&](std::int64_t r, double v) { c[r * ldc + j] += alpha * v; });
+      walk(f, p, x, [&](std::int64_t r, double v) { c[dc.at(r, j)] += alpha * v; });
   }
 }
 
 std::vector<double> interpret_spmm(const Format& f, const std::vector<double>& b, std::int64_t n) {
   std::vector<double> c(static_cast<std::size_t>(f.rows * std::max<std::int64_t>(n, 0)),
                         std::numeric_limits<double>::quiet_NaN());
-  interpret_spmm(f, b, n, n, 1.0, 0.0, c, n);
+  const std::int64_t ldb = f.col_major() ? std::max<std::int64_t>(f.cols, 1) : n;
+  const std::int64_t ldc = f.col_major() ? std::max<std::int64_t>(f.rows, 1) : n;
+  interpret_spmm(f, b, n, ldb, 1.0, 0.0, c, ldc);
   return c;
 }
 

@@ -22,14 +22,17 @@ std::vector<double> interpret(const Format& f, const std::vector<double>& x);
 void interpret(const Format& f, const std::vector<double>& x, double alpha, double beta,
                std::vector<double>& y);
 
-// SpMM (op "spmm"): C = alpha A·B + beta C with B row-major (cols x n, row stride ldb) and C
-// row-major (rows x n, row stride ldc), under the same conventions as the SpMV form above. A
+// SpMM (op "spmm"): C = alpha A·B + beta C with B (cols x n) and C (rows x n) in the format's
+// layout: row-major with row strides ldb and ldc (ldb, ldc >= n), or, for Format::layout "col",
+// column-major with column strides ldb >= cols and ldc >= rows (both at least 1). The same
+// conventions as the SpMV form above hold. A
 // thread's C tile is tn independent accumulators that each follow the SpMV fragment's order of
 // additions for their column, so the walk runs once per column of B; columns at and beyond n are
 // neither read nor written, as the kernels mask them.
 void interpret_spmm(const Format& f, const std::vector<double>& b, std::int64_t n, std::int64_t ldb,
                     double alpha, double beta, std::vector<double>& c, std::int64_t ldc);
-// C = A·B (ldb = ldc = n); like interpret() above, a store-only format starts from NaNs.
+// C = A·B packed in the format's layout (row-major ldb = ldc = n; column-major ldb = cols,
+// ldc = rows); like interpret() above, a store-only format starts from NaNs.
 std::vector<double> interpret_spmm(const Format& f, const std::vector<double>& b, std::int64_t n);
 
 // How many times part `part` writes each row of y (the length is the matrix's rows).

@@ -112,6 +112,15 @@ RunResult run_emitted(const std::string& dir, const RunOptions& o) {
     throw Error("--x is SpMV's vector: an SpMM folder runs on a random B of --n columns");
   if (!spmm && o.n > 1)
     throw Error("--n is the columns of B: " + dir + " holds an " + f.op + " format");
+  if (!o.layout.empty()) {  // a check: the kernels were generated for one layout
+    if (!spmm)
+      throw Error("--layout is the layout of SpMM's B and C: " + dir + " holds an " + f.op +
+                  " format");
+    graph::check_layout(o.layout, f.op);
+    if (o.layout != f.layout)
+      throw Error(dir + ": its kernels were generated for " + f.layout + "-major B and C, not " +
+                  o.layout + "-major (emit or tune again with --layout " + o.layout + ")");
+  }
   const auto need = [&](const std::string& kernel, const std::string& hint) {
     if (k.source.find(kernel + "(") == std::string::npos)
       throw Error(source_path.string() + " has no kernel " + kernel + hint);
@@ -140,6 +149,7 @@ RunResult run_emitted(const std::string& dir, const RunOptions& o) {
   r.nnz = f.nnz;
   r.op = f.op;
   r.n = spmm ? (o.n > 0 ? o.n : 16) : 1;
+  r.layout = f.layout;
   const codegen::Scaling scaling{o.alpha, o.beta};
   const auto plan = codegen::make_launch_plan(f, k, r.graph, scaling, r.n);
   r.launches = static_cast<int>(plan.launches.size());
@@ -162,7 +172,7 @@ RunResult run_emitted(const std::string& dir, const RunOptions& o) {
   }
   codegen::PlanInputs in;
   if (spmm)
-    in = a ? codegen::spmm_plan_inputs(f.dtype, *a, r.n, o.seed)
+    in = a ? codegen::spmm_plan_inputs(f.dtype, *a, r.n, o.seed, f.col_major())
            : codegen::spmm_plan_inputs(f, r.n, o.seed);
   else
     in = a ? codegen::spmv_plan_inputs(f.dtype, *a, std::move(x))
@@ -238,6 +248,7 @@ nlohmann::json to_json(const RunResult& r) {
                       {"bandwidth_fraction", b.bandwidth_fraction},
                       {"warm", runtime::to_json(b.warm)},
                       {"note", b.note}};
+  if (r.op == "spmm") j["layout"] = r.layout;
   return j;
 }
 

@@ -21,6 +21,9 @@ struct RunOptions {
   double alpha = 1.0;       // y = alpha A x + beta y; with beta != 0, y starts random (seed + 1)
   double beta = 0.0;
   std::int64_t n = 0;  // SpMM folders: the columns of the random B (0: 16); SpMV: 0 or 1
+  // SpMM folders: "row" or "col", checked against the layout the kernels were generated for
+  // (the format binary's); empty: the folder's. Another op with a layout is an error.
+  std::string layout;
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };
 
@@ -30,7 +33,8 @@ struct RunResult {
   std::string graph, dtype, reference;
   std::int64_t rows = 0, cols = 0, nnz = 0;
   std::string op = "spmv";
-  std::int64_t n = 1;  // SpMM: the columns of B
+  std::int64_t n = 1;          // SpMM: the columns of B
+  std::string layout = "row";  // SpMM: B's and C's layout (the format's)
   int launches = 0;
   double alpha = 1.0, beta = 0.0;
   double compile_ms = 0;

@@ -115,15 +115,26 @@ double spmm_cpu_error(const graph::Format& f, const Csr64& a, std::int64_t n) {
   for (const auto& p : f.parts)
     cols = std::max<std::int64_t>(cols, std::min<std::int64_t>(n, p.col_span() + 1));
   const auto x = check_vector(a.cols * cols);
-  return relative_l2_error(graph::interpret_spmm(f, x, cols), spmm_reference(a, x, cols));
+  if (!f.col_major())
+    return relative_l2_error(graph::interpret_spmm(f, x, cols), spmm_reference(a, x, cols));
+  // Column-major: the interpreter reads x as B column by column; the reference takes it row-major.
+  std::vector<double> b(x.size()), c_ref(static_cast<std::size_t>(a.rows * cols));
+  for (std::int64_t i = 0; i < a.cols; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) b[i * cols + j] = x[i + j * a.cols];
+  const auto r = spmm_reference(a, b, cols);
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) c_ref[i + j * a.rows] = r[i * cols + j];
+  return relative_l2_error(graph::interpret_spmm(f, x, cols), c_ref);
 }
 
 // Designs, checks on the CPU and compiles one graph; throws Error when any step fails.
 Checked check_and_compile(const graph::Graph& g, const Csr64& a, const std::string& dtype,
-                          const std::string& arch, std::int64_t n) {
+                          const std::string& arch, std::int64_t n,
+                          const std::string& layout = "row") {
   Checked c;
   codegen::EmitOptions opt;
   opt.design.dtype = dtype;
+  opt.layout = layout;
   const auto t0 = std::chrono::steady_clock::now();
   c.emitted = codegen::generate(g, a, opt);
   c.build_ms =
@@ -208,6 +219,11 @@ TuneOutcome tune(const TuneOptions& o) {
   if (o.op == "spmv" && o.n != 1)
     throw Error("tune: --n is the columns of B, for --op spmm only (got --op spmv and --n " +
                 std::to_string(o.n) + ")");
+  if (o.layout != "row" && o.layout != "col")
+    throw Error("tune: --layout must be row or col (got '" + o.layout + "')");
+  if (o.layout != "row" && o.op != "spmm")
+    throw Error("tune: --layout is the layout of B and C, for --op spmm only (got --op " + o.op +
+                " and --layout " + o.layout + ")");
   const bool spmm = o.op == "spmm";
   const std::int64_t spmm_n = spmm ? o.n : 0;  // 0: the evaluators' SpMV
   if (o.dtype != "f64" && o.dtype != "f32" && o.dtype != "f16")
@@ -500,7 +516,7 @@ TuneOutcome tune(const TuneOptions& o) {
   json skipped = json::array();
   for (const auto& s : ranked) {
     try {
-      chosen = check_and_compile(s.candidate.graph, a, o.dtype, arch, o.n);
+      chosen = check_and_compile(s.candidate.graph, a, o.dtype, arch, o.n, o.layout);
       best = &s;
       break;
     } catch (const Error& e) {
@@ -625,6 +641,7 @@ TuneOutcome tune(const TuneOptions& o) {
       {"wall_budget", wall.to_json()},
       {"skipped", skipped},
       {"files", out.files}};
+  if (spmm) report["layout"] = o.layout;  // B's and C's, as the emitted kernels take them
   staged.add("report.json", report.dump(2) + "\n");
   staged.commit();
 

@@ -19,9 +19,13 @@
 namespace sparsetune::search {
 
 struct TuneOptions {
-  std::string matrix;         // .mtx, .mtx.gz or matrix container
-  std::string op = "spmv";    // spmv | spmm (sptv: search/sptv_tune.hpp)
-  std::int64_t n = 1;         // spmm: the columns of B (1 to 1024); spmv: 1
+  std::string matrix;       // .mtx, .mtx.gz or matrix container
+  std::string op = "spmv";  // spmv | spmm (sptv: search/sptv_tune.hpp)
+  std::int64_t n = 1;       // spmm: the columns of B (1 to 1024); spmv: 1
+  // spmm: the layout of B and C the emitted kernels are compiled for, "row" or "col" (an emit
+  // option: the search ranks designs of A, which do not depend on it; the winner's kernels, the
+  // CPU check, kernel.h, the format binary and report.json follow it). spmv: "row".
+  std::string layout = "row";
   std::string dtype = "f64";  // f64 | f32
   std::string out_dir;        // "": <matrix name>.tuned in the current folder
   double budget_s = 60;       // 0: predict only (cost model, no GPU)

@@ -319,6 +319,33 @@ printf '{"op": "spmm", "ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows
 expect_fail "emit-kernel of an spmm graph without COL_TILE" "notile.json.*COL_TILE" \
   "$st" emit-kernel "$example" --graph "$tmp/notile.json" -o "$tmp/notile"
 
+# --- column-major B and C (--layout col): tune and emit on the CPU path; bad layouts named --------
+expect_ok "tune --op spmm --layout col" "$st" --json tune "$example" --op spmm --n 33 --layout col \
+  --budget 0 --db "$tmp/spmm.db" -o "$tmp/spmm-col"
+expect_out "tune --layout col reports it" '"layout": "col"'
+grep -q 'kColMajor = true' "$tmp/spmm-col/kernel.h" && ok || bad "kernel.h is not column-major"
+grep -q 'st_mac_tile_cm' "$tmp/spmm-col/kernel.cu" && ok || bad "kernel.cu is not column-major"
+grep -aq '"layout":"col"' "$tmp/spmm-col/format.safetensors" && ok ||
+  bad "the format binary does not record the column-major layout"
+grep -q '"layout": "col"' "$tmp/spmm-col/report.json" && ok || bad "report.json has no layout"
+grep -aq '"layout"' "$tmp/spmm/format.safetensors" && bad "a row-major binary names a layout" || ok
+expect_ok "emit-kernel --layout col" "$st" emit-kernel "$example" --layout col \
+  --graph "$tmp/spmm-col/graph.json" -o "$tmp/emit-col"
+grep -q 'kColMajor = true' "$tmp/emit-col/kernel.h" && ok || bad "emit-kernel --layout col ignored"
+expect_fail "tune --op spmv --layout col" "for op spmm" "$st" tune "$example" --layout col \
+  --budget 0 -o "$tmp/spmv-col"
+[ ! -e "$tmp/spmv-col" ] && ok || bad "a refused --layout left an output folder"
+expect_fail "tune --op sptv --layout col" "for op spmm" "$st" tune "$tns" --op sptv --mode 0 \
+  --layout col --budget 0 -o "$tmp/sptv-col"
+expect_fail "tune --layout diagonal" "row or col" "$st" tune "$example" --op spmm --n 4 \
+  --layout diagonal --budget 0 -o "$tmp/spmm-diag"
+expect_fail "emit-kernel --layout col of an SpMV graph" "for op spmm" "$st" emit-kernel "$example" \
+  --layout col --graph "$root/configs/graphs/csr-vector.json" -o "$tmp/emit-spmv-col"
+expect_fail "run --layout row of a column-major folder" "generated for col-major B and C" \
+  "$st" run "$tmp/spmm-col" --layout row
+expect_fail "run --layout col of an SpMV folder" "--layout is the layout of SpMM" \
+  "$st" run "$tmp/emit" --layout col
+
 printf 'tensor,mode,slice,format,time_us\norder3.tns,1,0,BSR,2\n' >"$tmp/timings.csv"
 expect_fail "slice-gcn train names a bad format" "timings.csv:2.*BSR" \
   "$st" slice-gcn train --timings "$tmp/timings.csv" -o "$tmp/m.safetensors"

@@ -34,6 +34,7 @@ struct CaseOptions {
   const std::vector<double>* x = nullptr;  // else random from seed 7
   std::string note;                        // added to the case's description
   std::int64_t spmm_n = 1;                 // an SpMM graph's columns of B (random from seed 7)
+  std::string layout = "row";              // SpMM: B and C row- or column-major ("col")
 };
 
 // Designs every (graph, matrix, dtype) it can; returns how many were designed.
@@ -41,6 +42,7 @@ inline int add_case(std::vector<Case>& cases, const graph::Graph& g, const std::
                     const Csr64& a, const std::string& dtype, const CaseOptions& co = {}) {
   codegen::EmitOptions opt;
   opt.design.dtype = dtype;
+  opt.layout = co.layout;
   codegen::Emitted e;
   try {
     e = codegen::generate(g, a, opt);
@@ -51,11 +53,11 @@ inline int add_case(std::vector<Case>& cases, const graph::Graph& g, const std::
   c.what = (g.name.empty() ? graph::describe(g) : g.name) + " on " + mname + " (" + dtype + ")" +
            co.note;
   const bool spmm = e.format.op == "spmm";
-  if (spmm) c.what += ", n = " + std::to_string(co.spmm_n);
+  if (spmm) c.what += ", n = " + std::to_string(co.spmm_n) + (e.format.col_major() ? ", col" : "");
   c.plan = codegen::make_launch_plan(e.format, e.kernels, g.name, co.scaling, spmm ? co.spmm_n : 1);
   c.source = e.kernels.source;
   c.in =
-      spmm ? codegen::spmm_plan_inputs(dtype, a, co.spmm_n, 7)
+      spmm ? codegen::spmm_plan_inputs(dtype, a, co.spmm_n, 7, e.format.col_major())
            : codegen::spmv_plan_inputs(dtype, a, co.x ? *co.x : codegen::plan_x(a.cols, dtype, 7));
   codegen::apply_scaling(c.in, dtype, co.scaling);
   cases.push_back(std::move(c));

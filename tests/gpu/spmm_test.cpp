@@ -121,3 +121,66 @@ TEST_CASE("sparsetune run measures an emitted SpMM folder", "[gpu][spmm]") {
   o.matrix_file = mpath.string();  // the reference from the matrix itself
   CHECK(search::run_emitted((t.path / "out").string(), o).result.verified);
 }
+
+TEST_CASE("column-major SpMM kernels verify", "[gpu][spmm]") {
+  // B and C column-major (ldb = cols, ldc = rows): the known formats with tiles, vectors and
+  // lanes over columns, CELL fused, f64/f32/f16, n from 1 to 128, with and without alpha/beta.
+  const auto matrices = spmm_matrices();
+  const auto graphs = search::load_graphs(search::default_graphs_dir());
+  const int tiles[][3] = {{1, 1, 1}, {4, 4, 1}, {8, 2, 1}, {3, 4, 1}, {1, 1, 32}, {2, 2, 8}};
+  const std::int64_t ns[] = {1, 3, 32, 33, 128};
+  std::vector<Case> cases;
+  int k = 0;
+  for (const auto& g : graphs)
+    for (const auto& [name, a] : matrices) {
+      const auto t = tiles[k % 6];
+      CaseOptions co;
+      co.layout = "col";
+      co.spmm_n = ns[(k / 6) % 5];
+      if (k % 4 == 0) co.scaling = {2.0, -0.5};
+      graph::Graph s;
+      try {
+        s = graph::as_spmm(g, t[0], t[1], t[2]);
+      } catch (const graph::GraphError&) {
+        continue;
+      }
+      add_case(cases, s, name, a, std::vector<std::string>{"f64", "f32", "f16"}[k % 3], co);
+      ++k;
+    }
+  for (const auto& [name, a] : matrices)
+    for (int p : {1, 3}) {
+      if (p > a.cols) continue;
+      graph::CellGraphOptions o;
+      o.partitions = p;
+      CaseOptions co;
+      co.layout = "col";
+      co.spmm_n = p == 1 ? 17 : 64;
+      co.scaling = {0.5, 2.0};
+      add_case(cases, graph::cell_graph(a, co.spmm_n, o), name, a, "f64", co);
+    }
+  REQUIRE(cases.size() >= 30);
+  run_cases(cases);
+}
+
+TEST_CASE("sparsetune run measures a column-major SpMM folder", "[gpu][spmm]") {
+  testing::TempDir t("sparsetune-gpu-spmm-col");
+  const auto mpath = testing::shared_dir() / "matrices" / "impcol_a.mtx.gz";
+  const auto a = io::read_matrix(mpath.string());
+  const auto g = graph::as_spmm(
+      graph::read_graph(search::default_graphs_dir() + "/csr-vector.json"), 1, 1, 32);
+  codegen::EmitOptions eo;
+  eo.layout = "col";
+  codegen::write_emitted(codegen::generate(g, a, eo), g, (t.path / "out").string());
+  search::RunOptions o;
+  o.launch = self_launch();
+  o.n = 40;
+  o.beta = 0.5;
+  o.layout = "col";
+  const auto r = search::run_emitted((t.path / "out").string(), o);
+  INFO(search::to_json(r).dump(2));
+  CHECK(r.layout == "col");
+  CHECK(r.result.status == "ok");
+  CHECK(r.result.verified);
+  o.matrix_file = mpath.string();  // the reference from the matrix itself, column-major
+  CHECK(search::run_emitted((t.path / "out").string(), o).result.verified);
+}
