@@ -11,4 +11,16 @@ std::vector<Feature> matrix_features(const Csr64& a) {
   return f;
 }
 
+std::vector<std::string> feature_names(std::string_view group) {
+  Csr64 one;  // a 1 x 1 matrix: the feature list, not its values
+  one.rows = one.cols = 1;
+  one.row_ptr = {0, 1};
+  one.col_idx = {0};
+  one.val = {1.0};
+  std::vector<std::string> names;
+  for (const auto& f : matrix_features(one))
+    if (f.group == group) names.push_back(f.group + "." + f.name);
+  return names;
+}
+
 }  // namespace sparsetune::features

@@ -3,6 +3,8 @@
 // matrix_features() for all of them at once (the shared row/column distributions built once).
 // Formulas, sources in the papers and the choices made where a paper is silent: docs/features.md.
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/matrix.hpp"
@@ -53,5 +55,9 @@ std::vector<Feature> permutation_features(const Csr64& a);
 // Every group above (LiteForm as liteform_features), in the order alphasparse, liteform,
 // matxtract, permutation.
 std::vector<Feature> matrix_features(const Csr64& a);
+
+// The names of one group's features as the database and the models key them ("group.name"), in
+// the order matrix_features gives them.
+std::vector<std::string> feature_names(std::string_view group);
 
 }  // namespace sparsetune::features

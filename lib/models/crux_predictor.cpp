@@ -45,13 +45,7 @@ double geomean(const std::vector<double>& v) {
 
 std::vector<std::string> crux_feature_names() {
   static const std::vector<std::string> names = [] {
-    Csr64 one;  // a 1 x 1 matrix: the feature list, not its values
-    one.rows = one.cols = 1;
-    one.row_ptr = {0, 1};
-    one.col_idx = {0};
-    one.val = {1.0};
-    std::vector<std::string> v;
-    for (const auto& f : features::matxtract_features(one)) v.push_back(f.group + "." + f.name);
+    auto v = features::feature_names(features::kMatXtract);
     v.push_back("dtype_f16");
     return v;
   }();

@@ -60,16 +60,7 @@ bool usable(const RowOrderRecord& r) {
 }  // namespace
 
 std::vector<std::string> row_order_feature_names() {
-  static const std::vector<std::string> names = [] {
-    Csr64 one;  // a 1 x 1 matrix: the feature list, not its values
-    one.rows = one.cols = 1;
-    one.row_ptr = {0, 1};
-    one.col_idx = {0};
-    one.val = {1.0};
-    std::vector<std::string> v;
-    for (const auto& f : features::permutation_features(one)) v.push_back(f.group + "." + f.name);
-    return v;
-  }();
+  static const std::vector<std::string> names = features::feature_names(features::kPermutation);
   return names;
 }
 

@@ -151,3 +151,13 @@ TEST_CASE("matrix_features holds every group, each once", "[features]") {
   const auto m = matxtract_features(sample());
   CHECK(feature_values(select_group(f, "matxtract")) == feature_values(m));
 }
+
+TEST_CASE("feature_names lists one group's keys in matrix_features' order", "[features]") {
+  const auto perm = features::feature_names(features::kPermutation);
+  REQUIRE(perm.size() == 24);  // Table II of the row-permutation paper
+  CHECK(perm.front() == "permutation.rows");
+  const auto mx = features::feature_names(features::kMatXtract);
+  CHECK(mx.size() > 10);
+  for (const auto& n : mx) CHECK(n.rfind("matxtract.", 0) == 0);
+  CHECK(features::feature_names("no-such-group").empty());
+}
