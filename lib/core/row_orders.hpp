@@ -44,8 +44,11 @@ struct Options {
   int window = 64;   // candidates of each Hamming search
 };
 
-// The permutation (throws Error on options < 1).
+// The permutation (throws Error on options < 1). Matrices of 2^16 entries or more keep their
+// last few permutations (by pattern and options), so asking again costs a hash of the pattern.
 std::vector<std::int64_t> row_order(const Csr64& a, Order o, const Options& opt = {});
+// The same, always computed (what an order's own cost is measured on), and kept for row_order.
+std::vector<std::int64_t> compute_row_order(const Csr64& a, Order o, const Options& opt = {});
 
 // Measures the orders are judged by: the largest total warp load of any warp (each warp's rows
 // striped as the kernel does), and the B lines each CTA step (N_w consecutive rows) reads,

@@ -33,7 +33,7 @@ std::vector<double> order_costs(const Csr64& a, int warps) {
     for (std::size_t k = first; k < std::min(orders.size(), first + width); ++k)
       pool.emplace_back([&, k] {
         const auto t0 = std::chrono::steady_clock::now();
-        (void)row_orders::row_order(a, orders[k], opt);
+        (void)row_orders::compute_row_order(a, orders[k], opt);
         ms[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                     .count();
       });

@@ -131,3 +131,33 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("a kept permutation is the one computed, and kept per pattern", "[core][row-orders]") {
+  // 2^16 entries or more: row_order keeps its answers.
+  std::mt19937_64 rng(9);
+  std::vector<std::vector<std::int64_t>> rows(4000);
+  for (auto& r : rows) {
+    const auto n = 1 + rng() % 40;
+    for (std::uint64_t k = 0; k < n; ++k) r.push_back(static_cast<std::int64_t>(rng() % 3000));
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+  }
+  const Csr64 a = from_rows(3000, rows);
+  REQUIRE(a.nnz() >= (1 << 16));
+  std::reverse(rows.begin(), rows.end());  // the same sizes, another pattern
+  const Csr64 b = from_rows(3000, rows);
+  row_orders::Options o;
+  o.warps = 4;
+  for (auto order : {row_orders::Order::cta_aware, row_orders::Order::lpt}) {
+    const auto first = row_orders::row_order(a, order, o);
+    CHECK(row_orders::row_order(a, order, o) == first);
+    CHECK(row_orders::compute_row_order(a, order, o) == first);
+    o.window = 8;  // other options: its own answer
+    CHECK(row_orders::row_order(a, order, o) == row_orders::compute_row_order(a, order, o));
+    o.window = 64;
+    CHECK(row_orders::row_order(b, order, o) == row_orders::compute_row_order(b, order, o));
+  }
+  // The rows reversed: the load order is another permutation, not a kept one.
+  CHECK(row_orders::row_order(b, row_orders::Order::plain, o) !=
+        row_orders::row_order(a, row_orders::Order::plain, o));
+}
