@@ -41,6 +41,18 @@ void print_report(const nlohmann::json& r) {
       for (const auto& f : r["files"]) std::printf("wrote %s\n", f.get<std::string>().c_str());
     return;
   }
+  if (r["model"] == "liteform-cell") {  // a classifier
+    std::vector<std::vector<std::string>> rows = {{"", "cases", "CELL wins", "accuracy"}};
+    for (const char* part : {"train", "test"}) {
+      const auto& x = r[part];
+      rows.push_back({part, std::to_string(x.value("cases", 0)),
+                      std::to_string(x.value("cell_wins", 0)), pct(x, "accuracy")});
+    }
+    print_table(rows);
+    if (r.contains("files"))
+      for (const auto& f : r["files"]) std::printf("wrote %s\n", f.get<std::string>().c_str());
+    return;
+  }
   std::vector<std::vector<std::string>> rows = {
       {"", "matrices", "MSE", "top-1", "share of oracle (geo. mean)", "worst"}};
   auto row = [&](const std::string& name, const nlohmann::json& x, bool mse) {
@@ -67,7 +79,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
     models::TrainOptions t;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--model", o->model, "Predictor to build (spmv-rank, crux), or all")
+  cmd->add_option("--model", o->model,
+                  "Predictor to build (spmv-rank, crux, liteform-cell), or all")
       ->capture_default_str();
   cmd->add_option("--db", o->db, "Tuning database, or a JSON export of one (db export)")
       ->required()

@@ -16,6 +16,10 @@ const std::vector<Predictor>& predictors() {
        "MatXtract's crux (tau_c, tau_r) from the Table 2 features: the fastest point of each "
        "matrix's crux search, two XGBoost regressions",
        &train_crux},
+      {"liteform-cell",
+       "LiteForm's CELL or not for SpMM: CELL at least 1.1x both the best CSR-family graph and "
+       "BSR, from the Table 2 features and N (XGBoost classifier)",
+       &train_liteform_cell},
   };
   return all;
 }

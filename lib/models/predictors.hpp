@@ -51,5 +51,6 @@ std::string today_utc();
 // One predictor per file:
 TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt);
+TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt);
 
 }  // namespace sparsetune::models

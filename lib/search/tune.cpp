@@ -19,6 +19,7 @@
 #include "graph/interpreter.hpp"
 #include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
+#include "models/cell_predictor.hpp"
 #include "models/crux_predictor.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -344,6 +345,33 @@ TuneOutcome tune(const TuneOptions& o) {
       crux_pick = {{"why_not_predicted", why}};
     }
   }
+  // LiteForm's CELL-or-not predictor: a predict-only answer leaves CELL out where the model
+  // rules it out; a measuring search tries CELL right after the row-order seed where it expects
+  // CELL to win.
+  json cell_pick = json::object();
+  int cell_pinned = 0;
+  if (spmm) {
+    std::string why = "learned models are off";
+    const std::optional<models::CellPredictor> cp =
+        o.learned ? models::CellPredictor::find(
+                        o.models_dir.empty() ? default_models_dir() : o.models_dir, arch, &why)
+                  : std::nullopt;
+    if (cp) {
+      const double prob = cp->probability(feature_row, o.n);
+      const bool cell = prob >= 0.5;
+      cell_pick = {
+          {"cell", cell}, {"probability", prob}, {"by", "the liteform-cell model (" + arch + ")"}};
+      auto is_cell = [](const graph::Graph& g) { return g.name.rfind("cell-p", 0) == 0; };
+      if (!cell && o.budget_s == 0) {
+        std::erase_if(seeds, is_cell);
+      } else if (cell && !seeds.empty()) {
+        std::stable_partition(seeds.begin() + 1, seeds.end(), is_cell);
+        cell_pinned = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
+      }
+    } else {
+      cell_pick = {{"why_not_predicted", why}};
+    }
+  }
   // The learned ranking of this architecture, when one is shipped and current: it scores a
   // predict-only search and orders a measuring search's seeds. Else the cost model does both.
   // (The shipped ranking is SpMV's: SpMM is ranked by the cost model.)
@@ -398,7 +426,8 @@ TuneOutcome tune(const TuneOptions& o) {
     so.dtype = o.dtype;
     so.spmm_n = o.n;
     so.predictor = &predictor;
-    so.pinned_seeds = spmm ? 1 : 0;  // the warp-per-row seed under the predicted row order
+    // The warp-per-row seed under the predicted row order, then CELL where it is predicted.
+    so.pinned_seeds = spmm ? 1 + cell_pinned : 0;
     so.stop = o.stop;
     so.progress = o.progress;
     // Every candidate is committed as it is scored (one transaction each): a killed tune keeps
@@ -638,6 +667,7 @@ TuneOutcome tune(const TuneOptions& o) {
       {"search", search_json},
       {"row_order", row_order_json},
       {"crux_pick", crux_pick},
+      {"cell_pick", cell_pick},
       {"wall_budget", wall.to_json()},
       {"skipped", skipped},
       {"files", out.files}};

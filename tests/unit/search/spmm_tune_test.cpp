@@ -5,17 +5,22 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <tuple>
 
 #include "codegen/emit.hpp"
 #include "codegen/launch_plan.hpp"
+#include "core/fingerprint.hpp"
 #include "core/reference.hpp"
 #include "core/row_orders.hpp"
 #include "db/tuning_db.hpp"
+#include "features/matrix_features.hpp"
+#include "graph/cell_graph.hpp"
 #include "graph/format.hpp"
 #include "graph/graph.hpp"
 #include "graph/interpreter.hpp"
 #include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
+#include "models/predictors.hpp"
 #include "search/config.hpp"
 #include "search/run_kernels.hpp"
 #include "search/space.hpp"
@@ -290,4 +295,59 @@ TEST_CASE("run --layout checks the layout an SpMM folder was generated for", "[s
   o.layout = "col";
   CHECK_THROWS_WITH(search::run_emitted((t.path / "spmv").string(), o),
                     Catch::Contains("--layout is the layout of SpMM's B and C"));
+}
+
+TEST_CASE("a liteform-cell model that rules CELL out keeps it out of a predict-only answer",
+          "[search][spmm][liteform]") {
+  testing::TempDir t("sparsetune-spmm-cell-model");
+  {
+    // Four matrices on which CELL never wins: the model learns "not CELL".
+    db::TuningDb db(t.file("labels.db"));
+    for (const char* name : {"cora", "bcsstk21", "can_1072", "dwt_2680", "494_bus"}) {
+      const Csr64 a =
+          io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz");
+      nlohmann::json f = nlohmann::json::object();
+      for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+      db.put_matrix({fingerprint(a), name, a.rows, a.cols, a.nnz(), f.dump()});
+      for (const auto& [cand, graph, us] :
+           {std::tuple{"graph/cell", graph::graph_to_json(graph::cell_graph(a, 32, {})).dump(),
+                       20.0},
+            std::tuple{"graph/csr", std::string(R"({"ops": [{"op": "COMPRESS"}]})"), 10.0}}) {
+        db::Measurement m;
+        m.fingerprint = fingerprint(a);
+        m.op = "spmm";
+        m.n = 32;
+        m.dtype = "f32";
+        m.device = "NVIDIA H100 80GB HBM3";
+        m.arch = "sm_90";
+        m.candidate = cand;
+        m.graph = graph;
+        m.time_us = us;
+        db.add(m);
+      }
+    }
+    models::TrainOptions o;
+    o.out_dir = (t.path / "models").string();
+    models::find_predictor("liteform-cell").train(db, o);
+  }
+  auto o = spmm_options(t, 32);
+  o.matrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/cora.mtx.gz";
+  o.models_dir = (t.path / "models").string();
+  const auto r = search::tune(o);
+  const auto& pick = r.report["cell_pick"];
+  REQUIRE(pick.contains("cell"));
+  CHECK_FALSE(pick["cell"].get<bool>());
+  CHECK(pick["probability"].get<double>() < 0.5);
+  for (const auto& s : r.report["search"]["seed_order"])
+    CHECK(s["seed"].get<std::string>().rfind("cell-p", 0) == std::string::npos);
+
+  o.models_dir = (t.path / "none").string();
+  o.force = true;
+  const auto without = search::tune(o);
+  CHECK_THAT(without.report["cell_pick"]["why_not_predicted"].get<std::string>(),
+             Catch::Contains("no liteform-cell model"));
+  bool cell_seeded = false;
+  for (const auto& s : without.report["search"]["seed_order"])
+    cell_seeded |= s["seed"].get<std::string>().rfind("cell-p", 0) == 0;
+  CHECK(cell_seeded);
 }

@@ -1,0 +1,45 @@
+#pragma once
+// LiteForm's first predictor (§5): CELL or not. From the matrix's Table 2 features (the
+// "liteform" group) and N, an XGBoost classifier says whether CELL will be at least 1.1x both
+// the best CSR-family SpMM graph and BCSR (cuSPARSE's BSR), the label LiteForm trains on.
+// `sparsetune train --model liteform-cell` learns it from the SpMM rows of the tuning database;
+// `tune --op spmm` then keeps CELL out of a predict-only answer the model rules it out of.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/model_file.hpp"
+#include "models/predictors.hpp"
+#include "models/xgb_classifier.hpp"
+
+namespace sparsetune::models {
+
+inline constexpr const char* kCellName = "liteform-cell";
+
+// "liteform.<name>" for the Table 2 features, then "log2_n".
+std::vector<std::string> cell_feature_names();
+std::vector<double> cell_inputs(const nlohmann::json& features, std::int64_t n);
+
+// A graph that is CELL: column partitions binned by row length (COL_DIV over BIN).
+bool is_cell_graph(const std::string& graph_json);
+
+class CellPredictor {
+ public:
+  CellPredictor(ModelFile file, XgbClassifier booster);
+  static CellPredictor read(const std::string& description_path);
+  static std::optional<CellPredictor> find(const std::string& dir, const std::string& arch,
+                                           std::string* why);
+  // The probability that CELL wins by 1.1x.
+  double probability(const nlohmann::json& features, std::int64_t n) const;
+  const ModelFile& file() const { return file_; }
+
+ private:
+  ModelFile file_;
+  XgbClassifier booster_;
+};
+
+TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt);
+
+}  // namespace sparsetune::models

@@ -1,0 +1,98 @@
+// LiteForm's CELL-or-not predictor: trained from a database of SpMM tunes in which CELL wins by
+// 1.1x exactly where the rows' lengths vary (liteform.row_nnz_std above 5), it learns that rule,
+// reads back with the same probabilities, and a database without SpMM rows has nothing to give.
+#include "models/cell_predictor.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "core/fingerprint.hpp"
+#include "features/matrix_features.hpp"
+#include "graph/cell_graph.hpp"
+#include "graph/graph.hpp"
+#include "io/matrix_file.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetune;
+
+namespace {
+
+const std::vector<std::string> kMatrices = {
+    "cora",   "bcsstk21", "can_1072", "dwt_2680", "1138_bus", "494_bus", "EVA",      "rajat01",
+    "zenios", "west0479", "olm1000",  "gre_1107", "jagmesh7", "dwt_992", "bcsstk13", "nnc1374"};
+
+db::Measurement row(const std::string& fp, std::int64_t n, const std::string& candidate,
+                    const std::string& graph, double us) {
+  db::Measurement m;
+  m.fingerprint = fp;
+  m.op = "spmm";
+  m.n = n;
+  m.dtype = "f32";
+  m.device = "NVIDIA H100 80GB HBM3";
+  m.arch = "sm_90";
+  m.candidate = candidate;
+  m.graph = graph;
+  m.time_us = us;
+  return m;
+}
+
+void fill(db::TuningDb& db) {
+  const std::string csr = R"({"ops": [{"op": "COMPRESS"}, {"op": "COL_TILE"}]})";
+  for (const auto& name : kMatrices) {
+    const Csr64 a =
+        io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz");
+    nlohmann::json f = nlohmann::json::object();
+    for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+    const std::string fp = fingerprint(a);
+    db.put_matrix({fp, name, a.rows, a.cols, a.nnz(), f.dump()});
+    const bool wins = f["liteform.row_nnz_std"].get<double>() > 5;
+    for (std::int64_t n : {32, 128}) {
+      const auto cell = graph::graph_to_json(graph::cell_graph(a, n, {})).dump();
+      REQUIRE(models::is_cell_graph(cell));
+      db.add(row(fp, n, "graph/cell" + std::to_string(n), cell, wins ? 10.0 : 20.0));
+      db.add(row(fp, n, "graph/csr" + std::to_string(n), csr, 15.0));
+      db.add(row(fp, n, "cusparse/bsr-alg1", "", 30.0));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the liteform-cell predictor learns where CELL wins and round trips",
+          "[models][liteform]") {
+  testing::TempDir t("sparsetune-cell-model");
+  db::TuningDb db(t.file("cell.db"));
+  fill(db);
+  models::TrainOptions o;
+  o.out_dir = (t.path / "models").string();
+  const auto r = models::find_predictor("liteform-cell").train(db, o);
+  REQUIRE(r.files.size() == 3);
+  const auto& train = r.report["train"];
+  CHECK(train["accuracy"].get<double>() == Approx(1.0));
+  CHECK(train["cell_wins"].get<int>() > 0);
+  CHECK(train["cell_wins"].get<int>() < train["cases"].get<int>());
+  const auto& test = r.report["test"];
+  REQUIRE(test["cases"].get<int>() >= 4);  // both N of each held-out matrix
+  for (const auto& c : test["per_case"]) {
+    // Labels as the rule makes them: 1.1x over CSR (15 us) and BSR (30 us).
+    CHECK(c["cell_wins"].get<bool>() == (c["cell_us"].get<double>() == 10.0));
+    CHECK(c["probability"].get<double>() >= 0.0);
+    CHECK(c["probability"].get<double>() <= 1.0);
+  }
+
+  const auto back = models::CellPredictor::read(r.files.front());
+  std::string why;
+  const auto found = models::CellPredictor::find((t.path / "models").string(), "sm_90", &why);
+  REQUIRE(found);
+  const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/cora.mtx.gz");
+  nlohmann::json f = nlohmann::json::object();
+  for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+  CHECK(back.probability(f, 32) == found->probability(f, 32));
+  CHECK_THROWS_WITH(back.probability(nlohmann::json::object(), 32),
+                    Catch::Contains("no feature 'liteform."));
+}
+
+TEST_CASE("liteform-cell has nothing to learn without SpMM tunes", "[models][liteform]") {
+  testing::TempDir t("sparsetune-cell-none");
+  db::TuningDb db(t.file("empty.db"));
+  CHECK_THROWS_AS(models::train_liteform_cell(db, {}), models::NothingToLearn);
+}
