@@ -41,6 +41,20 @@ void print_report(const nlohmann::json& r) {
       for (const auto& f : r["files"]) std::printf("wrote %s\n", f.get<std::string>().c_str());
     return;
   }
+  if (r["model"] == "liteform-partitions") {  // a classifier judged by similarity too
+    std::vector<std::vector<std::string>> rows = {
+        {"", "cases", "accuracy", "similarity, eq. (1)", "cosine similarity, eq. (2)"}};
+    for (const char* part : {"train", "test"}) {
+      const auto& x = r[part];
+      rows.push_back({part, std::to_string(x.value("cases", 0)), pct(x, "accuracy"),
+                      fixed(x.value("similarity", 0.0), 3),
+                      fixed(x.value("cosine_similarity", 0.0), 3)});
+    }
+    print_table(rows);
+    if (r.contains("files"))
+      for (const auto& f : r["files"]) std::printf("wrote %s\n", f.get<std::string>().c_str());
+    return;
+  }
   if (r["model"] == "liteform-cell") {  // a classifier
     std::vector<std::vector<std::string>> rows = {{"", "cases", "CELL wins", "accuracy"}};
     for (const char* part : {"train", "test"}) {
@@ -79,8 +93,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
     models::TrainOptions t;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--model", o->model,
-                  "Predictor to build (spmv-rank, crux, liteform-cell), or all")
+  cmd->add_option(
+         "--model", o->model,
+         "Predictor to build (spmv-rank, crux, liteform-cell, liteform-partitions), or all")
       ->capture_default_str();
   cmd->add_option("--db", o->db, "Tuning database, or a JSON export of one (db export)")
       ->required()

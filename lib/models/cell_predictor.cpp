@@ -1,5 +1,6 @@
 #include "models/cell_predictor.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -28,8 +29,68 @@ struct Case {
   std::int64_t n = 0, nnz = 0;
   json features;
   double cell = kInf, csr = kInf, bcsr = kInf;
+  int partitions = 0;  // COL_DIV's count in the fastest CELL graph
   bool label() const { return csr / cell >= 1.1 && bcsr / cell >= 1.1; }
 };
+
+int col_div_count(const std::string& graph_json) {
+  const json g = json::parse(graph_json, nullptr, false);
+  if (!g.is_object() || !g.contains("ops") || !g["ops"].is_array() || g["ops"].empty()) return 0;
+  const auto& first = g["ops"][0];
+  return first.value("op", "") == "COL_DIV" ? first.value("count", 0) : 0;
+}
+
+struct Cases {
+  std::vector<Case> usable;  // CELL and the CSR family both measured, features present
+  std::map<std::string, db::MatrixRow> matrix;
+  std::string arch;
+};
+
+// The SpMM rows of the database as cases (one matrix at one N, value type and device).
+Cases read_cases(const db::TuningDb& db, const TrainOptions& opt) {
+  Cases out;
+  auto& matrix = out.matrix;
+  for (const auto& m : db.matrices()) matrix[m.fingerprint] = m;
+  std::map<std::tuple<std::string, std::int64_t, std::string, std::string>, Case> cases;
+  std::set<std::string> archs;
+  for (const auto& m : db.measurements()) {
+    if (!m.ok || m.op != "spmm" || !(m.time_us > 0) || m.device == "cost-model") continue;
+    if (!opt.arch.empty() && m.arch != opt.arch) continue;
+    const json p = json::parse(m.params, nullptr, false);
+    if (p.is_object() && p.value("predicted", false)) continue;
+    const auto it = matrix.find(m.fingerprint);
+    if (it == matrix.end()) continue;
+    archs.insert(m.arch);
+    Case& c = cases[{m.fingerprint, m.n, m.dtype, m.device}];
+    c.fingerprint = m.fingerprint;
+    c.name = it->second.name;
+    c.nnz = it->second.nnz;
+    c.n = m.n;
+    c.dtype = m.dtype;
+    c.device = m.device;
+    if (m.candidate.rfind("cusparse/bsr", 0) == 0) {
+      c.bcsr = std::min(c.bcsr, m.time_us);
+    } else if (m.candidate.rfind("graph/", 0) == 0 && is_cell_graph(m.graph)) {
+      if (m.time_us < c.cell) c.cell = m.time_us, c.partitions = col_div_count(m.graph);
+    } else if (m.candidate.rfind("graph/", 0) == 0) {
+      c.csr = std::min(c.csr, m.time_us);
+    }
+  }
+  if (archs.size() > 1)
+    throw Error(db.path() + ": SpMM measurements of several architectures: say which with --arch");
+  out.arch = archs.empty() ? opt.arch : *archs.begin();
+  for (auto& [key, c] : cases) {
+    if (!(c.cell < kInf && c.csr < kInf)) continue;
+    c.features = json::parse(matrix[c.fingerprint].features, nullptr, false);
+    try {
+      (void)cell_inputs(c.features, c.n);
+    } catch (const Error&) {
+      continue;
+    }
+    out.usable.push_back(c);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -85,44 +146,9 @@ std::optional<CellPredictor> CellPredictor::find(const std::string& dir, const s
 }
 
 TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt) {
-  std::map<std::string, db::MatrixRow> matrix;
-  for (const auto& m : db.matrices()) matrix[m.fingerprint] = m;
-  std::map<std::tuple<std::string, std::int64_t, std::string, std::string>, Case> cases;
-  std::set<std::string> archs;
-  for (const auto& m : db.measurements()) {
-    if (!m.ok || m.op != "spmm" || !(m.time_us > 0) || m.device == "cost-model") continue;
-    if (!opt.arch.empty() && m.arch != opt.arch) continue;
-    const json p = json::parse(m.params, nullptr, false);
-    if (p.is_object() && p.value("predicted", false)) continue;
-    const auto it = matrix.find(m.fingerprint);
-    if (it == matrix.end()) continue;
-    archs.insert(m.arch);
-    Case& c = cases[{m.fingerprint, m.n, m.dtype, m.device}];
-    c.fingerprint = m.fingerprint;
-    c.name = it->second.name;
-    c.nnz = it->second.nnz;
-    c.n = m.n;
-    c.dtype = m.dtype;
-    c.device = m.device;
-    if (m.candidate.rfind("cusparse/bsr", 0) == 0)
-      c.bcsr = std::min(c.bcsr, m.time_us);
-    else if (m.candidate.rfind("graph/", 0) == 0)
-      (is_cell_graph(m.graph) ? c.cell : c.csr) =
-          std::min(is_cell_graph(m.graph) ? c.cell : c.csr, m.time_us);
-  }
-  if (archs.size() > 1)
-    throw Error(db.path() + ": SpMM measurements of several architectures: say which with --arch");
-  std::vector<Case> usable;
-  for (auto& [key, c] : cases) {
-    if (!(c.cell < kInf && c.csr < kInf)) continue;  // CELL and the CSR family both measured
-    c.features = json::parse(matrix[c.fingerprint].features, nullptr, false);
-    try {
-      (void)cell_inputs(c.features, c.n);
-    } catch (const Error&) {
-      continue;
-    }
-    usable.push_back(c);
-  }
+  Cases read = read_cases(db, opt);
+  const auto& usable = read.usable;
+  auto& matrix = read.matrix;
   std::map<std::string, std::int64_t> nnz_of;
   for (const auto& c : usable) nnz_of[c.fingerprint] = c.nnz;
   if (nnz_of.size() < 4)
@@ -189,7 +215,7 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
   file.kind = "xgboost-classifier";
   file.target = "CELL at least 1.1x both the best CSR-family SpMM graph and cuSPARSE BSR";
   file.op = "spmm";
-  file.arch = archs.empty() ? opt.arch : *archs.begin();
+  file.arch = read.arch;
   file.created = opt.created.empty() ? today_utc() : opt.created;
   file.tool_version = kVersion;
   file.features = cell_feature_names();
@@ -211,6 +237,159 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
   TrainResult r;
   r.model = kCellName;
   r.report = {{"model", kCellName},          {"arch", file.arch},
+              {"created", file.created},     {"training_set", file.training_set},
+              {"split", split_json},         {"train", evaluate(train, false)},
+              {"test", evaluate(test, true)}};
+  if (!opt.out_dir.empty()) {
+    const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();
+    io::StagedFolder staged(dir);
+    r.files.push_back(staged.add(file.model + ".json", file.to_json().dump(2) + "\n"));
+    r.files.push_back(staged.add(file.booster, cls.save()));
+    r.report["files"] = r.files;
+    r.files.push_back(staged.add(file.model + ".report.json", r.report.dump(2) + "\n"));
+    staged.commit();
+  }
+  return r;
+}
+
+PartitionPredictor::PartitionPredictor(ModelFile file, XgbClassifier booster,
+                                       std::vector<int> counts)
+    : file_(std::move(file)), booster_(std::move(booster)), counts_(std::move(counts)) {}
+
+int PartitionPredictor::predict(const json& features, std::int64_t n) const {
+  return counts_.at(static_cast<std::size_t>(booster_.predict({cell_inputs(features, n)})[0]));
+}
+
+PartitionPredictor PartitionPredictor::read(const std::string& description_path) {
+  ModelFile f = read_model_file(description_path);
+  const auto& names = cell_feature_names();
+  if (const auto why = stale_reason(f, kPartitionsName, names); !why.empty())
+    throw Error(description_path + ": stale model: " + why);
+  if (f.kind != "xgboost-classifier")
+    throw Error(description_path + ": field 'kind' must be \"xgboost-classifier\"");
+  std::vector<int> counts;
+  if (f.options.contains("partition_counts") && f.options["partition_counts"].is_array())
+    for (const auto& c : f.options["partition_counts"])
+      if (c.is_number_integer() && c.get<int>() >= 1) counts.push_back(c.get<int>());
+  if (counts.size() < 2)
+    throw Error(description_path + ": field 'options.partition_counts' needs two counts or more");
+  const auto path = (std::filesystem::path(description_path).parent_path() / f.booster).string();
+  auto b =
+      XgbClassifier::load(io::read_file(path), static_cast<int>(counts.size()), names.size(), path);
+  return PartitionPredictor(std::move(f), std::move(b), std::move(counts));
+}
+
+std::optional<PartitionPredictor> PartitionPredictor::find(const std::string& dir,
+                                                           const std::string& arch,
+                                                           std::string* why) {
+  return find_model<PartitionPredictor>(dir, arch, kPartitionsName, &PartitionPredictor::read, why);
+}
+
+TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions& opt) {
+  Cases read = read_cases(db, opt);
+  std::vector<const Case*> usable;
+  std::set<int> seen;
+  for (const auto& c : read.usable)
+    if (c.partitions >= 1) usable.push_back(&c), seen.insert(c.partitions);
+  std::map<std::string, std::int64_t> nnz_of;
+  for (const auto* c : usable) nnz_of[c->fingerprint] = c->nnz;
+  if (nnz_of.size() < 4 || seen.size() < 2)
+    throw NothingToLearn(db.path() + ": " + std::to_string(nnz_of.size()) +
+                         " matrices with CELL measured, whose best graphs have " +
+                         std::to_string(seen.size()) +
+                         " partition count(s); the liteform-partitions predictor needs 4 "
+                         "matrices and 2 counts at least");
+  const std::vector<int> counts(seen.begin(), seen.end());
+  auto class_of = [&](int p) {
+    return static_cast<int>(std::find(counts.begin(), counts.end(), p) - counts.begin());
+  };
+  std::vector<SplitItem> items;
+  for (const auto& [fp, nnz] : nnz_of) items.push_back({fp, nnz, ""});
+  const MatrixSplit split = split_matrices(items, opt.split);
+  std::map<std::string, bool> is_test;
+  for (std::size_t i = 0; i < items.size(); ++i) is_test[items[i].fingerprint] = split.test[i];
+  std::vector<const Case*> train, test;
+  for (const auto* c : usable) (is_test[c->fingerprint] ? test : train).push_back(c);
+
+  std::map<int, int> freq;
+  for (const auto* c : train) ++freq[c->partitions];
+  std::vector<std::vector<double>> x;
+  std::vector<int> y;
+  std::vector<double> w;
+  for (const auto* c : train) {
+    x.push_back(cell_inputs(c->features, c->n));
+    y.push_back(class_of(c->partitions));
+    w.push_back(static_cast<double>(train.size()) /
+                (static_cast<double>(freq.size()) * freq[c->partitions]));
+  }
+  XgbOptions xo;
+  xo.rounds = 200;
+  xo.max_depth = 4;
+  xo.eta = 0.1;
+  xo.seed = opt.split.seed;
+  xo.threads = opt.threads;
+  XgbClassifier cls(static_cast<int>(counts.size()), xo);
+  cls.fit(x, y, w);
+
+  auto evaluate = [&](const std::vector<const Case*>& set, bool rows) {
+    int right = 0;
+    double sim = 0;
+    // eq. (2): per matrix (value type, device), the vectors of counts across its N.
+    std::map<std::tuple<std::string, std::string, std::string>, std::pair<double, double>> norms;
+    std::map<std::tuple<std::string, std::string, std::string>, double> dots;
+    json per = json::array();
+    for (const auto* c : set) {
+      const int p = c->partitions;
+      const int q =
+          counts[static_cast<std::size_t>(cls.predict({cell_inputs(c->features, c->n)})[0])];
+      right += p == q;
+      sim += 1.0 - std::abs(p - q) / static_cast<double>(std::max(p, q));  // eq. (1)
+      const auto key = std::tuple{c->fingerprint, c->dtype, c->device};
+      dots[key] += static_cast<double>(p) * q;
+      norms[key].first += static_cast<double>(p) * p;
+      norms[key].second += static_cast<double>(q) * q;
+      if (rows) per.push_back({{"matrix", c->name}, {"n", c->n}, {"best", p}, {"predicted", q}});
+    }
+    double cosine = 0;
+    for (const auto& [key, d] : dots) cosine += d / std::sqrt(norms[key].first * norms[key].second);
+    const double n = static_cast<double>(std::max<std::size_t>(set.size(), 1));
+    json j = {{"cases", set.size()},
+              {"accuracy", right / n},
+              {"similarity", sim / n},
+              {"cosine_similarity", dots.empty() ? 0.0 : cosine / dots.size()}};
+    if (rows) j["per_case"] = per;
+    return j;
+  };
+
+  ModelFile file;
+  file.model = kPartitionsName;
+  file.kind = "xgboost-classifier";
+  file.target = "the column partitions of the fastest CELL graph";
+  file.op = "spmm";
+  file.arch = read.arch;
+  file.created = opt.created.empty() ? today_utc() : opt.created;
+  file.tool_version = kVersion;
+  file.features = cell_feature_names();
+  file.booster = std::string(kPartitionsName) + ".xgb.json";
+  std::vector<std::string> test_names;
+  for (const auto& [fp, t] : is_test)
+    if (t) test_names.push_back(read.matrix[fp].name);
+  json split_json = split.description;
+  split_json["test"] = test_names;
+  file.training_set = {
+      {"database",
+       opt.database.empty() ? std::filesystem::path(db.path()).filename().string() : opt.database},
+      {"cases", train.size()},
+      {"all_cases", usable.size()}};
+  file.split = split_json;
+  file.options = {{"rounds", xo.rounds},
+                  {"max_depth", xo.max_depth},
+                  {"eta", xo.eta},
+                  {"partition_counts", counts}};
+
+  TrainResult r;
+  r.model = kPartitionsName;
+  r.report = {{"model", kPartitionsName},    {"arch", file.arch},
               {"created", file.created},     {"training_set", file.training_set},
               {"split", split_json},         {"train", evaluate(train, false)},
               {"test", evaluate(test, true)}};

@@ -42,4 +42,26 @@ class CellPredictor {
 
 TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt);
 
+// LiteForm's second predictor: the number of column partitions of CELL, a classifier over the
+// counts the fastest CELL graphs had, from the same inputs; judged by accuracy and the paper's
+// similarities, eq. (1) per case and eq. (2) per matrix across its N.
+inline constexpr const char* kPartitionsName = "liteform-partitions";
+
+class PartitionPredictor {
+ public:
+  PartitionPredictor(ModelFile file, XgbClassifier booster, std::vector<int> counts);
+  static PartitionPredictor read(const std::string& description_path);
+  static std::optional<PartitionPredictor> find(const std::string& dir, const std::string& arch,
+                                                std::string* why);
+  int predict(const nlohmann::json& features, std::int64_t n) const;
+  const ModelFile& file() const { return file_; }
+
+ private:
+  ModelFile file_;
+  XgbClassifier booster_;
+  std::vector<int> counts_;  // class -> partitions
+};
+
+TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions& opt);
+
 }  // namespace sparsetune::models

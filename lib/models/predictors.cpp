@@ -20,6 +20,10 @@ const std::vector<Predictor>& predictors() {
        "LiteForm's CELL or not for SpMM: CELL at least 1.1x both the best CSR-family graph and "
        "BSR, from the Table 2 features and N (XGBoost classifier)",
        &train_liteform_cell},
+      {"liteform-partitions",
+       "LiteForm's column partitions of CELL for SpMM: the count of the fastest CELL graph, from "
+       "the Table 2 features and N (XGBoost classifier; eq. (1)-(2) similarities)",
+       &train_liteform_partitions},
   };
   return all;
 }

@@ -52,5 +52,6 @@ std::string today_utc();
 TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt);
+TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions& opt);
 
 }  // namespace sparsetune::models

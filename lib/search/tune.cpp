@@ -351,6 +351,28 @@ TuneOutcome tune(const TuneOptions& o) {
   json cell_pick = json::object();
   int cell_pinned = 0;
   if (spmm) {
+    // LiteForm's second predictor: CELL over its predicted column partitions is a seed too.
+    std::string why_p = "learned models are off";
+    const std::optional<models::PartitionPredictor> pp =
+        o.learned ? models::PartitionPredictor::find(
+                        o.models_dir.empty() ? default_models_dir() : o.models_dir, arch, &why_p)
+                  : std::nullopt;
+    if (pp) {
+      const int parts = pp->predict(feature_row, o.n);
+      cell_pick["partitions"] = parts;
+      const std::string name = "cell-p" + std::to_string(parts);
+      if (parts <= a.cols && std::none_of(seeds.begin(), seeds.end(),
+                                          [&](const graph::Graph& g) { return g.name == name; })) {
+        graph::CellGraphOptions co;
+        co.partitions = parts;
+        co.tn = seed_tile(o.n);
+        co.vec = std::min(co.tn, 4);
+        seeds.push_back(graph::cell_graph(a, o.n, co));
+        seeds.back().name = name;
+      }
+    } else {
+      cell_pick["partitions_why_not_predicted"] = why_p;
+    }
     std::string why = "learned models are off";
     const std::optional<models::CellPredictor> cp =
         o.learned ? models::CellPredictor::find(
@@ -359,8 +381,9 @@ TuneOutcome tune(const TuneOptions& o) {
     if (cp) {
       const double prob = cp->probability(feature_row, o.n);
       const bool cell = prob >= 0.5;
-      cell_pick = {
-          {"cell", cell}, {"probability", prob}, {"by", "the liteform-cell model (" + arch + ")"}};
+      cell_pick["cell"] = cell;
+      cell_pick["probability"] = prob;
+      cell_pick["by"] = "the liteform-cell model (" + arch + ")";
       auto is_cell = [](const graph::Graph& g) { return g.name.rfind("cell-p", 0) == 0; };
       if (!cell && o.budget_s == 0) {
         std::erase_if(seeds, is_cell);
@@ -369,7 +392,7 @@ TuneOutcome tune(const TuneOptions& o) {
         cell_pinned = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
       }
     } else {
-      cell_pick = {{"why_not_predicted", why}};
+      cell_pick["why_not_predicted"] = why;
     }
   }
   // The learned ranking of this architecture, when one is shipped and current: it scores a

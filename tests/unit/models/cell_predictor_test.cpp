@@ -1,9 +1,11 @@
-// LiteForm's CELL-or-not predictor: trained from a database of SpMM tunes in which CELL wins by
-// 1.1x exactly where the rows' lengths vary (liteform.row_nnz_std above 5), it learns that rule,
-// reads back with the same probabilities, and a database without SpMM rows has nothing to give.
+// LiteForm's two predictors: trained from a database of SpMM tunes in which CELL wins by 1.1x,
+// over two column partitions, exactly where the rows' lengths vary (liteform.row_nnz_std above
+// 5), and loses, best over one partition, elsewhere; they learn those rules and read back with
+// the same answers, and a database without SpMM rows has nothing to give.
 #include "models/cell_predictor.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "core/fingerprint.hpp"
 #include "features/matrix_features.hpp"
@@ -46,9 +48,14 @@ void fill(db::TuningDb& db) {
     db.put_matrix({fp, name, a.rows, a.cols, a.nnz(), f.dump()});
     const bool wins = f["liteform.row_nnz_std"].get<double>() > 5;
     for (std::int64_t n : {32, 128}) {
-      const auto cell = graph::graph_to_json(graph::cell_graph(a, n, {})).dump();
-      REQUIRE(models::is_cell_graph(cell));
-      db.add(row(fp, n, "graph/cell" + std::to_string(n), cell, wins ? 10.0 : 20.0));
+      // CELL over one and two column partitions: two win where CELL wins, one elsewhere.
+      graph::CellGraphOptions two;
+      two.partitions = 2;
+      const auto cell1 = graph::graph_to_json(graph::cell_graph(a, n, {})).dump();
+      const auto cell2 = graph::graph_to_json(graph::cell_graph(a, n, two)).dump();
+      REQUIRE(models::is_cell_graph(cell1));
+      db.add(row(fp, n, "graph/cell1-" + std::to_string(n), cell1, wins ? 12.0 : 20.0));
+      db.add(row(fp, n, "graph/cell2-" + std::to_string(n), cell2, wins ? 10.0 : 22.0));
       db.add(row(fp, n, "graph/csr" + std::to_string(n), csr, 15.0));
       db.add(row(fp, n, "cusparse/bsr-alg1", "", 30.0));
     }
@@ -95,4 +102,39 @@ TEST_CASE("liteform-cell has nothing to learn without SpMM tunes", "[models][lit
   testing::TempDir t("sparsetune-cell-none");
   db::TuningDb db(t.file("empty.db"));
   CHECK_THROWS_AS(models::train_liteform_cell(db, {}), models::NothingToLearn);
+}
+
+TEST_CASE("the liteform-partitions predictor learns the best partition count",
+          "[models][liteform]") {
+  testing::TempDir t("sparsetune-partitions-model");
+  db::TuningDb db(t.file("cell.db"));
+  fill(db);
+  models::TrainOptions o;
+  o.out_dir = (t.path / "models").string();
+  const auto r = models::find_predictor("liteform-partitions").train(db, o);
+  REQUIRE(r.files.size() == 3);
+  const auto& train = r.report["train"];
+  CHECK(train["accuracy"].get<double>() == Approx(1.0));
+  CHECK(train["similarity"].get<double>() == Approx(1.0));
+  CHECK(train["cosine_similarity"].get<double>() == Approx(1.0));
+  const auto& test = r.report["test"];
+  REQUIRE(test["cases"].get<int>() >= 4);
+  double sim = 0;
+  for (const auto& c : test["per_case"]) {
+    const int p = c["best"], q = c["predicted"];
+    CHECK((p == 1 || p == 2));
+    sim += 1.0 - std::abs(p - q) / static_cast<double>(std::max(p, q));  // eq. (1) by hand
+  }
+  CHECK(test["similarity"].get<double>() == Approx(sim / test["per_case"].size()));
+  const auto back = models::PartitionPredictor::read(r.files.front());
+  const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/EVA.mtx.gz");
+  nlohmann::json f = nlohmann::json::object();
+  for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+  std::string why;
+  const auto found = models::PartitionPredictor::find((t.path / "models").string(), "sm_90", &why);
+  REQUIRE(found);
+  CHECK(back.predict(f, 128) == found->predict(f, 128));
+  // One partition count only: nothing to choose between.
+  db::TuningDb one(t.file("one.db"));
+  CHECK_THROWS_AS(models::train_liteform_partitions(one, {}), models::NothingToLearn);
 }

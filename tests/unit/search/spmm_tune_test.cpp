@@ -309,9 +309,14 @@ TEST_CASE("a liteform-cell model that rules CELL out keeps it out of a predict-o
       nlohmann::json f = nlohmann::json::object();
       for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
       db.put_matrix({fingerprint(a), name, a.rows, a.cols, a.nnz(), f.dump()});
+      graph::CellGraphOptions two;
+      two.partitions = 2;
+      const double two_us = std::string(name) == "cora" || std::string(name) == "494_bus" ? 18 : 25;
       for (const auto& [cand, graph, us] :
            {std::tuple{"graph/cell", graph::graph_to_json(graph::cell_graph(a, 32, {})).dump(),
                        20.0},
+            std::tuple{"graph/cell2", graph::graph_to_json(graph::cell_graph(a, 32, two)).dump(),
+                       two_us},
             std::tuple{"graph/csr", std::string(R"({"ops": [{"op": "COMPRESS"}]})"), 10.0}}) {
         db::Measurement m;
         m.fingerprint = fingerprint(a);
@@ -329,6 +334,7 @@ TEST_CASE("a liteform-cell model that rules CELL out keeps it out of a predict-o
     models::TrainOptions o;
     o.out_dir = (t.path / "models").string();
     models::find_predictor("liteform-cell").train(db, o);
+    models::find_predictor("liteform-partitions").train(db, o);
   }
   auto o = spmm_options(t, 32);
   o.matrix = std::string(SPARSETUNE_SHARED_DIR) + "/matrices/cora.mtx.gz";
@@ -338,6 +344,8 @@ TEST_CASE("a liteform-cell model that rules CELL out keeps it out of a predict-o
   REQUIRE(pick.contains("cell"));
   CHECK_FALSE(pick["cell"].get<bool>());
   CHECK(pick["probability"].get<double>() < 0.5);
+  const int parts = pick["partitions"].get<int>();  // the second predictor's count
+  CHECK((parts == 1 || parts == 2));
   for (const auto& s : r.report["search"]["seed_order"])
     CHECK(s["seed"].get<std::string>().rfind("cell-p", 0) == std::string::npos);
 
@@ -346,6 +354,8 @@ TEST_CASE("a liteform-cell model that rules CELL out keeps it out of a predict-o
   const auto without = search::tune(o);
   CHECK_THAT(without.report["cell_pick"]["why_not_predicted"].get<std::string>(),
              Catch::Contains("no liteform-cell model"));
+  CHECK_THAT(without.report["cell_pick"]["partitions_why_not_predicted"].get<std::string>(),
+             Catch::Contains("no liteform-partitions model"));
   bool cell_seeded = false;
   for (const auto& s : without.report["search"]["seed_order"])
     cell_seeded |= s["seed"].get<std::string>().rfind("cell-p", 0) == 0;
