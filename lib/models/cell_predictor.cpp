@@ -152,7 +152,8 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
   std::map<std::string, std::int64_t> nnz_of;
   for (const auto& c : usable) nnz_of[c.fingerprint] = c.nnz;
   if (nnz_of.size() < 4)
-    throw NothingToLearn(db.path() + ": " + std::to_string(nnz_of.size()) +
+    throw NothingToLearn((opt.database.empty() ? db.path() : opt.database) + ": " +
+                         std::to_string(nnz_of.size()) +
                          " matrices with CELL and CSR-family SpMM graphs both measured (tune "
                          "--op spmm measures them); the liteform-cell predictor needs at least 4");
   std::vector<SplitItem> items;
@@ -294,11 +295,11 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
   std::map<std::string, std::int64_t> nnz_of;
   for (const auto* c : usable) nnz_of[c->fingerprint] = c->nnz;
   if (nnz_of.size() < 4 || seen.size() < 2)
-    throw NothingToLearn(db.path() + ": " + std::to_string(nnz_of.size()) +
-                         " matrices with CELL measured, whose best graphs have " +
-                         std::to_string(seen.size()) +
-                         " partition count(s); the liteform-partitions predictor needs 4 "
-                         "matrices and 2 counts at least");
+    throw NothingToLearn(
+        (opt.database.empty() ? db.path() : opt.database) + ": " + std::to_string(nnz_of.size()) +
+        " matrices with CELL measured, whose best graphs have " + std::to_string(seen.size()) +
+        " partition count(s); the liteform-partitions predictor needs 4 "
+        "matrices and 2 counts at least");
   const std::vector<int> counts(seen.begin(), seen.end());
   auto class_of = [&](int p) {
     return static_cast<int>(std::find(counts.begin(), counts.end(), p) - counts.begin());

@@ -113,7 +113,8 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
   std::map<std::string, std::int64_t> nnz_of;
   for (const auto& s : all) nnz_of[s.m->fingerprint] = s.m->nnz;
   if (nnz_of.size() < 4)
-    throw NothingToLearn(db.path() + ": " + std::to_string(nnz_of.size()) +
+    throw NothingToLearn((opt.database.empty() ? db.path() : opt.database) + ": " +
+                         std::to_string(nnz_of.size()) +
                          " matrices with a crux search of 3 or more points (tune --op spmv with "
                          "a budget measures one); the crux predictor needs at least 4");
   std::vector<SplitItem> items;
