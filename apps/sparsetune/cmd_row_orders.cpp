@@ -44,6 +44,7 @@ void add_collect(CLI::App& cmd, const GlobalOptions& g) {
       ->capture_default_str();
   c->add_option("--gen-dir", o->gen_dir, "Folder of the generated matrices")->capture_default_str();
   c->callback([o, &g] {
+    search::check_row_order_options(o->t);  // before any matrix is read or generated
     auto items = search::read_collect_list(o->list);
     std::vector<models::RowOrderRecord> records;
     std::error_code ec;
@@ -69,15 +70,14 @@ void add_collect(CLI::App& cmd, const GlobalOptions& g) {
                           b < 0 ? "-" : row_orders::name(row_orders::all_orders()[b]),
                           b < 0 ? "-" : fixed(r.time_us[b], 2), r.notes.empty() ? "-" : r.notes});
         }
+        if (!g.json) std::fprintf(stderr, "%s done\n", it.name.c_str());
       } catch (const Error& e) {
         ++failed;
         rows.push_back({it.name, "-", "-", "-", "-", "-", e.what()});
         if (std::string(e.what()).find("needs a GPU") != std::string::npos) throw;
+        if (!g.json) std::fprintf(stderr, "%s failed: %s\n", it.name.c_str(), e.what());
       }
-      if (!g.json) {
-        std::fprintf(stderr, "%s done\n", it.name.c_str());
-        std::fflush(stderr);
-      }
+      std::fflush(stderr);
     }
     if (g.json)
       print_json({{"wrote", o->out}, {"records", records.size()}, {"failed", failed}});

@@ -45,13 +45,19 @@ std::vector<double> order_costs(const Csr64& a, int warps) {
 
 }  // namespace
 
-std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,
-                                                    const RowOrderTimingOptions& o) {
+void check_row_order_options(const RowOrderTimingOptions& o) {
   if (o.n.empty()) throw Error("row-orders collect: no N given");
   for (auto n : o.n)
-    if (n < 1 || n > 1024) throw Error("row-orders collect: N must be 1 to 1024");
+    if (n < 1 || n > 1024)
+      throw Error("row-orders collect: --n must be 1 to 1024 (got " + std::to_string(n) + ")");
   if (o.dtype != "f32" && o.dtype != "f64")
     throw Error("row-orders collect: --dtype must be f32 or f64");
+  if (o.runs < 1) throw Error("row-orders collect: --runs must be at least 1");
+}
+
+std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,
+                                                    const RowOrderTimingOptions& o) {
+  check_row_order_options(o);
   if (a.nnz() == 0) throw Error(label + ": the matrix has no non-zeros");
   const auto names = models::row_order_feature_names();
   std::vector<double> feats;

@@ -28,6 +28,10 @@ struct RowOrderTimingOptions {
 // The kernel the orders are timed under: search::row_order_kernel of the csr-vector graph.
 graph::Graph row_order_kernel(const std::string& graphs_dir, std::int64_t n);
 
+// Throws Error on options no collect can run with (no N, an N outside 1 to 1024, a value type
+// other than f32 or f64, runs below 1): checked before any matrix is read or generated.
+void check_row_order_options(const RowOrderTimingOptions& o);
+
 // One record per N. Throws Error without a GPU (naming why) or for bad options; an order that
 // fails to design, compile or verify has time -1 and its reason in the record's notes.
 std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,

@@ -57,6 +57,10 @@ expect_fail "row-orders train on a foreign CSV" "ro.csv:1: column 4 must be 'nnz
 expect_fail "row-orders collect on a missing list" "no_such.list" \
   "$st" row-orders collect "$tmp/no_such.list" -o "$tmp/ro-out.csv"
 [ ! -e "$tmp/ro-out.csv" ] && ok || bad "row-orders collect wrote a CSV without measuring"
+printf '../../../shared/matrices/cora.mtx.gz\ngen kron scale=12 seed=1\n' >"$tmp/ro.list"
+expect_fail "row-orders collect with --n 0" "--n must be 1 to 1024 \\(got 0\\)" \
+  "$st" row-orders collect "$tmp/ro.list" -o "$tmp/ro-out.csv" --n 0 --gen-dir "$tmp/ro-gen"
+[ ! -e "$tmp/ro-gen" ] && ok || bad "row-orders collect generated matrices before checking --n"
 
 # --- gen + features --------------------------------------------------------------------------
 expect_ok "gen kron scale 16" "$st" gen kron --scale 16 --seed 1 -o "$tmp/k.mtx"
