@@ -26,4 +26,12 @@ std::vector<double> feature_values(const std::vector<Feature>& features) {
   return v;
 }
 
+std::string feature_key(const Feature& f) { return f.group + "." + f.name; }
+
+nlohmann::json feature_row(const std::vector<Feature>& features) {
+  nlohmann::json row = nlohmann::json::object();
+  for (const auto& f : features) row[feature_key(f)] = f.value;
+  return row;
+}
+
 }  // namespace sparsetune::features

@@ -1,6 +1,7 @@
 #pragma once
 // A feature is one named number about a matrix or tensor, tagged with the method (group) whose
 // predictor reads it. Names are stable snake_case; docs/features.md gives every formula.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,5 +31,10 @@ std::vector<Feature> select_group(const std::vector<Feature>& features, std::str
 
 // The values alone, in order: the input vector of a predictor.
 std::vector<double> feature_values(const std::vector<Feature>& features);
+
+// "group.name": how the tuning database and the models key a feature.
+std::string feature_key(const Feature& f);
+// The features keyed so, as the database stores them: {"group.name": value}.
+nlohmann::json feature_row(const std::vector<Feature>& features);
 
 }  // namespace sparsetune::features

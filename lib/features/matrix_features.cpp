@@ -19,7 +19,7 @@ std::vector<std::string> feature_names(std::string_view group) {
   one.val = {1.0};
   std::vector<std::string> names;
   for (const auto& f : matrix_features(one))
-    if (f.group == group) names.push_back(f.group + "." + f.name);
+    if (f.group == group) names.push_back(feature_key(f));
   return names;
 }
 

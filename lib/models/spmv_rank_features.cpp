@@ -19,7 +19,7 @@ std::vector<std::string> matrix_feature_names() {
   a.col_idx = {0, 1};
   a.val = {1.0, 1.0};
   std::vector<std::string> names;
-  for (const auto& f : features::matrix_features(a)) names.push_back(f.group + "." + f.name);
+  for (const auto& f : features::matrix_features(a)) names.push_back(features::feature_key(f));
   return names;
 }
 

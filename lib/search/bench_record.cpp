@@ -38,8 +38,7 @@ std::vector<db::Measurement> baseline_rows(const runtime::BenchReport& r,
 void record_bench(db::TuningDb& db, const std::string& name, const Csr64& a,
                   const runtime::BenchReport& r) {
   const std::string fp = fingerprint(a);
-  nlohmann::json f = nlohmann::json::object();
-  for (const auto& x : features::alphasparse_features(a)) f[x.group + "." + x.name] = x.value;
+  const auto f = features::feature_row(features::alphasparse_features(a));
   db.put_matrix({fp, name, a.rows, a.cols, a.nnz(), f.dump()});
   for (const auto& m : baseline_rows(r, fp, kVersion)) db.add(m);
 }

@@ -32,8 +32,7 @@ RowOrderPick predict_row_order(const Csr64& a, std::int64_t n, bool learned,
   const auto model = models::RowOrderModel::find(
       models_dir.empty() ? default_models_dir() : models_dir, arch, &p.why_not);
   if (!model) return p;
-  std::vector<double> feats;
-  for (const auto& f : features::permutation_features(a)) feats.push_back(f.value);
+  const auto feats = features::feature_values(features::permutation_features(a));
   p.order = model->predict(feats, n);
   p.classified = model->classify(feats, n);
   p.by = "the row-order model (" + arch + ")";

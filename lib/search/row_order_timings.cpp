@@ -60,8 +60,7 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
   check_row_order_options(o);
   if (a.nnz() == 0) throw Error(label + ": the matrix has no non-zeros");
   const auto names = models::row_order_feature_names();
-  std::vector<double> feats;
-  for (const auto& f : features::permutation_features(a)) feats.push_back(f.value);
+  const auto feats = features::feature_values(features::permutation_features(a));
   const auto& orders = row_orders::all_orders();
   std::vector<double> costs;
   std::vector<models::RowOrderRecord> out;

@@ -321,8 +321,7 @@ TuneOutcome tune(const TuneOptions& o) {
   std::unique_ptr<CompileOnlyEvaluator> compile_only;
   if (o.compile_only)
     compile_only = std::make_unique<CompileOnlyEvaluator>(a, o.dtype, arch, o.edit_source, spmm_n);
-  json feature_row = json::object();  // as the database stores them: {"group.name": value}
-  for (const auto& x : feats) feature_row[x.group + "." + x.name] = x.value;
+  const json feature_row = features::feature_row(feats);  // as the database stores them
   // MatXtract's crux predictor: its (tau_c, tau_r) is a candidate of a predict-only answer and
   // the first point of a measuring search's crux search.
   json crux_pick = json::object();

@@ -42,8 +42,7 @@ void fill(db::TuningDb& db) {
   for (const auto& name : kMatrices) {
     const Csr64 a =
         io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz");
-    nlohmann::json f = nlohmann::json::object();
-    for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+    const auto f = features::feature_row(features::matrix_features(a));
     const std::string fp = fingerprint(a);
     db.put_matrix({fp, name, a.rows, a.cols, a.nnz(), f.dump()});
     const bool wins = f["liteform.row_nnz_std"].get<double>() > 5;
@@ -91,8 +90,7 @@ TEST_CASE("the liteform-cell predictor learns where CELL wins and round trips",
   const auto found = models::CellPredictor::find((t.path / "models").string(), "sm_90", &why);
   REQUIRE(found);
   const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/cora.mtx.gz");
-  nlohmann::json f = nlohmann::json::object();
-  for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+  const auto f = features::feature_row(features::matrix_features(a));
   CHECK(back.probability(f, 32) == found->probability(f, 32));
   CHECK_THROWS_WITH(back.probability(nlohmann::json::object(), 32),
                     Catch::Contains("no feature 'liteform."));
@@ -128,8 +126,7 @@ TEST_CASE("the liteform-partitions predictor learns the best partition count",
   CHECK(test["similarity"].get<double>() == Approx(sim / test["per_case"].size()));
   const auto back = models::PartitionPredictor::read(r.files.front());
   const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/EVA.mtx.gz");
-  nlohmann::json f = nlohmann::json::object();
-  for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+  const auto f = features::feature_row(features::matrix_features(a));
   std::string why;
   const auto found = models::PartitionPredictor::find((t.path / "models").string(), "sm_90", &why);
   REQUIRE(found);

@@ -28,8 +28,7 @@ void fill(db::TuningDb& db, bool crux) {
   for (const auto& name : kMatrices) {
     const Csr64 a =
         io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz");
-    nlohmann::json f = nlohmann::json::object();
-    for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+    const auto f = features::feature_row(features::matrix_features(a));
     const std::string fp = fingerprint(a);
     db.put_matrix({fp, name, a.rows, a.cols, a.nnz(), f.dump()});
     const bool skewed = f["matxtract.row_pratio"].get<double>() > 30;
@@ -93,8 +92,7 @@ TEST_CASE("the crux predictor learns a feature-decided crux and round trips", "[
   const auto found = models::CruxPredictor::find((t.path / "models").string(), "sm_90", &why);
   REQUIRE(found);
   const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/cora.mtx.gz");
-  nlohmann::json f = nlohmann::json::object();
-  for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+  const auto f = features::feature_row(features::matrix_features(a));
   const auto p1 = back.predict(f, "f64"), p2 = found->predict(f, "f64");
   CHECK(p1.tau_c == p2.tau_c);
   CHECK(p1.tau_r == p2.tau_r);

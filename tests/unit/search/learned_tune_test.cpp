@@ -80,8 +80,7 @@ TEST_CASE(
   // Large enough (about 600k entries) that the design check takes a sample.
   const Csr64 a = search_test::irregular(200'000);
   REQUIRE(a.nnz() > 4 * search::kDesignCheckNnz);
-  nlohmann::json feats = nlohmann::json::object();
-  for (const auto& f : features::matrix_features(a)) feats[f.group + "." + f.name] = f.value;
+  const auto feats = features::feature_row(features::matrix_features(a));
   const models::MatrixInputs m{feats, "f64", a.rows, a.cols, a.nnz()};
 
   auto graph = [](nlohmann::json ops) {

@@ -306,8 +306,7 @@ TEST_CASE("a liteform-cell model that rules CELL out keeps it out of a predict-o
     for (const char* name : {"cora", "bcsstk21", "can_1072", "dwt_2680", "494_bus"}) {
       const Csr64 a =
           io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz");
-      nlohmann::json f = nlohmann::json::object();
-      for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+      const auto f = features::feature_row(features::matrix_features(a));
       db.put_matrix({fingerprint(a), name, a.rows, a.cols, a.nnz(), f.dump()});
       graph::CellGraphOptions two;
       two.partitions = 2;

@@ -207,8 +207,7 @@ TEST_CASE("a shipped crux model gives budget 0 a candidate and the crux search i
     for (const char* name : {"cora", "bcsstk21", "can_1072", "dwt_2680"}) {
       const Csr64 a =
           io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz");
-      nlohmann::json f = nlohmann::json::object();
-      for (const auto& x : features::matrix_features(a)) f[x.group + "." + x.name] = x.value;
+      const auto f = features::feature_row(features::matrix_features(a));
       db.put_matrix({fingerprint(a), name, a.rows, a.cols, a.nnz(), f.dump()});
       for (const auto& [c, r] : {std::pair{0.6, 0.2}, std::pair{0.0, 0.0}, std::pair{1.0, 1.0}}) {
         db::Measurement m;
