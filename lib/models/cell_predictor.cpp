@@ -12,7 +12,6 @@
 #include "core/version.hpp"
 #include "features/matrix_features.hpp"
 #include "io/file_bytes.hpp"
-#include "io/staged_folder.hpp"
 #include "models/matrix_split.hpp"
 
 namespace sparsetune::models {
@@ -104,14 +103,8 @@ std::vector<std::string> cell_feature_names() {
 }
 
 std::vector<double> cell_inputs(const json& features, std::int64_t n) {
-  std::vector<double> x;
   const auto& names = cell_feature_names();
-  for (std::size_t i = 0; i + 1 < names.size(); ++i) {
-    const auto it = features.find(names[i]);
-    if (it == features.end() || !it->is_number())
-      throw Error("liteform-cell predictor: the matrix has no feature '" + names[i] + "'");
-    x.push_back(it->get<double>());
-  }
+  auto x = feature_inputs(features, names, names.size() - 1, "liteform predictor");
   x.push_back(std::log2(static_cast<double>(std::max<std::int64_t>(n, 1))));
   return x;
 }
@@ -156,11 +149,7 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
                          std::to_string(nnz_of.size()) +
                          " matrices with CELL and CSR-family SpMM graphs both measured (tune "
                          "--op spmm measures them); the liteform-cell predictor needs at least 4");
-  std::vector<SplitItem> items;
-  for (const auto& [fp, nnz] : nnz_of) items.push_back({fp, nnz, ""});
-  const MatrixSplit split = split_matrices(items, opt.split);
-  std::map<std::string, bool> is_test;
-  for (std::size_t i = 0; i < items.size(); ++i) is_test[items[i].fingerprint] = split.test[i];
+  auto [split, is_test] = hold_out(nnz_of, opt.split);
   std::vector<const Case*> train, test;
   for (const auto& c : usable) (is_test[c.fingerprint] ? test : train).push_back(&c);
 
@@ -178,12 +167,7 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
     const int same = c->label() ? wins : static_cast<int>(train.size()) - wins;
     w.push_back(n_train / (classes * std::max(same, 1)));
   }
-  XgbOptions xo;
-  xo.rounds = 200;
-  xo.max_depth = 4;
-  xo.eta = 0.1;
-  xo.seed = opt.split.seed;
-  xo.threads = opt.threads;
+  const XgbOptions xo = predictor_xgb(opt);
   XgbClassifier cls(2, xo);
   cls.fit(x, y, w);
 
@@ -243,12 +227,7 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
               {"test", evaluate(test, true)}};
   if (!opt.out_dir.empty()) {
     const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();
-    io::StagedFolder staged(dir);
-    r.files.push_back(staged.add(file.model + ".json", file.to_json().dump(2) + "\n"));
-    r.files.push_back(staged.add(file.booster, cls.save()));
-    r.report["files"] = r.files;
-    r.files.push_back(staged.add(file.model + ".report.json", r.report.dump(2) + "\n"));
-    staged.commit();
+    r.files = write_model_files(dir, file, cls.save(), &r.report);
   }
   return r;
 }
@@ -304,11 +283,7 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
   auto class_of = [&](int p) {
     return static_cast<int>(std::find(counts.begin(), counts.end(), p) - counts.begin());
   };
-  std::vector<SplitItem> items;
-  for (const auto& [fp, nnz] : nnz_of) items.push_back({fp, nnz, ""});
-  const MatrixSplit split = split_matrices(items, opt.split);
-  std::map<std::string, bool> is_test;
-  for (std::size_t i = 0; i < items.size(); ++i) is_test[items[i].fingerprint] = split.test[i];
+  auto [split, is_test] = hold_out(nnz_of, opt.split);
   std::vector<const Case*> train, test;
   for (const auto* c : usable) (is_test[c->fingerprint] ? test : train).push_back(c);
 
@@ -323,12 +298,7 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
     w.push_back(static_cast<double>(train.size()) /
                 (static_cast<double>(freq.size()) * freq[c->partitions]));
   }
-  XgbOptions xo;
-  xo.rounds = 200;
-  xo.max_depth = 4;
-  xo.eta = 0.1;
-  xo.seed = opt.split.seed;
-  xo.threads = opt.threads;
+  const XgbOptions xo = predictor_xgb(opt);
   XgbClassifier cls(static_cast<int>(counts.size()), xo);
   cls.fit(x, y, w);
 
@@ -396,12 +366,7 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
               {"test", evaluate(test, true)}};
   if (!opt.out_dir.empty()) {
     const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();
-    io::StagedFolder staged(dir);
-    r.files.push_back(staged.add(file.model + ".json", file.to_json().dump(2) + "\n"));
-    r.files.push_back(staged.add(file.booster, cls.save()));
-    r.report["files"] = r.files;
-    r.files.push_back(staged.add(file.model + ".report.json", r.report.dump(2) + "\n"));
-    staged.commit();
+    r.files = write_model_files(dir, file, cls.save(), &r.report);
   }
   return r;
 }

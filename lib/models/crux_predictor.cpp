@@ -9,7 +9,6 @@
 #include "core/version.hpp"
 #include "features/matrix_features.hpp"
 #include "io/file_bytes.hpp"
-#include "io/staged_folder.hpp"
 #include "models/matrix_split.hpp"
 #include "models/training_set.hpp"
 
@@ -53,14 +52,8 @@ std::vector<std::string> crux_feature_names() {
 }
 
 std::vector<double> crux_inputs(const json& features, const std::string& dtype) {
-  std::vector<double> x;
   const auto& names = crux_feature_names();
-  for (std::size_t i = 0; i + 1 < names.size(); ++i) {
-    const auto it = features.find(names[i]);
-    if (it == features.end() || !it->is_number())
-      throw Error("crux predictor: the matrix has no feature '" + names[i] + "'");
-    x.push_back(it->get<double>());
-  }
+  auto x = feature_inputs(features, names, names.size() - 1, "crux predictor");
   x.push_back(dtype == "f16" ? 1.0 : 0.0);
   return x;
 }
@@ -117,21 +110,11 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
                          std::to_string(nnz_of.size()) +
                          " matrices with a crux search of 3 or more points (tune --op spmv with "
                          "a budget measures one); the crux predictor needs at least 4");
-  std::vector<SplitItem> items;
-  for (const auto& [fp, nnz] : nnz_of) items.push_back({fp, nnz, ""});
-  const MatrixSplit split = split_matrices(items, opt.split);
-  std::map<std::string, bool> is_test;
-  for (std::size_t i = 0; i < items.size(); ++i) is_test[items[i].fingerprint] = split.test[i];
+  auto [split, is_test] = hold_out(nnz_of, opt.split);
   std::vector<const Searched*> train, test;
   for (const auto& s : all) (is_test[s.m->fingerprint] ? test : train).push_back(&s);
 
-  XgbOptions xo;
-  xo.rounds = 200;
-  xo.max_depth = 4;
-  xo.eta = 0.1;
-  xo.min_child_weight = 1.0;
-  xo.seed = opt.split.seed;
-  xo.threads = opt.threads;
+  const XgbOptions xo = predictor_xgb(opt);
   std::vector<std::vector<double>> x;
   std::vector<double> yc, yr;
   for (const auto* s : train) {
@@ -221,14 +204,8 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
               {"test", evaluate(test, true)}};
   if (!opt.out_dir.empty()) {
     const auto dir = (std::filesystem::path(opt.out_dir) / t.arch).string();
-    io::StagedFolder staged(dir);
-    r.files.push_back(staged.add(file.model + ".json", file.to_json().dump(2) + "\n"));
-    r.files.push_back(staged.add(
-        file.booster,
-        json{{"tau_c", json::parse(rc.save())}, {"tau_r", json::parse(rr.save())}}.dump() + "\n"));
-    r.report["files"] = r.files;
-    r.files.push_back(staged.add(file.model + ".report.json", r.report.dump(2) + "\n"));
-    staged.commit();
+    const json boosters = {{"tau_c", json::parse(rc.save())}, {"tau_r", json::parse(rr.save())}};
+    r.files = write_model_files(dir, file, boosters.dump() + "\n", &r.report);
   }
   return r;
 }

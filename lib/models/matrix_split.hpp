@@ -5,6 +5,7 @@
 // so the same matrices and seed give the same split on any machine. The training part is dealt
 // into k folds for cross-validation, stratum by stratum.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -36,5 +37,13 @@ struct MatrixSplit {
 // 1/fraction-th goes to the test part. Throws Error on a fraction outside (0, 1) or fewer than
 // two matrices.
 MatrixSplit split_matrices(const std::vector<SplitItem>& items, const SplitOptions& opt);
+
+// The split of matrices known by name (or fingerprint) and nnz alone (strata by nnz quantile):
+// the split itself and, per matrix, whether it is held out.
+struct HeldOut {
+  MatrixSplit split;
+  std::map<std::string, bool> test;
+};
+HeldOut hold_out(const std::map<std::string, std::int64_t>& nnz_of, const SplitOptions& opt);
 
 }  // namespace sparsetune::models

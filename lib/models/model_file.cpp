@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "io/file_bytes.hpp"
+#include "io/staged_folder.hpp"
 
 namespace sparsetune::models {
 
@@ -108,6 +109,32 @@ std::string stale_reason(const ModelFile& m, const std::string& name,
 
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name) {
   return (std::filesystem::path(dir) / arch / (name + ".json")).string();
+}
+
+std::vector<std::string> write_model_files(const std::string& dir, const ModelFile& file,
+                                           const std::string& booster, nlohmann::json* report) {
+  io::StagedFolder staged(dir);
+  std::vector<std::string> paths = {
+      staged.add(file.model + ".json", file.to_json().dump(2) + "\n")};
+  paths.push_back(staged.add(file.booster, booster));
+  if (report) {
+    (*report)["files"] = paths;
+    paths.push_back(staged.add(file.model + ".report.json", report->dump(2) + "\n"));
+  }
+  staged.commit();
+  return paths;
+}
+
+std::vector<double> feature_inputs(const nlohmann::json& row, const std::vector<std::string>& names,
+                                   std::size_t count, const std::string& who) {
+  std::vector<double> x;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto it = row.find(names.at(i));
+    if (it == row.end() || !it->is_number())
+      throw Error(who + ": the matrix has no feature '" + names[i] + "'");
+    x.push_back(it->get<double>());
+  }
+  return x;
 }
 
 }  // namespace sparsetune::models

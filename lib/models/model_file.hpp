@@ -48,6 +48,18 @@ std::string stale_reason(const ModelFile& m, const std::string& name,
 // <dir>/<arch>/<name>.json
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name);
 
+// Puts a trained model into `dir` together (the folder's other files are kept): its description
+// `<model>.json`, its booster bytes as `file.booster`, and, when given, its report
+// `<model>.report.json`, which then lists the first two in "files". Returns the paths written.
+std::vector<std::string> write_model_files(const std::string& dir, const ModelFile& file,
+                                           const std::string& booster,
+                                           nlohmann::json* report = nullptr);
+
+// The values of `names[0 .. count)` in a feature row as the database stores it ({"group.name":
+// value}); throws Error naming `who` and the first feature missing.
+std::vector<double> feature_inputs(const nlohmann::json& row, const std::vector<std::string>& names,
+                                   std::size_t count, const std::string& who);
+
 // The shipped model `name` of `arch` under `dir`, read by `read(description_path)`, or nothing
 // with `why` saying so: missing, stale or unreadable (read's Error).
 template <class Model, class Read>

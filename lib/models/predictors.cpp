@@ -37,6 +37,16 @@ const Predictor& find_predictor(const std::string& name) {
   throw Error("no predictor named '" + name + "' (known: " + known + ", or all)");
 }
 
+XgbOptions predictor_xgb(const TrainOptions& opt) {
+  XgbOptions xo;
+  xo.rounds = 200;
+  xo.max_depth = 4;
+  xo.eta = 0.1;
+  xo.seed = opt.split.seed;
+  xo.threads = opt.threads;
+  return xo;
+}
+
 std::string today_utc() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "db/tuning_db.hpp"
 #include "models/matrix_split.hpp"
+#include "models/xgb_regressor.hpp"
 
 namespace sparsetune::models {
 
@@ -44,6 +45,10 @@ struct Predictor {
 const std::vector<Predictor>& predictors();
 // The predictor of that name; throws Error listing the known ones.
 const Predictor& find_predictor(const std::string& name);
+
+// The boosting the small-table predictors (crux, liteform-*) train with: 200 rounds of depth-4
+// trees at eta 0.1, seeded by the split's seed, on opt.threads threads.
+XgbOptions predictor_xgb(const TrainOptions& opt);
 
 // Today's date, UTC, as YYYY-MM-DD.
 std::string today_utc();

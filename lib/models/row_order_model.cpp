@@ -12,7 +12,6 @@
 #include "core/row_orders.hpp"
 #include "features/matrix_features.hpp"
 #include "io/file_bytes.hpp"
-#include "io/staged_folder.hpp"
 #include "models/matrix_split.hpp"
 #include "models/xgb_classifier.hpp"
 
@@ -179,14 +178,11 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
   if (nnz_of.size() < 4)
     throw Error("row-order training: " + std::to_string(nnz_of.size()) +
                 " matrices with the original order measured; at least 4 are needed");
-  std::vector<SplitItem> items;
-  for (const auto& [name, nnz] : nnz_of) items.push_back({name, nnz, ""});
+
   SplitOptions so;
   so.test_fraction = o.test_fraction;
   so.seed = o.seed;
-  const auto split = split_matrices(items, so);
-  std::map<std::string, bool> is_test;
-  for (std::size_t i = 0; i < items.size(); ++i) is_test[items[i].fingerprint] = split.test[i];
+  auto [split, is_test] = hold_out(nnz_of, so);
 
   std::vector<const RowOrderRecord*> train, test;
   for (const auto& r : records) (is_test[r.matrix] ? test : train).push_back(&r);
@@ -371,12 +367,7 @@ std::vector<std::string> RowOrderModel::write(const std::string& dir, ModelFile 
     for (int k : classifier_orders_) orders.push_back(order_name(static_cast<std::size_t>(k)));
     boosters["classifier"] = {{"orders", orders}, {"model", nlohmann::json::parse(classifier_)}};
   }
-  io::StagedFolder staged(dir);
-  std::vector<std::string> paths = {
-      staged.add(file.model + ".json", file.to_json().dump(2) + "\n")};
-  paths.push_back(staged.add(file.booster, boosters.dump() + "\n"));
-  staged.commit();
-  return paths;
+  return write_model_files(dir, file, boosters.dump() + "\n");
 }
 
 RowOrderModel RowOrderModel::read(const std::string& description_path) {
