@@ -324,14 +324,13 @@ TuneOutcome tune(const TuneOptions& o) {
   const json feature_row = features::feature_row(feats);  // as the database stores them
   // MatXtract's crux predictor: its (tau_c, tau_r) is a candidate of a predict-only answer and
   // the first point of a measuring search's crux search.
+  const std::string models_dir = o.models_dir.empty() ? default_models_dir() : o.models_dir;
   json crux_pick = json::object();
   std::optional<CruxPoint> crux_first;
   if (!spmm) {
     std::string why = "learned models are off";
     std::optional<models::CruxPredictor> cp;
-    if (o.learned)
-      cp = models::CruxPredictor::find(o.models_dir.empty() ? default_models_dir() : o.models_dir,
-                                       arch, &why);
+    if (o.learned) cp = models::CruxPredictor::find(models_dir, arch, &why);
     if (cp) {
       const auto c = cp->predict(feature_row, o.dtype);
       crux_first = CruxPoint{c.tau_c, c.tau_r};
@@ -353,9 +352,7 @@ TuneOutcome tune(const TuneOptions& o) {
     // LiteForm's second predictor: CELL over its predicted column partitions is a seed too.
     std::string why_p = "learned models are off";
     const std::optional<models::PartitionPredictor> pp =
-        o.learned ? models::PartitionPredictor::find(
-                        o.models_dir.empty() ? default_models_dir() : o.models_dir, arch, &why_p)
-                  : std::nullopt;
+        o.learned ? models::PartitionPredictor::find(models_dir, arch, &why_p) : std::nullopt;
     if (pp) {
       const int parts = pp->predict(feature_row, o.n);
       cell_pick["partitions"] = parts;
@@ -374,9 +371,7 @@ TuneOutcome tune(const TuneOptions& o) {
     }
     std::string why = "learned models are off";
     const std::optional<models::CellPredictor> cp =
-        o.learned ? models::CellPredictor::find(
-                        o.models_dir.empty() ? default_models_dir() : o.models_dir, arch, &why)
-                  : std::nullopt;
+        o.learned ? models::CellPredictor::find(models_dir, arch, &why) : std::nullopt;
     if (cp) {
       const double prob = cp->probability(feature_row, o.n);
       const bool cell = prob >= 0.5;
