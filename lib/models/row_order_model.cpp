@@ -200,7 +200,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                                         : 1.0;
 
   RowOrderModel m;
-  m.boosters_.assign(order_count(), "");
+  m.regressors_.resize(order_count());
   for (std::size_t k = 0; k < order_count(); ++k) {
     std::vector<std::vector<double>> x;
     std::vector<double> y, w;
@@ -213,7 +213,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
     if (x.empty()) continue;  // never measured: never predicted
     XgbRegressor reg(o.xgb);
     reg.fit(x, y, w);
-    m.boosters_[k] = reg.save();
+    m.regressors_[k] = std::move(reg);
   }
   // The direct classifier over the orders that were ever best.
   for (std::size_t k = 0; k < order_count(); ++k)
@@ -232,8 +232,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
     }
     XgbClassifier cls(static_cast<int>(m.classifier_orders_.size()), o.xgb);
     cls.fit(x, y, w);
-    m.classifier_ = cls.save();
-    m.classifier_classes_ = static_cast<int>(m.classifier_orders_.size());
+    m.classifier_.emplace(std::move(cls));
   }
 
   // Evaluation: speed-ups over the original order, geometric means over the records.
@@ -326,9 +325,7 @@ std::vector<double> RowOrderModel::predict_log_ratio(const std::vector<double>& 
   std::vector<double> out(order_count(), std::numeric_limits<double>::infinity());
   out[0] = 0.0;  // the original order against itself
   for (std::size_t k = 1; k < order_count(); ++k) {
-    if (boosters_[k].empty()) continue;
-    const auto reg = XgbRegressor::load(boosters_[k], x.size(), "row-order model");
-    out[k] = reg.predict({x})[0];
+    if (regressors_[k].fitted()) out[k] = regressors_[k].predict({x})[0];
   }
   return out;
 }
@@ -339,10 +336,9 @@ int RowOrderModel::predict(const std::vector<double>& features, std::int64_t n) 
 }
 
 int RowOrderModel::classify(const std::vector<double>& features, std::int64_t n) const {
-  if (classifier_.empty()) return classifier_orders_.empty() ? 0 : classifier_orders_[0];
+  if (!classifier_) return classifier_orders_.empty() ? 0 : classifier_orders_[0];
   const auto x = row_order_inputs(features, n);
-  const auto c = XgbClassifier::load(classifier_, classifier_classes_, x.size(), "row-order model");
-  return classifier_orders_.at(static_cast<std::size_t>(c.predict({x})[0]));
+  return classifier_orders_.at(static_cast<std::size_t>(classifier_->predict({x})[0]));
 }
 
 std::vector<std::string> RowOrderModel::write(const std::string& dir, ModelFile file) const {
@@ -359,13 +355,14 @@ std::vector<std::string> RowOrderModel::write(const std::string& dir, ModelFile 
                              {"regressors", nlohmann::json::object()}};
   for (std::size_t k = 0; k < order_count(); ++k) {
     boosters["orders"].push_back(order_name(k));
-    if (!boosters_[k].empty())
-      boosters["regressors"][order_name(k)] = nlohmann::json::parse(boosters_[k]);
+    if (regressors_[k].fitted())
+      boosters["regressors"][order_name(k)] = nlohmann::json::parse(regressors_[k].save());
   }
-  if (!classifier_.empty()) {
+  if (classifier_) {
     nlohmann::json orders = nlohmann::json::array();
     for (int k : classifier_orders_) orders.push_back(order_name(static_cast<std::size_t>(k)));
-    boosters["classifier"] = {{"orders", orders}, {"model", nlohmann::json::parse(classifier_)}};
+    boosters["classifier"] = {{"orders", orders},
+                              {"model", nlohmann::json::parse(classifier_->save())}};
   }
   return write_model_files(dir, file, boosters.dump() + "\n");
 }
@@ -388,11 +385,11 @@ RowOrderModel RowOrderModel::read(const std::string& description_path) {
   if (j["orders"] != nlohmann::json(names))
     throw Error(path + ": field 'orders' lists other orders than this program's (stale model)");
   const auto width = row_order_model_inputs().size();
-  m.boosters_.assign(order_count(), "");
+  m.regressors_.resize(order_count());
   for (std::size_t k = 0; k < order_count(); ++k)
     if (j["regressors"].contains(names[k])) {
-      m.boosters_[k] = j["regressors"][names[k]].dump();
-      XgbRegressor::load(m.boosters_[k], width, path + ": regressor '" + names[k] + "'");
+      m.regressors_[k] = XgbRegressor::load(j["regressors"][names[k]].dump(), width,
+                                            path + ": regressor '" + names[k] + "'");
     }
   if (j.contains("classifier")) {
     const auto& c = j["classifier"];
@@ -404,9 +401,9 @@ RowOrderModel RowOrderModel::read(const std::string& description_path) {
       if (it == names.end()) throw Error(path + ": classifier order " + o.dump() + " is unknown");
       m.classifier_orders_.push_back(static_cast<int>(it - names.begin()));
     }
-    m.classifier_ = c["model"].dump();
-    m.classifier_classes_ = static_cast<int>(m.classifier_orders_.size());
-    XgbClassifier::load(m.classifier_, m.classifier_classes_, width, path + ": classifier");
+    m.classifier_.emplace(XgbClassifier::load(c["model"].dump(),
+                                              static_cast<int>(m.classifier_orders_.size()), width,
+                                              path + ": classifier"));
   }
   return m;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/model_file.hpp"
+#include "models/xgb_classifier.hpp"
 #include "models/xgb_regressor.hpp"
 
 namespace sparsetune::models {
@@ -74,9 +75,8 @@ class RowOrderModel {
 
  private:
   ModelFile file_;
-  std::vector<std::string> boosters_;  // per order: a regressor in XGBoost's JSON ("": none)
-  std::string classifier_;             // XGBoost JSON of the classifier ("": none)
-  int classifier_classes_ = 0;
+  std::vector<XgbRegressor> regressors_;  // per order (not fitted: never measured, never picked)
+  std::optional<XgbClassifier> classifier_;
   std::vector<int> classifier_orders_;  // class index -> order
 };
 
