@@ -44,46 +44,32 @@ void add_collect(CLI::App& cmd, const GlobalOptions& g) {
       ->capture_default_str();
   c->add_option("--gen-dir", o->gen_dir, "Folder of the generated matrices")->capture_default_str();
   c->callback([o, &g] {
-    search::check_row_order_options(o->t);  // before any matrix is read or generated
-    auto items = search::read_collect_list(o->list);
-    std::vector<models::RowOrderRecord> records;
-    std::error_code ec;
-    if (std::filesystem::exists(o->out, ec)) records = models::read_row_order_csv(o->out);
-    std::set<std::string> done;
-    for (const auto& r : records) done.insert(r.matrix);
+    const auto r = search::collect_row_orders(
+        o->list, o->out, o->gen_dir, o->t, [&g](const search::RowOrderOutcome& x) {
+          if (g.json) return;
+          if (x.error.empty())
+            std::fprintf(stderr, "%s done\n", x.name.c_str());
+          else
+            std::fprintf(stderr, "%s failed: %s\n", x.name.c_str(), x.error.c_str());
+          std::fflush(stderr);
+        });
     std::vector<std::vector<std::string>> rows = {
         {"matrix", "nnz", "N", "original us", "best", "best us", "notes"}};
-    int failed = 0;
-    for (auto& it : items) {
-      if (done.count(it.name)) continue;
-      try {
-        search::materialize(it, o->gen_dir);
-        const Csr64 a = io::read_matrix(it.path);
-        const auto got = search::time_row_orders(a, it.name, o->t);
-        records.insert(records.end(), got.begin(), got.end());
-        // Written after every matrix: an interrupted run keeps what it measured.
-        io::write_file_atomic(o->out, models::row_order_csv(records));
-        for (const auto& r : got) {
-          const int b = models::best_order(r);
-          rows.push_back({r.matrix, std::to_string(r.nnz), std::to_string(r.n),
-                          fixed(r.time_us[0], 2),
-                          b < 0 ? "-" : row_orders::name(row_orders::all_orders()[b]),
-                          b < 0 ? "-" : fixed(r.time_us[b], 2), r.notes.empty() ? "-" : r.notes});
-        }
-        if (!g.json) std::fprintf(stderr, "%s done\n", it.name.c_str());
-      } catch (const Error& e) {
-        ++failed;
-        rows.push_back({it.name, "-", "-", "-", "-", "-", e.what()});
-        if (std::string(e.what()).find("needs a GPU") != std::string::npos) throw;
-        if (!g.json) std::fprintf(stderr, "%s failed: %s\n", it.name.c_str(), e.what());
+    for (const auto& x : r.items) {
+      if (!x.error.empty()) rows.push_back({x.name, "-", "-", "-", "-", "-", x.error});
+      for (const auto& rec : x.records) {
+        const int b = models::best_order(rec);
+        rows.push_back(
+            {rec.matrix, std::to_string(rec.nnz), std::to_string(rec.n), fixed(rec.time_us[0], 2),
+             b < 0 ? "-" : row_orders::name(row_orders::all_orders()[b]),
+             b < 0 ? "-" : fixed(rec.time_us[b], 2), rec.notes.empty() ? "-" : rec.notes});
       }
-      std::fflush(stderr);
     }
     if (g.json)
-      print_json({{"wrote", o->out}, {"records", records.size()}, {"failed", failed}});
+      print_json({{"wrote", o->out}, {"records", r.records}, {"failed", r.failed}});
     else
       print_table(rows);
-    if (failed > 0) throw Error(std::to_string(failed) + " matrices failed (see above)");
+    if (r.failed > 0) throw Error(std::to_string(r.failed) + " matrices failed (see above)");
   });
 }
 

@@ -1,12 +1,17 @@
 #include "search/row_order_timings.hpp"
 
 #include <chrono>
+#include <filesystem>
+#include <set>
 #include <thread>
 
 #include "core/error.hpp"
 #include "core/row_orders.hpp"
 #include "features/matrix_features.hpp"
 #include "graph/spmm_graph.hpp"
+#include "io/file_bytes.hpp"
+#include "io/matrix_file.hpp"
+#include "search/collect.hpp"
 #include "search/config.hpp"
 #include "search/gpu_evaluator.hpp"
 #include "search/tune.hpp"
@@ -76,7 +81,7 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
     if (costs.empty()) costs = order_costs(a, batch[0].graph.ops[0].params.at("warps").get<int>());
     GpuEvaluator gpu(a, o.dtype, o.launch, o.timeout_s, o.runs, n);
     std::string why;
-    if (!gpu.open(&why)) throw Error("row-orders collect needs a GPU: " + why);
+    if (!gpu.open(&why)) throw NoGpu("row-orders collect needs a GPU: " + why);
     const auto ev = gpu.evaluate(batch);
     models::RowOrderRecord r;
     r.matrix = label;
@@ -95,6 +100,38 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
     }
     out.push_back(std::move(r));
   }
+  return out;
+}
+
+RowOrderCollectResult collect_row_orders(
+    const std::string& list, const std::string& csv, const std::string& gen_dir,
+    const RowOrderTimingOptions& o, const std::function<void(const RowOrderOutcome&)>& progress) {
+  check_row_order_options(o);  // before any matrix is read or generated
+  auto items = read_collect_list(list);
+  std::vector<models::RowOrderRecord> records;
+  std::error_code ec;
+  if (std::filesystem::exists(csv, ec)) records = models::read_row_order_csv(csv);
+  std::set<std::string> done;
+  for (const auto& r : records) done.insert(r.matrix);
+  RowOrderCollectResult out;
+  for (auto& it : items) {
+    if (done.count(it.name)) continue;
+    RowOrderOutcome item{it.name, {}, ""};
+    try {
+      materialize(it, gen_dir);
+      item.records = time_row_orders(io::read_matrix(it.path), it.name, o);
+      records.insert(records.end(), item.records.begin(), item.records.end());
+      io::write_file_atomic(csv, models::row_order_csv(records));
+    } catch (const NoGpu&) {
+      throw;
+    } catch (const Error& e) {
+      item.error = e.what();
+      ++out.failed;
+    }
+    if (progress) progress(item);
+    out.items.push_back(std::move(item));
+  }
+  out.records = records.size();
   return out;
 }
 

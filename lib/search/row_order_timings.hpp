@@ -6,9 +6,11 @@
 // milliseconds the permutation takes on the host. `sparsetune row-orders collect` writes the
 // records as the CSV that `row-orders train` reads.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/matrix.hpp"
 #include "graph/graph.hpp"
 #include "models/row_order_model.hpp"
@@ -32,9 +34,34 @@ graph::Graph row_order_kernel(const std::string& graphs_dir, std::int64_t n);
 // other than f32 or f64, runs below 1): checked before any matrix is read or generated.
 void check_row_order_options(const RowOrderTimingOptions& o);
 
-// One record per N. Throws Error without a GPU (naming why) or for bad options; an order that
-// fails to design, compile or verify has time -1 and its reason in the record's notes.
+// Thrown by time_row_orders when there is no GPU to time on (it names why).
+class NoGpu : public Error {
+ public:
+  using Error::Error;
+};
+
+// One record per N. Throws NoGpu without a GPU, Error for bad options; an order that fails to
+// design, compile or verify has time -1 and its reason in the record's notes.
 std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,
                                                     const RowOrderTimingOptions& o);
+
+// `row-orders collect`: every matrix of a list (as search::read_collect_list reads it; generated
+// ones written to gen_dir) not yet in the CSV at `csv` is timed, and the CSV rewritten after
+// each, so an interrupted run keeps what it measured and the same command resumes. A matrix
+// that fails is reported and the run goes on; NoGpu ends it. `progress` sees each outcome.
+struct RowOrderOutcome {
+  std::string name;
+  std::vector<models::RowOrderRecord> records;  // empty when it failed
+  std::string error;
+};
+struct RowOrderCollectResult {
+  std::vector<RowOrderOutcome> items;  // those timed now, in list order
+  std::size_t records = 0;             // in the CSV now
+  int failed = 0;
+};
+RowOrderCollectResult collect_row_orders(
+    const std::string& list, const std::string& csv, const std::string& gen_dir,
+    const RowOrderTimingOptions& o,
+    const std::function<void(const RowOrderOutcome&)>& progress = {});
 
 }  // namespace sparsetune::search
