@@ -111,11 +111,13 @@ class PartBuilder {
       // A fragment is written against one value; SpMM's value is the part's C tile.
       if (spmm())
         for (auto& [name, text] : code) replace_all(text, "st_acc_t", "st_tile_t");
-      // COL_TILE lanes: a collective fragment's lane-group variants (a warp of one group first).
+      // COL_TILE lanes: a fragment's lane-group variants (a warp of one group first), where it
+      // has them; a section without one stays as it is.
       if (p.col_lanes > 1)
-        for (const std::string s : {"bmw_end"}) {
-          const std::string v = section(code, s + (p.col_lanes == 32 ? "_warp_lanes" : "_lanes"));
-          code[s] = v.empty() ? section(code, s + "_lanes") : v;
+        for (const std::string s : {"bmw_end", "thread"}) {
+          std::string v = p.col_lanes == 32 ? section(code, s + "_warp_lanes") : "";
+          if (v.empty()) v = section(code, s + "_lanes");
+          if (!v.empty()) code[s] = v;
         }
       stages_.push_back(
           {std::move(code), op->level(), op->level() == RedLevel::Warp ? "to_warp" : "to_block"});

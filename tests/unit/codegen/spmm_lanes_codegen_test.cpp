@@ -74,10 +74,15 @@ TEST_CASE("lanes over columns drop the cross-lane reduction", "[codegen][spmm]")
   REQUIRE(eight.find("for (int off = 16; off >= 8; off >>= 1) w_acc += " + shuffle) !=
           std::string::npos);
   REQUIRE(eight.find("if (w_active && lane < 8) {") != std::string::npos);
+  // A group loads its thread block's entries together, one per lane, and shuffles each out.
+  REQUIRE(warp.find("ST_MAC(t_sum, __shfl_sync(st_gmask, st_v, q, 32)") != std::string::npos);
+  REQUIRE(eight.find("ST_MAC(t_sum, __shfl_sync(st_gmask, st_v, q, 8)") != std::string::npos);
+  REQUIRE(eight.find("((1u << (8 & 31)) - 1u) << st_g0") != std::string::npos);
   // lanes = 1 is the kernel as it was: the plain prologue and the full shuffle tree.
   const std::string one = source(1);
   REQUIRE(one == codegen::generate(graph::as_spmm(spmv(kCsrVector), 4, 4), a).kernels.source);
   REQUIRE(one.find("st_g0") == std::string::npos);
+  REQUIRE(one.find("__shfl_sync(") == std::string::npos);
   REQUIRE(one.find("for (int off = 16; off > 0; off >>= 1) w_acc += " + shuffle) !=
           std::string::npos);
   // The launch plan's grid y: ceil(n / (lanes * tn)).
