@@ -39,6 +39,9 @@
 #   scripts/gpu-run.sh ncu        Nsight Compute figures (achieved bandwidth, launches, stall
 #                                 reasons) of the tuned winner, cuSPARSE and DASP on
 #                                 $NCU_MATRICES; ncu.tar.gz, ncu-table.md
+#   scripts/gpu-run.sh ncu-spmm   the same for SpMM fp32 on $NCU_SPMM (NAME:N pairs): the tuned
+#                                 winner, cuSPARSE's algorithms and GE-SpMM; ncu-spmm.tar.gz,
+#                                 ncu-spmm-table.md
 #   scripts/gpu-run.sh batch      scripts/batch.sh over the shared matrices and 10 generated
 #                                 ones on every GPU ($BATCH_BUDGET s each, default 8),
 #                                 interrupted after $BATCH_INTERRUPT s (if set) and resumed;
@@ -91,6 +94,16 @@ plain_named() {
 tune_f64() {
   timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$1" \
     --dtype f64 --budget "${TUNE_BUDGET:-60}" --db "$2" --force -o "$3" >"$4.json" 2>"$4.err"
+}
+
+# prof OUT.csv SKIP COUNT FILTER PROGRAM ARGS...: Nsight Compute over COUNT kernels whose names
+# match the regex FILTER ("." for all) after the first SKIP of them, one CSV (--page raw).
+prof() {
+  local csv=$1 skip=$2 count=$3 filter=$4; shift 4
+  local sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy"
+  timeout "$(left 240)" ncu --clock-control none --target-processes all $sections \
+    -k "regex:$filter" --launch-skip "$skip" --launch-count "$count" --csv --page raw "$@" \
+    >"$csv" 2>"${csv%.csv}.err"
 }
 
 # The shared matrices with at least 100k entries once symmetric ones are mirrored.
@@ -307,15 +320,6 @@ case "${1:-}" in
     work=/tmp/sparsetune-ncu
     mkdir -p "$work/csv" "$work/mtx"
     peers=$PWD/$dev/peers
-    sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy"
-    # prof OUT.csv SKIP COUNT FILTER PROGRAM ARGS...: COUNT kernels whose names match the regex
-    # FILTER ("." for all) after the first SKIP of them
-    prof() {
-      local csv=$1 skip=$2 count=$3 filter=$4; shift 4
-      timeout "$(left 240)" ncu --clock-control none --target-processes all $sections \
-        -k "regex:$filter" --launch-skip "$skip" --launch-count "$count" --csv --page raw "$@" \
-        >"$csv" 2>"${csv%.csv}.err"
-    }
     for name in ${NCU_MATRICES:-kron20 powerlaw_1m G3_circuit luxembourg_osm}; do
       plain_named "$work/mtx" "$name" || continue
       m=$work/mtx/$name.mtx
@@ -336,6 +340,37 @@ case "${1:-}" in
       tar -czf "$out/ncu.tar.gz" -C "$work" csv
     done
     python3 scripts/ncu-summary.py "$work/csv" | tee "$out/ncu-table.md"
+    ;;
+  ncu-spmm)
+    # Where SpMM's time goes: for each NAME:N of $NCU_SPMM (default pubmed:128 G3_circuit:128),
+    # the spmm step's winner or `tune --op spmm` (budget $SPMM_BUDGET s, default 20), then Nsight Compute over the
+    # winner's launches inside `sparsetune run`, over cuSPARSE's SpMM algorithms inside
+    # `sparsetune bench --op spmm` and over GE-SpMM's; ncu-spmm.tar.gz, ncu-spmm-table.md.
+    work=/tmp/sparsetune-ncu-spmm
+    mkdir -p "$work/csv" "$work/mtx"
+    peers=$PWD/$dev/peers
+    for case_ in ${NCU_SPMM:-pubmed:128 G3_circuit:128}; do
+      name=${case_%%:*} n=${case_##*:}
+      plain_named "$work/mtx" "$name" || continue
+      m=$work/mtx/$name.mtx
+      echo "== ncu-spmm on $name N=$n $(date +%T)"
+      # The spmm step's winner when it ran before in this command, else a tune of its own.
+      t=/tmp/sparsetune-spmm/tuned-$name-$n
+      [ -d "$t" ] || {
+        t=$work/tuned-$name-$n
+        timeout "$(left $(( ${SPMM_BUDGET:-20} + 90 )))" "$dev/bundle/run" sparsetune --json tune \
+          "$m" --op spmm --n "$n" --dtype f32 --budget "${SPMM_BUDGET:-20}" --force -o "$t" \
+          >"$work/csv/$name-$n-tune.json" 2>"$work/csv/$name-$n-tune.err"
+      }
+      [ -d "$t" ] && prof "$work/csv/$name-$n-tuned.csv" 4 8 . \
+        "$PWD/$dev/bundle/run" sparsetune run "$t" --n "$n" --runs 5
+      prof "$work/csv/$name-$n-cusparse.csv" 0 "${NCU_CUSPARSE_COUNT:-60}" . \
+        "$PWD/$dev/bundle/run" sparsetune bench "$m" --op spmm --n "$n" --dtype f32 --runs 3
+      [ -x "$peers/spmm.out" ] &&
+        prof "$work/csv/$name-$n-gespmm.csv" 0 24 . "$peers/spmm.out" "$m" "$n"
+      tar -czf "$out/ncu-spmm.tar.gz" -C "$work" csv
+    done
+    python3 scripts/ncu-summary.py "$work/csv" | tee "$out/ncu-spmm-table.md"
     ;;
   batch)
     # scripts/batch.sh as a user runs it, on every GPU of the machine: the shared matrices and

@@ -1,5 +1,5 @@
-// `sparsetune collect LIST|DIR --op spmv`: tunes a corpus one matrix at a time into the tuning
-// database (search/collect.hpp), with a progress line and ETA on stderr.
+// `sparsetune collect LIST|DIR --op spmv|spmm [--n N ...]`: tunes a corpus one matrix at a time
+// into the tuning database (search/collect.hpp), with a progress line and ETA on stderr.
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,7 +16,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand(
       "collect", "Measure a corpus into the tuning database, one matrix at a time (resumable)");
   struct Options {
-    std::string list, op = "spmv";
+    std::string list;
     search::CollectOptions c;
   };
   auto o = std::make_shared<Options>();
@@ -24,9 +24,12 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
                   "List of matrices (PATH [FAMILY], or gen KIND name=value ... seed=S), or a "
                   "folder of matrix files")
       ->required();
-  cmd->add_option("--op", o->op, "Operation")
-      ->check(CLI::IsMember({"spmv"}))
+  cmd->add_option("--op", o->c.op, "Operation")
+      ->check(CLI::IsMember({"spmv", "spmm"}))
       ->capture_default_str();
+  cmd->add_option("--n", o->c.ns,
+                  "SpMM: B's column counts, each a search of its own (default: 32 and 128)")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--dtype", o->c.dtype, "Value type")
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();

@@ -207,6 +207,12 @@ json CollectSummary::to_json() const {
 
 CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptions& o) {
   if (o.budget_s <= 0) throw Error("collect: --budget must be more than 0 seconds");
+  if (o.op != "spmv" && o.op != "spmm")
+    throw Error("collect: --op must be spmv or spmm (got '" + o.op + "')");
+  std::vector<int> ns = o.op == "spmv" ? std::vector<int>{1} : o.ns;
+  if (ns.empty()) ns = {32, 128};
+  for (int n : ns)
+    if (n < 1) throw Error("collect: --n must be at least 1 (got " + std::to_string(n) + ")");
   if (o.dtype != "f64" && o.dtype != "f32")
     throw Error("collect: --dtype must be f64 or f32 (got '" + o.dtype + "')");
   CollectSummary s;
@@ -246,37 +252,41 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
   };
   double measured_s = 0;  // seconds spent on matrices not skipped
   int measured = 0;
-  const int total = static_cast<int>(input.size());
+  const int per_item = static_cast<int>(ns.size());
+  const int total = static_cast<int>(input.size()) * per_item;
   for (int i = 0; i < total; ++i) {
     if (o.stop && o.stop->load()) {
       s.interrupted = true;
       break;
     }
-    CollectItem it = input[i];
+    CollectItem it = input[i / per_item];
+    const int n = ns[i % per_item];
+    const std::string label = o.op == "spmv" ? it.name : it.name + " n=" + std::to_string(n);
     if (o.progress) {
-      CollectProgress p{i, total, it.name, s.done, s.skipped, s.failed, elapsed(), -1};
+      CollectProgress p{i, total, label, s.done, s.skipped, s.failed, elapsed(), -1};
       if (measured > 0) p.eta_s = measured_s / measured * (total - i);
       o.progress(p);
     }
     const double t0 = elapsed();
     ItemOutcome out;
-    out.name = it.name;
+    out.name = label;
     std::string fp;
     try {
       materialize(it, gen_dir);
       fp = fingerprint(io::read_matrix(it.path));
-      if (db.last_search(fp, "spmv", o.dtype, 1, s.device)) {
+      if (db.last_search(fp, o.op, o.dtype, n, s.device)) {
         out.status = "skipped";
         out.reason = "searched before on " + s.device;
       } else if (o.run_one) {
-        o.run_one(it, o);
+        o.run_one(it, o, n);
       } else {
-        const std::string log = (fs::path(work) / "logs" / it.name).string();
+        const std::string tag = o.op == "spmv" ? it.name : it.name + "-n" + std::to_string(n);
+        const std::string log = (fs::path(work) / "logs" / tag).string();
         std::vector<std::string> argv = {o.program,
                                          "tune",
                                          it.path,
                                          "--op",
-                                         "spmv",
+                                         o.op,
                                          "--dtype",
                                          o.dtype,
                                          "--budget",
@@ -284,8 +294,9 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
                                          "--db",
                                          db_path,
                                          "-o",
-                                         (fs::path(work) / "tuned" / it.name).string(),
+                                         (fs::path(work) / "tuned" / tag).string(),
                                          "--json"};
+        if (o.op == "spmm") argv.insert(argv.end(), {"--n", std::to_string(n)});
         if (!it.family.empty()) argv.insert(argv.end(), {"--family", it.family});
         if (o.compile_only) argv.push_back("--compile-only");
         const auto r = run_child(argv, log + ".json", log + ".err", timeout, o.stop);
@@ -299,7 +310,7 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
         }
       }
       if (out.status.empty()) {
-        if (!db.last_search(fp, "spmv", o.dtype, 1, s.device))
+        if (!db.last_search(fp, o.op, o.dtype, n, s.device))
           throw Error("tune ended without recording a completed search (is --budget too small?)");
         out.status = "done";
       }
@@ -310,7 +321,8 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
         // Recorded beside the matrix's measurements; the next collect tries the matrix again.
         db::Measurement m;
         m.fingerprint = fp;
-        m.op = "spmv";
+        m.op = o.op;
+        m.n = n;
         m.dtype = o.dtype;
         m.device = s.device;
         m.arch = arch;

@@ -1,9 +1,10 @@
 #pragma once
 // `collect`: measures a corpus into the tuning database, one matrix at a time, by running `tune`
-// on each (in a child process of the same program, under a per-matrix time limit, so a hang or a
-// crash costs one matrix). Resumable: a matrix whose search completed for this key (the runs
-// table: fingerprint, op, value type, device) is skipped. A matrix that fails is recorded with
-// its reason (a failed row "collect/failed" in the database, and the summary) and the run goes on.
+// on each (SpMM: once per n of B's column counts, each a search of its own) (in a child process of
+// the same program, under a per-matrix time limit, so a hang or a crash costs one matrix).
+// Resumable: a matrix whose search completed for this key (the runs table: fingerprint, op, value
+// type, device) is skipped. A matrix that fails is recorded with its reason (a failed row
+// "collect/failed" in the database, and the summary) and the run goes on.
 //
 // The list has one matrix a line, `#` comments:
 //   PATH [FAMILY]                              a matrix file (relative to the list's folder)
@@ -53,7 +54,9 @@ struct ItemOutcome {
 };
 
 struct CollectOptions {
-  std::string db_path;  // "": TuningDb::default_path()
+  std::string db_path;      // "": TuningDb::default_path()
+  std::string op = "spmv";  // spmv | spmm
+  std::vector<int> ns;      // spmm: B's column counts, each its own search (empty: 32 and 128)
   std::string dtype = "f64";
   double budget_s = 60;             // tune's budget per matrix
   double per_matrix_timeout_s = 0;  // 0: 3 x budget + 60
@@ -63,8 +66,9 @@ struct CollectOptions {
   std::string program = "/proc/self/exe";  // the sparsetune executable run per matrix
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const CollectProgress&)> progress;
-  // For tests: runs one matrix instead of a child `tune` (throws Error to fail it).
-  std::function<void(const CollectItem&, const CollectOptions&)> run_one;
+  // For tests: runs one matrix (at one n; 1 for SpMV) instead of a child `tune` (throws Error to
+  // fail it).
+  std::function<void(const CollectItem&, const CollectOptions&, int n)> run_one;
 };
 
 struct CollectSummary {

@@ -267,8 +267,8 @@ TuneOutcome tune(const TuneOptions& o) {
       } catch (const graph::GraphError&) {  // an operator that does not serve SpMM
       }
     }
-    // CELL with Alg. 3's bucket widths, over one and two column partitions.
-    for (int p = 1; p <= std::min<std::int64_t>(2, a.cols); ++p) {
+    // CELL with Alg. 3's bucket widths, over one, two and four column partitions.
+    for (int p = 1; p <= std::min<std::int64_t>(4, a.cols); p *= 2) {
       graph::CellGraphOptions co;
       co.partitions = p;
       co.tn = seed_tile(o.n);
@@ -349,6 +349,7 @@ TuneOutcome tune(const TuneOptions& o) {
   json cell_pick = json::object();
   int cell_pinned = 0;
   if (spmm) {
+    auto is_cell = [](const graph::Graph& g) { return g.name.rfind("cell-p", 0) == 0; };
     // LiteForm's second predictor: CELL over its predicted column partitions is a seed too.
     std::string why_p = "learned models are off";
     const std::optional<models::PartitionPredictor> pp =
@@ -378,7 +379,6 @@ TuneOutcome tune(const TuneOptions& o) {
       cell_pick["cell"] = cell;
       cell_pick["probability"] = prob;
       cell_pick["by"] = "the liteform-cell model (" + arch + ")";
-      auto is_cell = [](const graph::Graph& g) { return g.name.rfind("cell-p", 0) == 0; };
       if (!cell && o.budget_s == 0) {
         std::erase_if(seeds, is_cell);
       } else if (cell && !seeds.empty()) {
@@ -387,6 +387,12 @@ TuneOutcome tune(const TuneOptions& o) {
       }
     } else {
       cell_pick["why_not_predicted"] = why;
+      // Without the model a measuring search tries CELL early, right after the row-order seed:
+      // those times are the labels the model is trained from (`collect --op spmm`).
+      if (gpu && !seeds.empty()) {
+        std::stable_partition(seeds.begin() + 1, seeds.end(), is_cell);
+        cell_pinned = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
+      }
     }
   }
   // The learned ranking of this architecture, when one is shipped and current: it scores a

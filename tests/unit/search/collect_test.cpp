@@ -65,7 +65,7 @@ TEST_CASE("collect: resumes, and a failing matrix neither stops the run nor coun
   o.budget_s = 1;
   std::vector<search::CollectProgress> seen;
   o.progress = [&](const search::CollectProgress& p) { seen.push_back(p); };
-  o.run_one = [&](const search::CollectItem& it, const search::CollectOptions& opt) {
+  o.run_one = [&](const search::CollectItem& it, const search::CollectOptions& opt, int) {
     ran.push_back(it.name);
     if (fail_symmetric && it.name == "symmetric_real") throw Error("the worker crashed");
     db::TuningDb d(opt.db_path);  // what a completed tune records
@@ -120,6 +120,69 @@ TEST_CASE("collect: resumes, and a failing matrix neither stops the run nor coun
   CHECK(third.skipped == 4);
 }
 
+TEST_CASE("collect: SpMM searches each n on its own and resumes per n", "[search]") {
+  testing::TempDir t("sparsetune-collect-test");
+  write(t.file("run.list"), data("general_real.mtx") + "\n" + data("symmetric_real.mtx") + "\n");
+  const auto items = search::read_collect_list(t.file("run.list"));
+  search::CollectOptions o;
+  o.db_path = t.file("tuning.db");
+  o.compile_only = true;
+  o.budget_s = 1;
+  o.op = "spmm";
+  o.ns = {8, 64};
+  std::vector<std::pair<std::string, int>> ran;
+  bool fail_64 = true;
+  o.run_one = [&](const search::CollectItem& it, const search::CollectOptions& opt, int n) {
+    ran.emplace_back(it.name, n);
+    if (fail_64 && n == 64 && it.name == "symmetric_real") throw Error("out of memory");
+    db::TuningDb d(opt.db_path);
+    db::Run r;
+    r.fingerprint = fingerprint(io::read_matrix(it.path));
+    r.op = opt.op;
+    r.n = n;
+    r.dtype = opt.dtype;
+    r.device = "cost-model";
+    d.add_run(r);
+  };
+  const auto first = search::collect(items, o);
+  CHECK(ran == std::vector<std::pair<std::string, int>>{{"general_real", 8},
+                                                        {"general_real", 64},
+                                                        {"symmetric_real", 8},
+                                                        {"symmetric_real", 64}});
+  CHECK(first.done == 3);
+  CHECK(first.failed == 1);
+  REQUIRE(first.items.size() == 4);
+  CHECK(first.items[3].name == "symmetric_real n=64");
+  {
+    db::TuningDb d(o.db_path);
+    int failures = 0;
+    for (const auto& m : d.measurements())
+      if (m.candidate == "collect/failed") {
+        ++failures;
+        CHECK(m.op == "spmm");
+        CHECK(m.n == 64);
+      }
+    CHECK(failures == 1);
+  }
+  // Again: only the failed (matrix, n) runs; a new n is a search of its own.
+  ran.clear();
+  fail_64 = false;
+  o.ns = {8, 64, 16};
+  const auto second = search::collect(items, o);
+  CHECK(ran == std::vector<std::pair<std::string, int>>{
+                   {"general_real", 16}, {"symmetric_real", 64}, {"symmetric_real", 16}});
+  CHECK(second.skipped == 3);
+  CHECK(second.done == 3);
+  // The SpMV key is another search: nothing of it is done yet.
+  o.op = "spmv";
+  ran.clear();
+  CHECK(search::collect(items, o).done == 2);
+  CHECK(ran ==
+        std::vector<std::pair<std::string, int>>{{"general_real", 1}, {"symmetric_real", 1}});
+  o.op = "sptv";
+  CHECK_THROWS_WITH(search::collect(items, o), Catch::Contains("--op must be spmv or spmm"));
+}
+
 TEST_CASE("collect: without a GPU it refuses at once, naming the missing device", "[search]") {
   testing::TempDir t("sparsetune-collect-test");
   search::CollectOptions o;
@@ -128,7 +191,7 @@ TEST_CASE("collect: without a GPU it refuses at once, naming the missing device"
   // Without CUDA devices (as in CI) collect says so; on a GPU machine this case has nothing to
   // check.
   try {
-    o.run_one = [](const search::CollectItem&, const search::CollectOptions&) {};
+    o.run_one = [](const search::CollectItem&, const search::CollectOptions&, int) {};
     search::collect({it}, o);
     SUCCEED("a GPU is present");
   } catch (const Error& e) {
