@@ -97,10 +97,11 @@ tune_f64() {
 }
 
 # prof OUT.csv SKIP COUNT FILTER PROGRAM ARGS...: Nsight Compute over COUNT kernels whose names
-# match the regex FILTER ("." for all) after the first SKIP of them, one CSV (--page raw).
+# match the regex FILTER ("." for all) after the first SKIP of them, one CSV (--page raw);
+# $NCU_EXTRA adds sections.
 prof() {
   local csv=$1 skip=$2 count=$3 filter=$4; shift 4
-  local sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy"
+  local sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy ${NCU_EXTRA:-}"
   timeout "$(left 240)" ncu --clock-control none --target-processes all $sections \
     -k "regex:$filter" --launch-skip "$skip" --launch-count "$count" --csv --page raw "$@" \
     >"$csv" 2>"${csv%.csv}.err"

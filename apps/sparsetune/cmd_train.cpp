@@ -20,12 +20,16 @@ std::string pct(const nlohmann::json& j, const char* k) {
 void print_report(const nlohmann::json& r) {
   const auto& t = r["training_set"];
   const auto& s = r["split"];
-  std::printf("%s for %s (%s), trained on %s: %lld of %lld matrices, %lld rows\n",
-              r["model"].get<std::string>().c_str(), r["arch"].get<std::string>().c_str(),
-              r["device"].get<std::string>().c_str(), t.value("database", "?").c_str(),
-              static_cast<long long>(s.value("train_matrices", 0)),
-              static_cast<long long>(t.value("all_matrices", 0)),
-              static_cast<long long>(t.value("rows", 0)));
+  // Matrices are the unit of the split; the LiteForm predictors count (matrix, n) cases.
+  const bool cases = t.contains("all_cases");
+  std::printf(
+      "%s for %s (%s), trained on %s: %lld of %lld %s, %lld %s\n", r.value("model", "?").c_str(),
+      r.value("arch", "?").c_str(), r.value("device", "?").c_str(),
+      t.value("database", "?").c_str(), static_cast<long long>(s.value("train_matrices", 0)),
+      static_cast<long long>(cases ? s.value("train_matrices", 0) + s.value("test_matrices", 0)
+                                   : t.value("all_matrices", 0)),
+      "matrices", static_cast<long long>(t.value(cases ? "all_cases" : "rows", 0)),
+      cases ? "cases" : "rows");
   if (r["model"] == "crux") {  // a regression of two values, not a ranking
     std::vector<std::vector<std::string>> rows = {{"", "matrices", "MSE tau_c", "MSE tau_r",
                                                    "nearest point / BO best (geo. mean)",

@@ -12,9 +12,15 @@ namespace {
 
 using nlohmann::json;
 
+OpNode col_tile(const CellGraphOptions& o) {
+  json p = {{"tn", o.tn}, {"vec", o.vec}};
+  if (o.lanes > 1) p["lanes"] = o.lanes;
+  return {"COL_TILE", p, {}};
+}
+
 std::vector<OpNode> ell_bucket(std::int64_t w, std::int64_t slots, const CellGraphOptions& o) {
   return {{"COMPRESS", json::object(), {}},
-          {"COL_TILE", {{"tn", o.tn}, {"vec", o.vec}}, {}},
+          col_tile(o),
           {"BMTB_ROW_BLOCK", {{"rows", std::max<std::int64_t>(1, slots / w)}}, {}},
           {"BMT_ROW_BLOCK", {{"rows", 1}}, {}},
           {"BMT_PAD", {{"multiple", w}, {"to_max", true}, {"interleave", true}}, {}},
@@ -25,7 +31,7 @@ std::vector<OpNode> ell_bucket(std::int64_t w, std::int64_t slots, const CellGra
 std::vector<OpNode> folded_bucket(std::int64_t wmax, const CellGraphOptions& o) {
   std::vector<OpNode> ops;
   ops.push_back({"COMPRESS", json::object(), {}});
-  ops.push_back({"COL_TILE", {{"tn", o.tn}, {"vec", o.vec}}, {}});
+  ops.push_back(col_tile(o));
   ops.push_back({"BMTB_ROW_BLOCK", {{"rows", 1}}, {}});   // a thread block per long row
   ops.push_back({"BMT_NNZ_BLOCK", {{"nnz", wmax}}, {}});  // its pieces of W_max
   ops.push_back({"BMT_PAD", {{"multiple", wmax}}, {}});

@@ -23,6 +23,7 @@ struct CellGraphOptions {
   int partitions = 1;    // P, 1 ≤ P ≤ max(cols, 1)
   int block_factor = 1;  // 2^k = block_factor · W_max (a power of two)
   int tn = 4, vec = 4;   // COL_TILE of every bucket
+  int lanes = 1;         // COL_TILE lanes: a group of lanes over B's columns walks each row
   int threads = 128;     // SET_RESOURCES of the ELL buckets
 };
 

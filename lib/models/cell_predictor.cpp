@@ -43,6 +43,7 @@ struct Cases {
   std::vector<Case> usable;  // CELL and the CSR family both measured, features present
   std::map<std::string, db::MatrixRow> matrix;
   std::string arch;
+  std::string devices;  // the usable cases' GPUs, comma-separated
 };
 
 // The SpMM rows of the database as cases (one matrix at one N, value type and device).
@@ -88,6 +89,9 @@ Cases read_cases(const db::TuningDb& db, const TrainOptions& opt) {
     }
     out.usable.push_back(c);
   }
+  std::set<std::string> devices;
+  for (const auto& c : out.usable) devices.insert(c.device);
+  for (const auto& d : devices) out.devices += (out.devices.empty() ? "" : ", ") + d;
   return out;
 }
 
@@ -201,6 +205,7 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
   file.target = "CELL at least 1.1x both the best CSR-family SpMM graph and cuSPARSE BSR";
   file.op = "spmm";
   file.arch = read.arch;
+  file.device = read.devices;
   file.created = opt.created.empty() ? today_utc() : opt.created;
   file.tool_version = kVersion;
   file.features = cell_feature_names();
@@ -221,9 +226,13 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
 
   TrainResult r;
   r.model = kCellName;
-  r.report = {{"model", kCellName},          {"arch", file.arch},
-              {"created", file.created},     {"training_set", file.training_set},
-              {"split", split_json},         {"train", evaluate(train, false)},
+  r.report = {{"model", kCellName},
+              {"arch", file.arch},
+              {"device", file.device},
+              {"created", file.created},
+              {"training_set", file.training_set},
+              {"split", split_json},
+              {"train", evaluate(train, false)},
               {"test", evaluate(test, true)}};
   if (!opt.out_dir.empty()) {
     const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();
@@ -338,6 +347,7 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
   file.target = "the column partitions of the fastest CELL graph";
   file.op = "spmm";
   file.arch = read.arch;
+  file.device = read.devices;
   file.created = opt.created.empty() ? today_utc() : opt.created;
   file.tool_version = kVersion;
   file.features = cell_feature_names();
@@ -360,9 +370,13 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
 
   TrainResult r;
   r.model = kPartitionsName;
-  r.report = {{"model", kPartitionsName},    {"arch", file.arch},
-              {"created", file.created},     {"training_set", file.training_set},
-              {"split", split_json},         {"train", evaluate(train, false)},
+  r.report = {{"model", kPartitionsName},
+              {"arch", file.arch},
+              {"device", file.device},
+              {"created", file.created},
+              {"training_set", file.training_set},
+              {"split", split_json},
+              {"train", evaluate(train, false)},
               {"test", evaluate(test, true)}};
   if (!opt.out_dir.empty()) {
     const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();

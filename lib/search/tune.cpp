@@ -187,13 +187,41 @@ graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n) {
   return s;
 }
 
-std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n) {
-  int lanes = 32, tn = 1;
+namespace {
+
+// Lanes over columns for n columns of B: a warp of lanes once n ≥ 32, each lane up to 8 columns
+// (two or more column spans of the grid); below 32 a group of the next power of two ≥ n.
+struct LaneTile {
+  int lanes = 32, tn = 1, vec = 1;
+};
+LaneTile lane_tile(std::int64_t n) {
+  LaneTile t;
   if (n >= 32)
-    while (tn < 8 && 64 * tn <= n) tn *= 2;
+    while (t.tn < 8 && 64 * t.tn <= n) t.tn *= 2;
   else
-    for (lanes = 1; lanes < n;) lanes *= 2;
-  const int vec = std::min(tn, 4);
+    for (t.lanes = 1; t.lanes < n;) t.lanes *= 2;
+  t.vec = std::min(t.tn, 4);
+  return t;
+}
+
+// The CELL seed over `partitions` column partitions with Alg. 3's bucket widths, each bucket's
+// rows walked by a group of lanes over B's columns (a B row segment read coalesced).
+graph::Graph cell_seed(const Csr64& a, std::int64_t n, int partitions) {
+  const LaneTile lt = lane_tile(n);
+  graph::CellGraphOptions co;
+  co.partitions = partitions;
+  co.tn = lt.tn;
+  co.vec = lt.vec;
+  co.lanes = lt.lanes;
+  graph::Graph g = graph::cell_graph(a, n, co);
+  g.name = "cell-p" + std::to_string(partitions);
+  return g;
+}
+
+}  // namespace
+
+std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n) {
+  const auto [lanes, tn, vec] = lane_tile(n);
   std::vector<graph::Graph> out;
   out.push_back(graph::as_spmm(csr_vector, tn, vec, lanes));
   out.back().name = "csr-vector-lanes";
@@ -268,14 +296,8 @@ TuneOutcome tune(const TuneOptions& o) {
       }
     }
     // CELL with Alg. 3's bucket widths, over one, two and four column partitions.
-    for (int p = 1; p <= std::min<std::int64_t>(4, a.cols); p *= 2) {
-      graph::CellGraphOptions co;
-      co.partitions = p;
-      co.tn = seed_tile(o.n);
-      co.vec = std::min(co.tn, 4);
-      tiled.push_back(graph::cell_graph(a, o.n, co));
-      tiled.back().name = "cell-p" + std::to_string(p);
-    }
+    for (int p = 1; p <= std::min<std::int64_t>(4, a.cols); p *= 2)
+      tiled.push_back(cell_seed(a, o.n, p));
     // Lanes over columns: a B row segment read coalesced by a warp, A read once per column span.
     for (auto& g : spmm_lanes_seeds(baseline, o.n)) tiled.push_back(std::move(g));
     row_kernel = row_order_kernel(baseline, o.n);
@@ -360,12 +382,7 @@ TuneOutcome tune(const TuneOptions& o) {
       const std::string name = "cell-p" + std::to_string(parts);
       if (parts <= a.cols && std::none_of(seeds.begin(), seeds.end(),
                                           [&](const graph::Graph& g) { return g.name == name; })) {
-        graph::CellGraphOptions co;
-        co.partitions = parts;
-        co.tn = seed_tile(o.n);
-        co.vec = std::min(co.tn, 4);
-        seeds.push_back(graph::cell_graph(a, o.n, co));
-        seeds.back().name = name;
+        seeds.push_back(cell_seed(a, o.n, parts));
       }
     } else {
       cell_pick["partitions_why_not_predicted"] = why_p;

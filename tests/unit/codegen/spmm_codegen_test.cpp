@@ -53,11 +53,13 @@ TEST_CASE("SpMM kernels compile under NVRTC for sm_90", "[codegen][spmm]") {
     }
   }
   REQUIRE(random == 16);
-  // CELL: partitions of power-of-two buckets and folded rows (Alg. 3's widths, and narrower).
+  // CELL: partitions of power-of-two buckets and folded rows (Alg. 3's widths, and narrower);
+  // with three partitions, a warp of lanes over the columns walks each row.
   for (int p : {1, 3}) {
     graph::CellGraphOptions co;
     co.partitions = p;
     co.block_factor = 2;
+    if (p == 3) co.lanes = 32, co.tn = 2, co.vec = 2;
     codegen::EmitOptions o;
     o.design.dtype = p == 1 ? "f32" : "f64";
     jobs.push_back({"cell-" + std::to_string(p),

@@ -64,9 +64,11 @@ TEST_CASE("random CELL configurations give the reference product", "[graph][cell
     o.tn = std::uniform_int_distribution<int>(1, 9)(rng);
     o.vec = 1 << std::uniform_int_distribution<int>(0, 2)(rng);
     o.threads = 32 << std::uniform_int_distribution<int>(0, 2)(rng);
+    o.lanes = i % 3 == 1 ? 1 << std::uniform_int_distribution<int>(1, 5)(rng) : 1;
     const std::int64_t n = std::vector<std::int64_t>{1, 3, 8, 13}[i % 4];
     INFO("config " << i << ": " << rows << " x " << cols << ", P = " << o.partitions
-                   << ", block factor " << o.block_factor << ", n = " << n);
+                   << ", block factor " << o.block_factor << ", lanes " << o.lanes
+                   << ", n = " << n);
     Graph g;
     std::vector<std::int64_t> widths;
     if (i % 2 == 0) {
