@@ -95,6 +95,33 @@ static __device__ __forceinline__ void st_mac_tile(st_tile<TN>& s, const st_acc_
 #undef ST_MAC
 #define ST_MAC(sum, v, col) \
   st_mac_tile<st_vec>((sum), (v), B + (long long)(col) * ldb + st_n0, st_nt, st_vec_ok)
+// The vector path alone, for a thread whose tile is whole and B aligned, decided once per row
+// (ST_TILE_FULL) instead of per entry: with no branch between them, the B loads of consecutive
+// entries can be in flight together.
+template <int VEC, int TN>
+static __device__ __forceinline__ void st_mac_tile_full(st_tile<TN>& s, const st_acc_t v,
+                                                        const st_val_t* __restrict__ b) {
+  st_acc_t bv[TN];
+#pragma unroll
+  for (int j = 0; j < TN; j += VEC) {
+    const st_vec<VEC> w = *reinterpret_cast<const st_vec<VEC>*>(b + j);
+#pragma unroll
+    for (int q = 0; q < VEC; ++q) bv[j + q] = st_load(w.v[q]);
+  }
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const st_acc_t p = v * bv[j];
+    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
+  }
+}
+template <int TN>
+static __device__ __forceinline__ bool st_tile_full(const st_tile<TN>&, const int nt,
+                                                    const bool vec_ok) {
+  return nt == TN && vec_ok;
+}
+#define ST_MAC_FULL(sum, v, col) \
+  st_mac_tile_full<st_vec>((sum), (v), B + (long long)(col) * ldb + st_n0)
+#define ST_TILE_FULL(sum) st_tile_full((sum), st_nt, st_vec_ok)
 // The sinks: a finished C tile of one row, masked to the st_nt columns of C this block covers.
 template <int TN>
 static __device__ __forceinline__ void st_tile_store(st_acc_t* c, const st_acc_t alpha,
@@ -138,6 +165,11 @@ static __device__ __forceinline__ void st_mac_tile_cm(st_tile<TN>& s, const st_a
 #undef ST_MAC
 #define ST_MAC(sum, v, col) \
   st_mac_tile_cm((sum), (v), B + (long long)(col) + st_n0 * ldb, ldb, st_nt)
+// No vector path: every tile takes ST_MAC's masked loads.
+#undef ST_MAC_FULL
+#undef ST_TILE_FULL
+#define ST_MAC_FULL(sum, v, col) ST_MAC(sum, v, col)
+#define ST_TILE_FULL(sum) false
 template <int TN>
 static __device__ __forceinline__ void st_tile_store_cm(st_acc_t* c, const long long ld,
                                                         const st_acc_t alpha, const st_acc_t beta,

@@ -15,9 +15,10 @@ if (t_active) {
 $EMIT(t_row, t_sum)
 //@ thread_lanes
 // THREAD_TOTAL_RED, lanes over columns: the group walks one thread block's entries together, so
-// it loads $COL_LANES of them at once, coalesced, one per lane, and hands each to every lane by a
-// shuffle. The B rows of consecutive entries are then loads in flight together, instead of an
-// index load and a B load after another for every entry (a long row's latency chain).
+// it loads $COL_LANES of them at once, coalesced, one per lane, and hands them to every lane by
+// shuffles, 8 at a time. Whole tiles then load the 8 B row segments with no branch between them
+// (in flight together) instead of an index load and a B load after another for every entry,
+// which left a long row's warp running alone long after the others.
 long long t_row = -1;
 st_acc_t t_sum = 0;
 if (t_active) {  // uniform over the group: every lane of it walks the same thread block
@@ -28,16 +29,34 @@ if (t_active) {  // uniform over the group: every lane of it walks the same thre
   const int st_gl = (int)(threadIdx.x & ($COL_LANES - 1));
   const unsigned st_gmask =
       $COL_LANES == 32 ? ST_FULL_MASK : ((1u << ($COL_LANES & 31)) - 1u) << st_g0;
+  // One path for the whole group, so that its shuffles stay together.
+  const bool st_full = __all_sync(st_gmask, ST_TILE_FULL(t_sum));
   for (long long k0 = 0; k0 < size; k0 += $COL_LANES) {
-    // A lane past the end reads the first entry again; its copy is never handed out.
+    // A lane past the end reads the first entry again; its copy is never used.
     const long long nz = first + (k0 + st_gl < size ? k0 + st_gl : 0) * stride;
-    const auto st_v = A_nz_val(nz);
+    auto st_v = A_nz_val(nz);  // not const: st_v8 takes its type
     const int st_c = (int)A_nz_col(nz);
     const int st_cnt = size - k0 < $COL_LANES ? (int)(size - k0) : $COL_LANES;
-#pragma unroll 8
-    for (int q = 0; q < st_cnt; ++q)
-      ST_MAC(t_sum, __shfl_sync(st_gmask, st_v, q, $COL_LANES),
-             __shfl_sync(st_gmask, st_c, q, $COL_LANES));
+    for (int q0 = 0; q0 < st_cnt; q0 += 8) {
+      decltype(st_v) st_v8[8];
+      int st_c8[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        st_v8[u] = __shfl_sync(st_gmask, st_v, q0 + u, $COL_LANES);
+        st_c8[u] = __shfl_sync(st_gmask, st_c, q0 + u, $COL_LANES);
+      }
+      // Past the count: value 0 (it adds nothing) at the batch's first column (a real one).
+#pragma unroll
+      for (int u = 1; u < 8; ++u)
+        if (q0 + u >= st_cnt) st_v8[u] = 0, st_c8[u] = st_c8[0];
+      if (st_full) {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) ST_MAC_FULL(t_sum, st_v8[u], st_c8[u]);
+      } else {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) ST_MAC(t_sum, st_v8[u], st_c8[u]);
+      }
+    }
   }
 }
 $EMIT(t_row, t_sum)

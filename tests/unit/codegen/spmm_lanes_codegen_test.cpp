@@ -75,8 +75,12 @@ TEST_CASE("lanes over columns drop the cross-lane reduction", "[codegen][spmm]")
           std::string::npos);
   REQUIRE(eight.find("if (w_active && lane < 8) {") != std::string::npos);
   // A group loads its thread block's entries together, one per lane, and shuffles each out.
-  REQUIRE(warp.find("ST_MAC(t_sum, __shfl_sync(st_gmask, st_v, q, 32)") != std::string::npos);
-  REQUIRE(eight.find("ST_MAC(t_sum, __shfl_sync(st_gmask, st_v, q, 8)") != std::string::npos);
+  REQUIRE(warp.find("st_v8[u] = __shfl_sync(st_gmask, st_v, q0 + u, 32);") != std::string::npos);
+  REQUIRE(eight.find("st_v8[u] = __shfl_sync(st_gmask, st_v, q0 + u, 8);") != std::string::npos);
+  // Whole tiles take the branch-free vector path, chosen once per row for the whole group.
+  REQUIRE(warp.find("const bool st_full = __all_sync(st_gmask, ST_TILE_FULL(t_sum));") !=
+          std::string::npos);
+  REQUIRE(warp.find("ST_MAC_FULL(t_sum, st_v8[u], st_c8[u]);") != std::string::npos);
   REQUIRE(eight.find("((1u << (8 & 31)) - 1u) << st_g0") != std::string::npos);
   // lanes = 1 is the kernel as it was: the plain prologue and the full shuffle tree.
   const std::string one = source(1);
