@@ -301,7 +301,10 @@ TuneOutcome tune(const TuneOptions& o) {
     // Lanes over columns: a B row segment read coalesced by a warp, A read once per column span.
     for (auto& g : spmm_lanes_seeds(baseline, o.n)) tiled.push_back(std::move(g));
     row_kernel = row_order_kernel(baseline, o.n);
-    baseline = spmm_seed(baseline, o.n);
+    // SpMM's baseline, measured first, is the lanes kernel: csr-vector with a thread tile of
+    // columns was 3-6x slower on the GPU (pubmed and landmark at N = 128), and on a large matrix
+    // it was the only candidate the budget let the search measure.
+    baseline = row_kernel;
     // The output-stationary kernel (a warp per row) under two of Mehrabi et al.'s row orders:
     // LPT balances the warps, hybrid-1 adds B-line locality among equal loads. The predicted
     // order goes first once the architecture is known (below).
