@@ -1,6 +1,7 @@
 // Core containers, conversions, permutations and the fp64 reference kernels, checked against
 // values worked out by hand.
 #include <catch2/catch.hpp>
+#include <random>
 
 #include "core/convert.hpp"
 #include "core/fingerprint.hpp"
@@ -86,6 +87,31 @@ TEST_CASE("reference SpMV and SpMM match hand-computed products", "[core]") {
   CHECK(spmm_reference(a, {1, 2, 3, 4, 5, 6}, 2) == std::vector<double>{11, 14, 0, 0, 15, 22});
   CHECK_THROWS_AS(spmv_reference(a, {1, 2}), Error);
   CHECK_THROWS_AS(spmm_reference(a, {1, 2, 3}, 2), Error);
+}
+
+TEST_CASE("a large reference SpMM, split over threads, is column by column the SpMV", "[core]") {
+  // 4000 x 4000, about 64 entries a row, n = 160: 4 x 10^7 multiply-adds, enough to be split.
+  // Small integers keep every sum exact, so the comparison is exact.
+  std::mt19937_64 rng(7);
+  Coo64 c;
+  c.rows = c.cols = 4000;
+  for (std::int64_t r = 0; r < c.rows; ++r)
+    for (int k = 0; k < 64; ++k) {
+      c.row.push_back(r);
+      c.col.push_back(static_cast<std::int64_t>(rng() % 4000));
+      c.val.push_back(static_cast<double>(rng() % 7) - 3.0 + (rng() % 2 == 0 ? 0.0 : 0.5));
+    }
+  const auto a = coo_to_csr<std::int64_t, std::int64_t>(c);
+  const std::int64_t n = 160;
+  std::vector<double> b(static_cast<std::size_t>(a.cols * n));
+  for (auto& v : b) v = static_cast<double>(rng() % 9) - 4.0;
+  const auto got = spmm_reference(a, b, n);
+  for (std::int64_t j = 0; j < n; j += 17) {
+    std::vector<double> x(static_cast<std::size_t>(a.cols));
+    for (std::int64_t i = 0; i < a.cols; ++i) x[i] = b[i * n + j];
+    const auto y = spmv_reference(a, x);
+    for (std::int64_t r = 0; r < a.rows; ++r) REQUIRE(got[r * n + j] == y[r]);
+  }
 }
 
 TEST_CASE("tensor sort, fibers, slices and SpTV", "[core][tensor]") {
