@@ -19,6 +19,12 @@ namespace sparsetune::cli {
 
 namespace {
 
+// "71.2 % / 88.6 % / 1.031x"
+std::string time_line(const models::SliceTrainingReport::ByTime& b) {
+  return fixed(100 * b.fastest, 1) + " % / " + fixed(100 * b.within_5pct, 1) + " % / " +
+         fixed(b.slowdown, 3) + "x";
+}
+
 // Labels measured on the GPU: every tensor, every mode asked, sampled slices in all formats.
 void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
   auto* c = cmd.add_subcommand(
@@ -97,6 +103,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       "train", "Train from per-slice timings (CSV: tensor,mode,slice,format,time_us)");
   struct Options {
     std::string timings, out, arch = "sm_90", notes;
+    double tie_tolerance = 0;
     models::SliceTrainingOptions t;
   };
   auto o = std::make_shared<Options>();
@@ -123,9 +130,16 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->add_option("--threads", o->t.train.threads,
                    "Threads sharing each batch (0: every core; the model is the same)")
       ->capture_default_str();
+  train
+      ->add_option("--tie-tolerance", o->tie_tolerance,
+                   "Formats within this share of the fastest are tied; the label is the "
+                   "lowest-numbered of them (CSR, COO, ELL, HYB, Dense)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   train->add_option("--notes", o->notes, "Stored with the model");
   train->callback([o, &g] {
-    const auto labels = models::label_slices(models::read_slice_timings(o->timings));
+    const auto labels =
+        models::label_slices(models::read_slice_timings(o->timings), o->tie_tolerance);
     models::SliceGcn model;
     o->t.train.seed = o->t.seed;
     const auto base = std::filesystem::path(o->timings).parent_path().string();
@@ -140,7 +154,15 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
     std::strftime(day, sizeof day, "%Y-%m-%d", std::gmtime(&now));
     info.date = day;
     model.save(o->out, info);
+    auto by_time = [](const models::SliceTrainingReport::ByTime& b) {
+      return nlohmann::json{
+          {"fastest", b.fastest}, {"within_5pct", b.within_5pct}, {"slowdown", b.slowdown}};
+    };
     const nlohmann::json j = {{"labelled", r.labelled},
+                              {"tie_tolerance", o->tie_tolerance},
+                              {"gcn_test_by_time", by_time(r.gcn_test_time)},
+                              {"xgb_test_by_time", by_time(r.xgb_test_time)},
+                              {"rule_test_by_time", by_time(r.rule_test_time)},
                               {"dense_excluded", r.dense_excluded},
                               {"train", r.train},
                               {"test", r.test},
@@ -161,6 +183,11 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                            fixed(100 * r.gcn_train_accuracy, 1) + " % trained on)"},
          {"XGBoost", fixed(100 * r.xgb_test_accuracy, 1) + " % held out (9 globals)"},
          {"rule", fixed(100 * r.rule_test_accuracy, 1) + " % held out (the structural rule)"},
+         {"by time",
+          "held out, the pick is the fastest / within 5 % / time over the fastest: "
+          "Slice-GCN " +
+              time_line(r.gcn_test_time) + ", XGBoost " + time_line(r.xgb_test_time) + ", rule " +
+              time_line(r.rule_test_time)},
          {"wrote", o->out}});
   });
 

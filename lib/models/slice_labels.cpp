@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -12,7 +13,9 @@
 
 namespace sparsetune::models {
 
-std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t) {
+std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t, double tie_tolerance) {
+  if (!(tie_tolerance >= 0) || !std::isfinite(tie_tolerance))
+    throw Error("slice labels: the tie tolerance must be 0 or more");
   std::map<std::tuple<std::string, int, std::int64_t>, std::vector<std::pair<double, int>>> by;
   for (const auto& r : t)
     if (std::isfinite(r.time_us) && r.time_us > 0)
@@ -22,12 +25,24 @@ std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t) {
     std::sort(times.begin(), times.end());
     SliceLabel l;
     std::tie(l.tensor, l.mode, l.slice) = k;
-    l.format = times[0].second;
+    l.time_us.fill(std::numeric_limits<double>::infinity());
+    for (const auto& [us, f] : times)
+      if (f >= 0 && f < kSliceFormats) l.time_us[f] = std::min(l.time_us[f], us);
+    l.fastest = times[0].second;
+    l.format = l.fastest;
+    for (const auto& [us, f] : times)
+      if (us <= times[0].first * (1 + tie_tolerance)) l.format = std::min(l.format, f);
     l.measured = static_cast<int>(times.size());
     l.margin = times.size() > 1 ? times[1].first / times[0].first : 1.0;
     out.push_back(std::move(l));
   }
   return out;
+}
+
+double time_ratio(const SliceLabel& l, int format) {
+  if (format < 0 || format >= kSliceFormats) return std::numeric_limits<double>::infinity();
+  const double best = l.time_us[static_cast<std::size_t>(l.fastest)];
+  return l.time_us[static_cast<std::size_t>(format)] / best;
 }
 
 std::vector<SliceTiming> read_slice_timings(const std::string& path) {

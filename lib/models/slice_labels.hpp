@@ -5,6 +5,7 @@
 //     tensor,mode,slice,format,time_us
 //     nips.tns,0,17,CSR,3.25
 // (format: CSR, COO, ELL, HYB or Dense; '#' lines are comments).
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,18 +20,28 @@ struct SliceTiming {
   double time_us = 0;
 };
 
+constexpr int kSliceFormats = 5;
+
 struct SliceLabel {
   std::string tensor;
   int mode = 0;
   std::int64_t slice = 0;
-  int format = 0;     // the fastest
+  int format = 0;     // the label: the fastest, or the lowest-numbered format tied with it
+  int fastest = 0;    // the fastest measured, ties to the lower number
   int measured = 0;   // formats timed for this slice
   double margin = 0;  // second-best time / best time (1 when only one was timed)
+  std::array<double, kSliceFormats> time_us{};  // per format; infinity where not timed
 };
 
-// One label per (tensor, mode, slice), sorted by them; the fastest format wins, the lower format
-// number on a tie. Records with a non-finite or non-positive time are ignored (failed runs).
-std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t);
+// One label per (tensor, mode, slice), sorted by them. Records with a non-finite or non-positive
+// time are ignored (failed runs). The label is the lowest-numbered format whose time is within
+// `tie_tolerance` of the fastest (0: the fastest itself, the lower number on an exact tie):
+// formats closer than the timing noise are ties, and a fixed rule among them keeps a slice's
+// label a function of its structure instead of of the noise.
+std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t, double tie_tolerance = 0.0);
+
+// The measured time of `format` on the slice over the fastest's (infinity when not timed).
+double time_ratio(const SliceLabel& l, int format);
 
 // Throws InputError naming the file, line and field on a malformed record.
 std::vector<SliceTiming> read_slice_timings(const std::string& path);

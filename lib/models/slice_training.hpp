@@ -28,6 +28,13 @@ struct SliceTrainingReport {
   std::vector<double> losses;  // mean loss per epoch
   double gcn_train_accuracy = 0, gcn_test_accuracy = 0, xgb_test_accuracy = 0;
   double rule_test_accuracy = 0;  // the structural rule (no model) on the held-out slices
+  // Held out, judged by the measured times instead of the labels: the share of slices whose pick
+  // is the fastest format measured, the share within 5 % of it, and the picks' time over the
+  // fastest (geometric mean). {Slice-GCN, XGBoost, the rule}.
+  struct ByTime {
+    double fastest = 0, within_5pct = 0, slowdown = 0;
+  };
+  ByTime gcn_test_time, xgb_test_time, rule_test_time;
 };
 
 // The input of each labelled slice, in the labels' order. Tensor paths are absolute or relative

@@ -212,6 +212,25 @@ TEST_CASE("labels are the fastest measured format per slice", "[models][gcn]") {
   CHECK(l[1].format == 2);
   CHECK(l[1].measured == 2);
   CHECK(l[1].margin == Approx(1.25));
+  CHECK(l[1].fastest == 2);
+  CHECK(l[1].time_us[0] == 5.0);
+  CHECK(std::isinf(l[1].time_us[4]));  // its run failed
+  CHECK(time_ratio(l[1], 0) == Approx(1.25));
+  CHECK(std::isinf(time_ratio(l[1], 4)));
+  SECTION("formats within the tie tolerance of the fastest: the lowest-numbered is the label") {
+    const std::vector<SliceTiming> u = {{"b.tns", 0, 0, 1, 10.0},
+                                        {"b.tns", 0, 0, 3, 9.8},
+                                        {"b.tns", 0, 0, 4, 9.7},
+                                        {"b.tns", 0, 0, 0, 10.5}};
+    const auto strict = label_slices(u);
+    CHECK(strict[0].format == 4);
+    CHECK(strict[0].fastest == 4);
+    const auto tied = label_slices(u, 0.04);  // 9.7 * 1.04 = 10.09: COO, HYB and Dense tie
+    CHECK(tied[0].format == 1);
+    CHECK(tied[0].fastest == 4);
+    CHECK(label_slices(u, 0.09)[0].format == 0);  // CSR's 10.5 is within 9 % too
+    CHECK_THROWS_WITH(label_slices(u, -0.1), Catch::Contains("tie tolerance"));
+  }
   SECTION("timings from CSV, errors name the line and field") {
     const std::string path = temp_path("timings.csv");
     std::ofstream(path) << "tensor,mode,slice,format,time_us\n# comment\nx.tns,1,4,HYB,2.5\n";

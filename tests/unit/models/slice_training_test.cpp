@@ -92,6 +92,15 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
   CHECK(r.gcn_test_accuracy >= 0.75);
   // These labels are the structural rule's own choices: it gets every held-out slice right.
   CHECK(r.rule_test_accuracy == 1.0);
+  // Judged by the times: the rule's picks are the fastest; a model's right picks are the fastest
+  // too (no ties here) and a wrong pick costs at least 1.5x, so its mean slowdown shows them.
+  CHECK(r.rule_test_time.fastest == 1.0);
+  CHECK(r.rule_test_time.within_5pct == 1.0);
+  CHECK(r.rule_test_time.slowdown == Approx(1.0));
+  CHECK(r.gcn_test_time.fastest == Approx(r.gcn_test_accuracy));
+  CHECK(r.gcn_test_time.within_5pct == Approx(r.gcn_test_accuracy));
+  CHECK(r.gcn_test_time.slowdown >= 1.0);
+  CHECK(r.gcn_test_time.slowdown <= std::pow(3.0, 1.0 - r.gcn_test_accuracy) + 1e-9);
   CHECK(model.shape().conv == 16);
   SECTION("a label for a slice the tensor does not have is refused") {
     auto bad = labels;
