@@ -205,7 +205,20 @@ json CollectSummary::to_json() const {
       {"interrupted", interrupted}, {"seconds", seconds}, {"matrices", rows}};
 }
 
+std::string why_no_search(const std::string& tune_json) {
+  std::ifstream in(tune_json);
+  if (!in) return "";
+  const json j = json::parse(in, nullptr, false);
+  if (!j.is_object() || !j.contains("search") || !j["search"].is_object()) return "";
+  const auto& note = j["search"].value("note", json());
+  return note.is_string() ? note.get<std::string>() : "";
+}
+
 CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptions& o) {
+  // A (matrix, n)'s file name in the work folder: the matrix's, with its n for SpMM.
+  auto tag = [&o](const CollectItem& it, int n) {
+    return o.op == "spmv" ? it.name : it.name + "-n" + std::to_string(n);
+  };
   if (o.budget_s <= 0) throw Error("collect: --budget must be more than 0 seconds");
   if (o.op != "spmv" && o.op != "spmm")
     throw Error("collect: --op must be spmv or spmm (got '" + o.op + "')");
@@ -280,8 +293,7 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
       } else if (o.run_one) {
         o.run_one(it, o, n);
       } else {
-        const std::string tag = o.op == "spmv" ? it.name : it.name + "-n" + std::to_string(n);
-        const std::string log = (fs::path(work) / "logs" / tag).string();
+        const std::string log = (fs::path(work) / "logs" / tag(it, n)).string();
         std::vector<std::string> argv = {o.program,
                                          "tune",
                                          it.path,
@@ -294,7 +306,7 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
                                          "--db",
                                          db_path,
                                          "-o",
-                                         (fs::path(work) / "tuned" / tag).string(),
+                                         (fs::path(work) / "tuned" / tag(it, n)).string(),
                                          "--json"};
         if (o.op == "spmm") argv.insert(argv.end(), {"--n", std::to_string(n)});
         if (!it.family.empty()) argv.insert(argv.end(), {"--family", it.family});
@@ -310,8 +322,15 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
         }
       }
       if (out.status.empty()) {
-        if (!db.last_search(fp, o.op, o.dtype, n, s.device))
-          throw Error("tune ended without recording a completed search (is --budget too small?)");
+        if (!db.last_search(fp, o.op, o.dtype, n, s.device)) {
+          const std::string why =
+              o.run_one ? ""
+                        : why_no_search((fs::path(work) / "logs" / tag(it, n)).string() + ".json");
+          throw Error(
+              why.empty()
+                  ? "tune ended without recording a completed search (is --budget too small?)"
+                  : why);
+        }
         out.status = "done";
       }
     } catch (const std::exception& e) {

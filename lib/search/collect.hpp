@@ -80,6 +80,10 @@ struct CollectSummary {
   nlohmann::json to_json() const;
 };
 
+// Why a tune recorded no completed search, from its --json report (the search's note: a budget
+// that left the search no time); "" when the file says nothing of it.
+std::string why_no_search(const std::string& tune_json);
+
 // "[ 12/57]  21 %  NAME  done 9, skipped 2, failed 1  elapsed 3m10s  ETA 11m40s", at most
 // `width` characters.
 std::string render_progress(const CollectProgress& p, int width = 100);

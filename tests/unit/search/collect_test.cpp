@@ -199,6 +199,19 @@ TEST_CASE("collect: without a GPU it refuses at once, naming the missing device"
   }
 }
 
+TEST_CASE("collect: a tune that searched nothing says why, from its report", "[search]") {
+  testing::TempDir t("sparsetune-collect-test");
+  write(t.file("starved.json"),
+        R"({"search": {"note": "--budget 4 s leaves the search no time on this matrix"}})");
+  CHECK(search::why_no_search(t.file("starved.json")) ==
+        "--budget 4 s leaves the search no time on this matrix");
+  write(t.file("plain.json"), R"({"search": {"candidates": 3}})");
+  CHECK(search::why_no_search(t.file("plain.json")).empty());
+  write(t.file("broken.json"), "{not json");
+  CHECK(search::why_no_search(t.file("broken.json")).empty());
+  CHECK(search::why_no_search(t.file("missing.json")).empty());
+}
+
 TEST_CASE("collect: the progress line", "[search]") {
   search::CollectProgress p{4, 57, "landmark", 3, 1, 0, 190, 700};
   const auto line = search::render_progress(p, 120);
