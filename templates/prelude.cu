@@ -68,36 +68,9 @@ template <int VEC>
 struct alignas(VEC * sizeof(st_val_t)) st_vec {
   st_val_t v[VEC];
 };
-// tile += v * B[col, n0 .. n0 + TN): columns at and beyond n (st_nt of them are in C) are neither
-// read nor kept. As in SpMV, a stored zero adds nothing whatever B holds.
-template <int VEC, int TN>
-static __device__ __forceinline__ void st_mac_tile(st_tile<TN>& s, const st_acc_t v,
-                                                   const st_val_t* __restrict__ b, const int nt,
-                                                   const bool vec_ok) {
-  st_acc_t bv[TN];
-  if (nt == TN && vec_ok) {
-#pragma unroll
-    for (int j = 0; j < TN; j += VEC) {
-      const st_vec<VEC> w = *reinterpret_cast<const st_vec<VEC>*>(b + j);
-#pragma unroll
-      for (int q = 0; q < VEC; ++q) bv[j + q] = st_load(w.v[q]);
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < TN; ++j) bv[j] = j < nt ? st_load(b[j]) : (st_acc_t)0;
-  }
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-    const st_acc_t p = v * bv[j];
-    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
-  }
-}
-#undef ST_MAC
-#define ST_MAC(sum, v, col) \
-  st_mac_tile<st_vec>((sum), (v), B + (long long)(col) * ldb + st_n0, st_nt, st_vec_ok)
-// The vector path alone, for a thread whose tile is whole and B aligned, decided once per row
-// (ST_TILE_FULL) instead of per entry: with no branch between them, the B loads of consecutive
-// entries can be in flight together.
+// tile += v * B[col, n0 .. n0 + TN) for a whole tile and B aligned to VEC: vector loads, no
+// branch. ST_MAC_FULL calls it where that was decided once per row (ST_TILE_FULL), so the B loads
+// of consecutive entries can be in flight together.
 template <int VEC, int TN>
 static __device__ __forceinline__ void st_mac_tile_full(st_tile<TN>& s, const st_acc_t v,
                                                         const st_val_t* __restrict__ b) {
@@ -114,6 +87,25 @@ static __device__ __forceinline__ void st_mac_tile_full(st_tile<TN>& s, const st
     s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
   }
 }
+// tile += v * B[col, n0 .. n0 + TN): columns at and beyond n (st_nt of them are in C) are neither
+// read nor kept. As in SpMV, a stored zero adds nothing whatever B holds.
+template <int VEC, int TN>
+static __device__ __forceinline__ void st_mac_tile(st_tile<TN>& s, const st_acc_t v,
+                                                   const st_val_t* __restrict__ b, const int nt,
+                                                   const bool vec_ok) {
+  if (nt == TN && vec_ok) return st_mac_tile_full<VEC>(s, v, b);
+  st_acc_t bv[TN];
+#pragma unroll
+  for (int j = 0; j < TN; ++j) bv[j] = j < nt ? st_load(b[j]) : (st_acc_t)0;
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const st_acc_t p = v * bv[j];
+    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
+  }
+}
+#undef ST_MAC
+#define ST_MAC(sum, v, col) \
+  st_mac_tile<st_vec>((sum), (v), B + (long long)(col) * ldb + st_n0, st_nt, st_vec_ok)
 template <int TN>
 static __device__ __forceinline__ bool st_tile_full(const st_tile<TN>&, const int nt,
                                                     const bool vec_ok) {
