@@ -95,6 +95,27 @@ Cases read_cases(const db::TuningDb& db, const TrainOptions& opt) {
   return out;
 }
 
+// The training report (the model file's description, the split, the train and test scores) and,
+// with an output folder, the model files written under OUT/<arch>/.
+TrainResult report_and_write(const ModelFile& file, const json& split, json train, json test,
+                             const XgbClassifier& cls, const TrainOptions& opt) {
+  TrainResult r;
+  r.model = file.model;
+  r.report = {{"model", file.model},
+              {"arch", file.arch},
+              {"device", file.device},
+              {"created", file.created},
+              {"training_set", file.training_set},
+              {"split", split},
+              {"train", std::move(train)},
+              {"test", std::move(test)}};
+  if (!opt.out_dir.empty()) {
+    const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();
+    r.files = write_model_files(dir, file, cls.save(), &r.report);
+  }
+  return r;
+}
+
 }  // namespace
 
 std::vector<std::string> cell_feature_names() {
@@ -224,20 +245,8 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
   file.split = split_json;
   file.options = {{"rounds", xo.rounds}, {"max_depth", xo.max_depth}, {"eta", xo.eta}};
 
-  TrainResult r;
-  r.model = kCellName;
-  r.report = {{"model", kCellName},
-              {"arch", file.arch},
-              {"device", file.device},
-              {"created", file.created},
-              {"training_set", file.training_set},
-              {"split", split_json},
-              {"train", evaluate(train, false)},
-              {"test", evaluate(test, true)}};
-  if (!opt.out_dir.empty()) {
-    const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();
-    r.files = write_model_files(dir, file, cls.save(), &r.report);
-  }
+  TrainResult r =
+      report_and_write(file, split_json, evaluate(train, false), evaluate(test, true), cls, opt);
   return r;
 }
 
@@ -368,20 +377,8 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
                   {"eta", xo.eta},
                   {"partition_counts", counts}};
 
-  TrainResult r;
-  r.model = kPartitionsName;
-  r.report = {{"model", kPartitionsName},
-              {"arch", file.arch},
-              {"device", file.device},
-              {"created", file.created},
-              {"training_set", file.training_set},
-              {"split", split_json},
-              {"train", evaluate(train, false)},
-              {"test", evaluate(test, true)}};
-  if (!opt.out_dir.empty()) {
-    const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();
-    r.files = write_model_files(dir, file, cls.save(), &r.report);
-  }
+  TrainResult r =
+      report_and_write(file, split_json, evaluate(train, false), evaluate(test, true), cls, opt);
   return r;
 }
 
