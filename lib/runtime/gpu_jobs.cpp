@@ -12,10 +12,10 @@
 #include <iterator>
 #include <map>
 #include <memory>
-#include <random>
 #include <unordered_map>
 
 #include "core/convert.hpp"
+#include "core/random_fill.hpp"
 #include "core/reference.hpp"
 #include "runtime/cuda_util.hpp"
 #include "runtime/device.hpp"
@@ -106,16 +106,6 @@ std::vector<double> round_to(const std::vector<double>& v, DType t) {
   return unpack(p.data(), v.size(), t);
 }
 
-// Uniform in [-1, 1), never all zero, reproducible from (seed, stream).
-std::vector<double> random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream) {
-  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + stream);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(count);
-  for (auto& x : v) x = u(rng);
-  if (count > 0 && std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; })) v[0] = 0.5;
-  return v;
-}
-
 // ---- context ----------------------------------------------------------------------------------
 
 // The baselines' stream, events and flush buffer (callers say what needed the GPU), and a
@@ -180,7 +170,7 @@ struct Problem {
     auto it = x.find(n);
     if (it == x.end())
       it = x.emplace(
-                n, round_to(random_vector(a.cols * n, seed, static_cast<std::uint64_t>(n)), dtype))
+                n, round_to(random_uniform(a.cols * n, seed, static_cast<std::uint64_t>(n)), dtype))
                .first;
     return it->second;
   }

@@ -82,7 +82,9 @@ TEST_CASE("random CELL configurations give the reference product", "[graph][cell
         widths.push_back(std::int64_t{1} << std::uniform_int_distribution<int>(0, 3)(rng));
       g = cell_graph(widths, o);
     }
-    const Format f = design(g, a, DesignOptions{i % 3 == 0 ? "f32" : "f64"});
+    DesignOptions d;
+    d.dtype = i % 3 == 0 ? "f32" : "f64";
+    const Format f = design(g, a, d);
     std::vector<double> b(static_cast<std::size_t>(cols * n));
     for (auto& v : b) v = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
     const auto ref = spmm_reference(a, b, n);
