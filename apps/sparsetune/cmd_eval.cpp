@@ -60,22 +60,38 @@ void add_eval_command(CLI::App& app, const GlobalOptions& g) {
       "Only the learned model's test matrices (never trained on), as its file lists them");
   cmd->callback([o, &g] {
     const auto db = db::open_database(o->db);
-    std::optional<models::SpmvRanker> ranker;
-    if (!o->model.empty())
-      ranker = models::SpmvRanker::read(o->model);
-    else
-      ranker = search::load_spmv_ranker(o->models_dir, o->arch);
-    if (o->test_split) {
-      if (!ranker)
-        throw Error("eval --test-split: no current learned model to take the split from");
-      o->only = ranker->test_matrices();
-      if (o->only.empty())
-        throw Error("eval --test-split: the model's file lists no test matrices");
+    // The learned rankings: --model's, else the shipped SpMV and SpMM ones that are current.
+    std::vector<models::SpmvRanker> rankers;
+    if (!o->model.empty()) {
+      rankers.push_back(models::SpmvRanker::read(o->model));
+    } else {
+      for (const char* name : {models::kSpmvRankName, models::kSpmmRankName}) {
+        std::string why;
+        if (auto r = models::SpmvRanker::find(
+                o->models_dir.empty() ? search::default_models_dir() : o->models_dir, o->arch, &why,
+                name))
+          rankers.push_back(std::move(*r));
+      }
     }
-    std::vector<report::PredictorEval> evals = {report::evaluate_cost_model(*db, o->only)};
-    if (ranker) {
-      evals.push_back(report::evaluate_spmv_ranker(*db, *ranker, o->only));
-      evals.push_back(report::evaluate_spmv_ranker(*db, *ranker, o->only, true));
+    // --test-split: each ranking on its own held-out matrices, the cost model on all of them.
+    std::vector<std::vector<std::string>> only(rankers.size(), o->only);
+    std::vector<std::string> all_only = o->only;
+    if (o->test_split) {
+      if (rankers.empty())
+        throw Error("eval --test-split: no current learned model to take the split from");
+      all_only.clear();
+      for (std::size_t k = 0; k < rankers.size(); ++k) {
+        only[k] = rankers[k].test_matrices();
+        if (only[k].empty())
+          throw Error("eval --test-split: " + rankers[k].file().model +
+                      "'s file lists no test matrices");
+        all_only.insert(all_only.end(), only[k].begin(), only[k].end());
+      }
+    }
+    std::vector<report::PredictorEval> evals = {report::evaluate_cost_model(*db, all_only)};
+    for (std::size_t k = 0; k < rankers.size(); ++k) {
+      evals.push_back(report::evaluate_spmv_ranker(*db, rankers[k], only[k]));
+      evals.push_back(report::evaluate_spmv_ranker(*db, rankers[k], only[k], true));
     }
     nlohmann::json j = {{"database", o->db}, {"predictors", nlohmann::json::array()}};
     for (const auto& e : evals) j["predictors"].push_back(report::to_json(e));

@@ -20,16 +20,16 @@ std::string pct(const nlohmann::json& j, const char* k) {
 void print_report(const nlohmann::json& r) {
   const auto& t = r["training_set"];
   const auto& s = r["split"];
-  // Matrices are the unit of the split; the LiteForm predictors count (matrix, n) cases.
+  // Matrices are the unit of the split; the LiteForm predictors count (matrix, n) cases, the
+  // rankings rows (measured candidates).
   const bool cases = t.contains("all_cases");
-  std::printf(
-      "%s for %s (%s), trained on %s: %lld of %lld %s, %lld %s\n", r.value("model", "?").c_str(),
-      r.value("arch", "?").c_str(), r.value("device", "?").c_str(),
-      t.value("database", "?").c_str(), static_cast<long long>(s.value("train_matrices", 0)),
-      static_cast<long long>(cases ? s.value("train_matrices", 0) + s.value("test_matrices", 0)
-                                   : t.value("all_matrices", 0)),
-      "matrices", static_cast<long long>(t.value(cases ? "all_cases" : "rows", 0)),
-      cases ? "cases" : "rows");
+  std::printf("%s for %s (%s), trained on %s: %lld of %lld %s, %lld %s\n",
+              r.value("model", "?").c_str(), r.value("arch", "?").c_str(),
+              r.value("device", "?").c_str(), t.value("database", "?").c_str(),
+              static_cast<long long>(s.value("train_matrices", 0)),
+              static_cast<long long>(s.value("train_matrices", 0) + s.value("test_matrices", 0)),
+              "matrices", static_cast<long long>(t.value(cases ? "all_cases" : "rows", 0)),
+              cases ? "cases" : "rows");
   if (r["model"] == "crux") {  // a regression of two values, not a ranking
     std::vector<std::vector<std::string>> rows = {{"", "matrices", "MSE tau_c", "MSE tau_r",
                                                    "nearest point / BO best (geo. mean)",
@@ -97,9 +97,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
     models::TrainOptions t;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option(
-         "--model", o->model,
-         "Predictor to build (spmv-rank, crux, liteform-cell, liteform-partitions), or all")
+  cmd->add_option("--model", o->model,
+                  "Predictor to build (spmv-rank, spmm-rank, crux, liteform-cell, "
+                  "liteform-partitions), or all")
       ->capture_default_str();
   cmd->add_option("--db", o->db, "Tuning database, or a JSON export of one (db export)")
       ->required()
@@ -133,6 +133,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
     else
       which.push_back(&models::find_predictor(o->model));
     nlohmann::json all = nlohmann::json::array();
+    std::size_t trained = 0;
     for (const auto* p : which) {
       models::TrainResult r;
       try {
@@ -145,7 +146,12 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
       }
       if (!g.json) print_report(r.report);
       all.push_back(r.report);
+      ++trained;
     }
+    // Every predictor skipped: the database has nothing to train on, which is an error.
+    if (trained == 0)
+      throw Error(o->db + ": nothing to train on: every predictor was skipped (" +
+                  std::to_string(which.size()) + "; collect measures a corpus)");
     if (g.json) print_json(all.size() == 1 ? all[0] : all);
   });
 }

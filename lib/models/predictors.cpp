@@ -12,6 +12,10 @@ const std::vector<Predictor>& predictors() {
        "SpMV predict-only ranking: log time of a candidate graph from matrix features and the "
        "graph's operators and parameters (XGBoost)",
        &train_spmv_rank},
+      {"spmm-rank",
+       "SpMM predict-only ranking: the same regression with log2(n) among the inputs, from the "
+       "SpMM rows (collect --op spmm)",
+       &train_spmm_rank},
       {"crux",
        "MatXtract's crux (tau_c, tau_r) from the Table 2 features: the fastest point of each "
        "matrix's crux search, two XGBoost regressions",

@@ -55,6 +55,7 @@ std::string today_utc();
 
 // One predictor per file:
 TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt);
+TrainResult train_spmm_rank(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions& opt);

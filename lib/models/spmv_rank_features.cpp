@@ -138,6 +138,32 @@ std::vector<double> spmv_rank_matrix_part(const nlohmann::json& matrix_features,
   return row;
 }
 
+const std::vector<std::string>& spmm_rank_feature_names() {
+  static const std::vector<std::string> names = [] {
+    auto v = layout().names;
+    v.insert(v.begin() + static_cast<std::ptrdiff_t>(layout().matrix_width), "log2_n");
+    return v;
+  }();
+  return names;
+}
+
+std::vector<double> spmm_rank_matrix_part(const nlohmann::json& matrix_features,
+                                          const std::string& dtype, std::int64_t n,
+                                          const std::string& source) {
+  if (n < 1) throw Error(source + ": SpMM needs n of 1 or more (got " + std::to_string(n) + ")");
+  auto row = spmv_rank_matrix_part(matrix_features, dtype, source);
+  row.push_back(std::log2(static_cast<double>(n)));
+  return row;
+}
+
+double spmm_floor_us(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
+                     const std::string& dtype) {
+  const double v = dtype == "f32" ? 4.0 : dtype == "f16" ? 2.0 : 8.0;
+  const double bytes = static_cast<double>(rows + 1) * 4 + static_cast<double>(nnz) * (4 + v) +
+                       static_cast<double>(cols + rows) * static_cast<double>(n) * v;
+  return bytes / 3000e9 * 1e6;
+}
+
 void append_graph_part(std::vector<double>& row, const graph::Graph& candidate) {
   Walk w(layout());
   w.list(candidate.ops);

@@ -6,6 +6,7 @@
 // parameters (-1 when the graph has no such operator; a list parameter gives its length).
 // The names follow the code: a new feature or operator or parameter changes the list, and a
 // model trained on another list is stale (models/model_file.hpp).
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,6 +28,17 @@ std::vector<double> spmv_rank_row(const nlohmann::json& matrix_features, const s
 std::vector<double> spmv_rank_matrix_part(const nlohmann::json& matrix_features,
                                           const std::string& dtype, const std::string& source);
 void append_graph_part(std::vector<double>& row, const graph::Graph& candidate);
+
+// SpMM's ranking ("spmm-rank") reads the same row with log2(n) after the matrix part: B's column
+// count changes what a graph's column tile and lanes are worth.
+const std::vector<std::string>& spmm_rank_feature_names();
+std::vector<double> spmm_rank_matrix_part(const nlohmann::json& matrix_features,
+                                          const std::string& dtype, std::int64_t n,
+                                          const std::string& source);
+
+// The fewest microseconds one SpMM (C = A B, n columns) can take: CSR, B and C once, at 3000 GB/s.
+double spmm_floor_us(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
+                     const std::string& dtype);
 
 // The fewest microseconds one SpMV can take: the bytes it must move (CSR with 32-bit indices, x
 // and y once, as runtime::spmv_cost counts them) at 3000 GB/s. The model predicts

@@ -15,8 +15,9 @@ SpmvRanker::SpmvRanker(ModelFile file, XgbRegressor booster)
 
 SpmvRanker SpmvRanker::read(const std::string& description_path) {
   ModelFile f = read_model_file(description_path);
-  const auto& names = spmv_rank_feature_names();
-  if (const auto why = stale_reason(f, kSpmvRankName, names); !why.empty())
+  const bool spmm = f.model == kSpmmRankName;
+  const auto& names = spmm ? spmm_rank_feature_names() : spmv_rank_feature_names();
+  if (const auto why = stale_reason(f, spmm ? kSpmmRankName : kSpmvRankName, names); !why.empty())
     throw Error(description_path + ": stale model: " + why);
   if (f.kind != "xgboost-regressor")
     throw Error(description_path + ": field 'kind' must be \"xgboost-regressor\"");
@@ -27,8 +28,8 @@ SpmvRanker SpmvRanker::read(const std::string& description_path) {
 }
 
 std::optional<SpmvRanker> SpmvRanker::find(const std::string& dir, const std::string& arch,
-                                           std::string* why) {
-  return find_model<SpmvRanker>(dir, arch, kSpmvRankName, &SpmvRanker::read, why);
+                                           std::string* why, const char* name) {
+  return find_model<SpmvRanker>(dir, arch, name, &SpmvRanker::read, why);
 }
 
 std::vector<std::string> SpmvRanker::test_matrices() const {
@@ -42,7 +43,8 @@ std::vector<std::string> SpmvRanker::test_matrices() const {
 std::vector<double> SpmvRanker::predict_us(
     const MatrixInputs& m, const std::vector<const graph::Graph*>& candidates) const {
   if (candidates.empty()) return {};
-  const auto base = spmv_rank_matrix_part(m.features, m.dtype, "matrix");
+  const auto base = spmm() ? spmm_rank_matrix_part(m.features, m.dtype, m.n, "matrix")
+                           : spmv_rank_matrix_part(m.features, m.dtype, "matrix");
   std::vector<std::vector<double>> rows;
   rows.reserve(candidates.size());
   for (const auto* g : candidates) {
@@ -50,7 +52,8 @@ std::vector<double> SpmvRanker::predict_us(
     append_graph_part(rows.back(), *g);
   }
   const auto p = booster_.predict(rows);
-  const double floor = spmv_floor_us(m.rows, m.cols, m.nnz, m.dtype);
+  const double floor = spmm() ? spmm_floor_us(m.rows, m.cols, m.nnz, m.n, m.dtype)
+                              : spmv_floor_us(m.rows, m.cols, m.nnz, m.dtype);
   std::vector<double> us(p.size());
   for (std::size_t k = 0; k < p.size(); ++k) us[k] = floor * std::exp(p[k]);
   return us;

@@ -1,8 +1,9 @@
 #pragma once
-// The learned SpMV ranking ("spmv-rank"): an XGBoost regressor of log(time / floor) over the
-// matrix's features and a candidate graph's descriptor (models/spmv_rank_features.hpp), trained
-// by `sparsetune train` on measured times of one GPU architecture. Lower prediction, faster
-// candidate: `tune --budget 0` picks by it, and a search with a budget orders its seeds by it.
+// The learned SpMV ranking ("spmv-rank", and "spmm-rank" for SpMM): an XGBoost regressor of
+// log(time / floor) over the matrix's features and a candidate graph's descriptor
+// (models/spmv_rank_features.hpp), trained by `sparsetune train` on measured times of one GPU
+// architecture. Lower prediction, faster candidate: `tune --budget 0` picks by it, and a search
+// with a budget orders its seeds by it.
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,25 +16,29 @@
 namespace sparsetune::models {
 
 inline constexpr const char* kSpmvRankName = "spmv-rank";
+inline constexpr const char* kSpmmRankName = "spmm-rank";
 
 // What the ranker needs to know of the matrix.
 struct MatrixInputs {
   nlohmann::json features = nlohmann::json::object();  // {"group.name": value}
   std::string dtype = "f64";
   std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int64_t n = 0;  // SpMM: B's column count (the spmm-rank model reads it); 0 for SpMV
 };
 
 class SpmvRanker {
  public:
   SpmvRanker(ModelFile file, XgbRegressor booster);
 
-  // Reads a description and its booster. Throws Error when either is malformed or the model is
-  // stale for this program (stale_reason).
+  // Reads a description and its booster: spmv-rank, or spmm-rank (the same ranking for SpMM,
+  // log2(n) among its inputs). Throws Error when either is malformed or the model is stale for
+  // this program (stale_reason).
   static SpmvRanker read(const std::string& description_path);
-  // The shipped model of `arch` under `dir` (configs/models), or nothing with `why` saying so:
-  // missing, stale or unreadable.
+  // The shipped model `name` of `arch` under `dir` (configs/models), or nothing with `why` saying
+  // so: missing, stale or unreadable.
   static std::optional<SpmvRanker> find(const std::string& dir, const std::string& arch,
-                                        std::string* why);
+                                        std::string* why, const char* name = kSpmvRankName);
+  bool spmm() const { return file_.model == kSpmmRankName; }
 
   // Predicted microseconds of each candidate on the matrix.
   std::vector<double> predict_us(const MatrixInputs& m,

@@ -1,4 +1,5 @@
-// Training of the SpMV ranking model (models/spmv_ranker.hpp) from a tuning database.
+// Training of the SpMV and SpMM ranking models (models/spmv_ranker.hpp) from a tuning database:
+// one regression of log(time / floor) per op, the SpMM one with log2(n) among its inputs.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -24,11 +25,13 @@ struct Table {
   std::vector<std::vector<double>> y;               // log(time / floor)
 };
 
-Table build_table(const TrainingSet& t) {
+Table build_table(const TrainingSet& t, bool spmm) {
   Table tab;
   for (const auto& m : t.matrices) {
-    const auto base = spmv_rank_matrix_part(m.features, m.dtype, m.name);
-    const double floor = spmv_floor_us(m.rows, m.cols, m.nnz, m.dtype);
+    const auto base = spmm ? spmm_rank_matrix_part(m.features, m.dtype, m.n, m.name)
+                           : spmv_rank_matrix_part(m.features, m.dtype, m.name);
+    const double floor = spmm ? spmm_floor_us(m.rows, m.cols, m.nnz, m.n, m.dtype)
+                              : spmv_floor_us(m.rows, m.cols, m.nnz, m.dtype);
     auto& xs = tab.x.emplace_back();
     auto& ys = tab.y.emplace_back();
     for (const auto& s : m.samples) {
@@ -119,11 +122,17 @@ json summary(const Scored& s) {
           {"matrices", s.ranking.matrices.size()}};
 }
 
-}  // namespace
-
-TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt) {
-  const TrainingSet t = read_spmv_training_set(db, opt.arch);
-  const Table tab = build_table(t);
+TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spmm) {
+  const char* name = spmm ? kSpmmRankName : kSpmvRankName;
+  // A database may hold one op only: train --model all then skips the other's ranking.
+  const TrainingSet t = spmm ? read_spmm_training_set(db, opt.arch, true)
+                             : read_spmv_training_set(db, opt.arch, true);
+  if (t.matrices.empty())
+    throw NothingToLearn((opt.database.empty() ? db.path() : opt.database) + ": no measured " +
+                         (spmm ? "SpMM" : "SpMV") +
+                         " operator graph with its matrix's features (collect --op " +
+                         (spmm ? "spmm" : "spmv") + " measures them)");
+  const Table tab = build_table(t, spmm);
 
   // The split's unit is the matrix: its rows of every value type and device go one way.
   std::vector<SplitItem> items;
@@ -200,26 +209,30 @@ TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt) {
 
   std::vector<std::string> test_names, devices = t.devices;
   std::set<std::string> seen;
+  // The matrices by the database's names (an SpMM set's name without its " n=N").
   for (std::size_t m : test)
-    if (seen.insert(t.matrices[m].fingerprint).second) test_names.push_back(t.matrices[m].name);
+    if (seen.insert(t.matrices[m].fingerprint).second) {
+      const auto& name = t.matrices[m].name;
+      test_names.push_back(spmm ? name.substr(0, name.rfind(" n=")) : name);
+    }
   json split_json = split.description;
   split_json["test"] = test_names;
 
   ModelFile file;
-  file.model = kSpmvRankName;
+  file.model = name;
   file.kind = "xgboost-regressor";
-  file.target =
-      "log(time_us / floor_us), floor_us = the fewest bytes an SpMV moves at 3000 GB/s; the "
-      "lowest prediction ranks first";
-  file.op = "spmv";
+  file.target = std::string("log(time_us / floor_us), floor_us = the fewest bytes an ") +
+                (spmm ? "SpMM (CSR, B and C once)" : "SpMV") +
+                " moves at 3000 GB/s; the lowest prediction ranks first";
+  file.op = spmm ? "spmm" : "spmv";
   file.arch = t.arch;
   std::string device_list;
   for (const auto& d : devices) device_list += (device_list.empty() ? "" : ", ") + d;
   file.device = device_list;
   file.created = opt.created.empty() ? today_utc() : opt.created;
   file.tool_version = kVersion;
-  file.features = spmv_rank_feature_names();
-  file.booster = std::string(kSpmvRankName) + ".xgb.json";
+  file.features = spmm ? spmm_rank_feature_names() : spmv_rank_feature_names();
+  file.booster = std::string(name) + ".xgb.json";
   file.training_set = {
       {"fingerprint", t.fingerprint},
       {"database",
@@ -237,8 +250,8 @@ TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt) {
   file.options = options_json(settings[chosen]);
 
   TrainResult r;
-  r.model = kSpmvRankName;
-  r.report = {{"model", kSpmvRankName},
+  r.model = name;
+  r.report = {{"model", name},
               {"arch", t.arch},
               {"device", device_list},
               {"created", file.created},
@@ -255,12 +268,22 @@ TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt) {
   r.report["cost_model_test"].erase("per_matrix");
   if (!opt.out_dir.empty()) {
     const auto dir = (std::filesystem::path(opt.out_dir) / t.arch).string();
-    const std::string report_name = std::string(kSpmvRankName) + ".report.json";
+    const std::string report_name = std::string(name) + ".report.json";
     r.report["files"] = json::array();
     r.files = write_model(dir, file, model, {{report_name, r.report.dump(2) + "\n"}});
     r.report["files"] = r.files;
   }
   return r;
+}
+
+}  // namespace
+
+TrainResult train_spmv_rank(const db::TuningDb& db, const TrainOptions& opt) {
+  return train_rank(db, opt, false);
+}
+
+TrainResult train_spmm_rank(const db::TuningDb& db, const TrainOptions& opt) {
+  return train_rank(db, opt, true);
 }
 
 }  // namespace sparsetune::models

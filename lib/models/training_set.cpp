@@ -17,11 +17,12 @@ nlohmann::json params_of(const db::Measurement& m) {
   return p.is_object() ? p : nlohmann::json::object();
 }
 
-// A measured time of a correct operator graph (not a prediction, not a baseline, not a failure).
-bool measured_graph(const db::Measurement& m) {
-  return m.ok && m.op == "spmv" && m.n == 1 && m.time_us > 0 && std::isfinite(m.time_us) &&
-         m.device != "cost-model" && m.candidate.rfind("graph/", 0) == 0 &&
-         !params_of(m).value("predicted", false);
+// A measured time of a correct operator graph of `op` (not a prediction, not a baseline, not a
+// failure).
+bool measured_graph(const db::Measurement& m, const std::string& op) {
+  return m.ok && m.op == op && (op != "spmv" || m.n == 1) && m.time_us > 0 &&
+         std::isfinite(m.time_us) && m.device != "cost-model" &&
+         m.candidate.rfind("graph/", 0) == 0 && !params_of(m).value("predicted", false);
 }
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -40,14 +41,16 @@ std::string text_hash(const std::string& text) {
   return out;
 }
 
-TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& arch_in,
-                                   bool allow_empty) {
+namespace {
+
+TrainingSet read_training_set(const db::TuningDb& db, const std::string& op,
+                              const std::string& arch_in, bool allow_empty) {
   const auto all = db.measurements();
   std::string arch = arch_in;
   if (arch.empty()) {
     std::map<std::string, std::int64_t> per_arch;
     for (const auto& m : all)
-      if (measured_graph(m)) ++per_arch[m.arch];
+      if (measured_graph(m, op)) ++per_arch[m.arch];
     if (per_arch.size() > 1) {
       std::string list;
       for (const auto& [a, n] : per_arch) list += (list.empty() ? "" : ", ") + a;
@@ -63,8 +66,8 @@ TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& ar
   for (const auto& r : db.runs())
     if (!r.family.empty()) family[r.fingerprint] = r.family;
 
-  // (fingerprint, dtype, device) -> candidate -> (log times, the row)
-  using Key = std::tuple<std::string, std::string, std::string>;
+  // (fingerprint, dtype, device, n) -> candidate -> (log times, the row)
+  using Key = std::tuple<std::string, std::string, std::string, std::int64_t>;
   struct Acc {
     std::vector<double> logs;
     const db::Measurement* row = nullptr;
@@ -72,8 +75,8 @@ TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& ar
   };
   std::map<Key, std::map<std::string, Acc>> groups;
   for (const auto& m : all) {
-    if (!measured_graph(m) || m.arch != arch) continue;
-    auto& a = groups[{m.fingerprint, m.dtype, m.device}][m.candidate];
+    if (!measured_graph(m, op) || m.arch != arch) continue;
+    auto& a = groups[{m.fingerprint, m.dtype, m.device, m.n}][m.candidate];
     a.logs.push_back(std::log(m.time_us));
     if (!a.row) a.row = &m;
     const auto p = params_of(m);
@@ -84,7 +87,7 @@ TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& ar
   TrainingSet t;
   t.arch = arch;
   for (auto& [key, cands] : groups) {
-    const auto& [fp, dtype, device] = key;
+    const auto& [fp, dtype, device, n] = key;
     const auto it = matrices.find(fp);
     if (it == matrices.end()) {
       t.skipped.push_back({{"matrix", fp}, {"reason", "no matrix row"}});
@@ -92,7 +95,8 @@ TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& ar
     }
     MatrixSet s;
     s.fingerprint = fp;
-    s.name = it->second.name;
+    s.name = op == "spmv" ? it->second.name : it->second.name + " n=" + std::to_string(n);
+    s.n = n;
     s.dtype = dtype;
     s.device = device;
     s.rows = it->second.rows;
@@ -127,12 +131,12 @@ TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& ar
     t.matrices.push_back(std::move(s));
   }
   if (t.matrices.empty() && !allow_empty)
-    throw Error(db.path() + ": no measured SpMV operator graph" +
-                (arch.empty() ? std::string() : " of " + arch) +
+    throw Error(db.path() + ": no measured " + (op == "spmv" ? "SpMV" : "SpMM") +
+                " operator graph" + (arch.empty() ? std::string() : " of " + arch) +
                 " with its matrix's features: nothing to train on (collect measures a corpus)");
   std::stable_sort(t.matrices.begin(), t.matrices.end(), [](const auto& x, const auto& y) {
-    return std::tie(x.name, x.fingerprint, x.dtype, x.device) <
-           std::tie(y.name, y.fingerprint, y.dtype, y.device);
+    return std::tie(x.name, x.fingerprint, x.n, x.dtype, x.device) <
+           std::tie(y.name, y.fingerprint, y.n, y.dtype, y.device);
   });
   std::string identity;
   char num[64];
@@ -141,13 +145,25 @@ TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& ar
       t.devices.push_back(s.device);
     for (const auto& x : s.samples) {
       std::snprintf(num, sizeof num, "%.6g", x.time_us);
-      identity +=
-          s.fingerprint + '|' + s.dtype + '|' + s.device + '|' + x.candidate + '|' + num + '\n';
+      identity += s.fingerprint + '|' + s.dtype + '|' + s.device + '|' +
+                  (op == "spmv" ? "" : std::to_string(s.n) + '|') + x.candidate + '|' + num + '\n';
       ++t.rows;
     }
   }
   t.fingerprint = "fnv1a-" + text_hash(identity);
   return t;
+}
+
+}  // namespace
+
+TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& arch,
+                                   bool allow_empty) {
+  return read_training_set(db, "spmv", arch, allow_empty);
+}
+
+TrainingSet read_spmm_training_set(const db::TuningDb& db, const std::string& arch,
+                                   bool allow_empty) {
+  return read_training_set(db, "spmm", arch, allow_empty);
 }
 
 }  // namespace sparsetune::models

@@ -22,6 +22,7 @@ struct Sample {
 struct MatrixSet {
   std::string fingerprint, name, family, dtype, device;
   std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int64_t n = 1;  // SpMM: B's column count (one set per n); SpMV: 1
   nlohmann::json features = nlohmann::json::object();
   std::vector<Sample> samples;
   std::size_t oracle = 0;  // index of the fastest sample
@@ -41,6 +42,11 @@ struct TrainingSet {
 // database holds no measured SpMV operator graph of that architecture.
 // With `allow_empty`, a database with nothing to learn from gives an empty set instead.
 TrainingSet read_spmv_training_set(const db::TuningDb& db, const std::string& arch = "",
+                                   bool allow_empty = false);
+
+// The same for SpMM: one set per (matrix, n, value type, device), named "NAME n=N"; the
+// fingerprint stays the matrix's, so a split by fingerprint keeps a matrix's n together.
+TrainingSet read_spmm_training_set(const db::TuningDb& db, const std::string& arch = "",
                                    bool allow_empty = false);
 
 // The order-sensitive 64-bit FNV-1a hash of some text, as 16 hex digits.

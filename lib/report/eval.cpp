@@ -73,16 +73,23 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std:
 
 PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRanker& ranker,
                                    const std::vector<std::string>& only, bool as_cost_model) {
-  const auto t = models::read_spmv_training_set(db, ranker.file().arch, true);
+  const bool spmm = ranker.spmm();
+  const auto t = spmm ? models::read_spmm_training_set(db, ranker.file().arch, true)
+                      : models::read_spmv_training_set(db, ranker.file().arch, true);
+  // An SpMM set is named "NAME n=N"; `only` names matrices as the database does.
+  const auto base = [&](const std::string& name) {
+    return spmm ? name.substr(0, name.rfind(" n=")) : name;
+  };
   std::vector<std::size_t> which;
   std::vector<std::vector<double>> predicted;
   for (std::size_t m = 0; m < t.matrices.size(); ++m) {
     const auto& s = t.matrices[m];
-    if (!only.empty() && std::find(only.begin(), only.end(), s.name) == only.end()) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), base(s.name)) == only.end()) continue;
     std::vector<const graph::Graph*> graphs;
     for (const auto& x : s.samples) graphs.push_back(&x.graph);
     which.push_back(m);
-    predicted.push_back(ranker.predict_us({s.features, s.dtype, s.rows, s.cols, s.nnz}, graphs));
+    predicted.push_back(
+        ranker.predict_us({s.features, s.dtype, s.rows, s.cols, s.nnz, spmm ? s.n : 0}, graphs));
     if (as_cost_model)
       for (std::size_t k = 0; k < s.samples.size(); ++k)
         if (!(s.samples[k].cost_model_us > 0)) predicted.back()[k] = std::nan("");
@@ -92,9 +99,12 @@ PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRan
   e.predictor = ranker.file().model + (as_cost_model ? " (cost model's candidates)" : "");
   e.note = ranker.file().arch + ", trained " + ranker.file().created + " on " +
            ranker.file().training_set.value("fingerprint", "?");
-  for (const auto& p : r.matrices)
-    e.matrices.push_back({p.name, "spmv", p.dtype, p.device, p.ranked, p.pick, p.oracle, p.pick_us,
-                          p.oracle_us, p.share});
+  for (const auto& p : r.matrices) {
+    const auto cut = spmm ? p.name.rfind(" n=") : std::string::npos;
+    e.matrices.push_back({base(p.name),
+                          cut == std::string::npos ? "spmv" : "spmm" + p.name.substr(cut), p.dtype,
+                          p.device, p.ranked, p.pick, p.oracle, p.pick_us, p.oracle_us, p.share});
+  }
   e.top1 = r.top1;
   e.geomean_share = r.geomean_share;
   e.min_share = r.min_share;

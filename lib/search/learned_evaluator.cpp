@@ -53,16 +53,16 @@ std::vector<Evaluation> LearnedEvaluator::evaluate(const std::vector<Candidate>&
     if (designer_) e.detail["cost_model_us"] = e.time_us;
     e.detail["learned_us"] = us[j];
     e.time_us = us[j];
-    fill_rates(e, a_, m_.dtype);
+    fill_rates(e, a_, m_.dtype, m_.n);
   }
   return out;
 }
 
 std::optional<models::SpmvRanker> load_spmv_ranker(const std::string& models_dir,
-                                                   const std::string& arch) {
+                                                   const std::string& arch, const char* name) {
   std::string why;
-  auto r =
-      models::SpmvRanker::find(models_dir.empty() ? default_models_dir() : models_dir, arch, &why);
+  auto r = models::SpmvRanker::find(models_dir.empty() ? default_models_dir() : models_dir, arch,
+                                    &why, name);
   static std::atomic<bool> said{false};
   if (!r && !said.exchange(true))
     spdlog::warn("{}; candidates are ranked by the analytic cost model", why);

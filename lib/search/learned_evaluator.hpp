@@ -45,8 +45,9 @@ class LearnedEvaluator : public Evaluator {
 
 // The shipped ranking model of `arch` under `models_dir` ("": default_models_dir()), or nothing:
 // then why not (missing, stale, unreadable) is logged as a warning, once per process.
-std::optional<models::SpmvRanker> load_spmv_ranker(const std::string& models_dir,
-                                                   const std::string& arch);
+std::optional<models::SpmvRanker> load_spmv_ranker(
+    const std::string& models_dir, const std::string& arch,
+    const char* name = models::kSpmvRankName);  // or kSpmmRankName
 
 // configs/models (or $SPARSETUNE_CONFIG_DIR/models).
 std::string default_models_dir();

@@ -417,9 +417,11 @@ TuneOutcome tune(const TuneOptions& o) {
   }
   // The learned ranking of this architecture, when one is shipped and current: it scores a
   // predict-only search and orders a measuring search's seeds. Else the cost model does both.
-  // (The shipped ranking is SpMV's: SpMM is ranked by the cost model.)
+  // SpMV reads spmv-rank, SpMM spmm-rank (the same regression with log2(n) among its inputs).
   std::optional<models::SpmvRanker> ranker;
-  if (o.learned && !spmm) ranker = load_spmv_ranker(o.models_dir, arch);
+  if (o.learned)
+    ranker =
+        load_spmv_ranker(o.models_dir, arch, spmm ? models::kSpmmRankName : models::kSpmvRankName);
   std::unique_ptr<LearnedEvaluator> learned;
   // A predict-only search needs only the Designer's verdict on each candidate (on a sample);
   // a measuring one also records the cost model's prediction beside each measurement.
@@ -427,7 +429,7 @@ TuneOutcome tune(const TuneOptions& o) {
   if (ranker)
     learned = std::make_unique<LearnedEvaluator>(
         predict_only ? nullptr : &model, *ranker,
-        models::MatrixInputs{feature_row, o.dtype, a.rows, a.cols, a.nnz()}, a);
+        models::MatrixInputs{feature_row, o.dtype, a.rows, a.cols, a.nnz(), spmm ? o.n : 0}, a);
   Evaluator& predictor = learned ? static_cast<Evaluator&>(*learned) : model;
   const std::string ranked_by =
       learned ? "the learned " + ranker->file().model + " model (" + arch + ")" : "the cost model";

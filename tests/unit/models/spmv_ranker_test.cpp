@@ -2,12 +2,15 @@
 // format version or feature list differs from the program's is stale and not used.
 #include "models/spmv_ranker.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "core/error.hpp"
 #include "graph/graph.hpp"
+#include "graph/spmm_graph.hpp"
 #include "models/spmv_rank_features.hpp"
 #include "test_support.hpp"
 
@@ -103,6 +106,56 @@ TEST_CASE("spmv-rank: written, found and read back, it ranks as before", "[model
   CHECK_THAT(why, Catch::Contains("no spmv-rank model for sm_80"));
 }
 
+TEST_CASE("spmm-rank: log2(n) is an input, the SpMM floor scales the prediction", "[models]") {
+  // Times that grow with n for one graph and not for the other: the ranking flips with n.
+  const auto a = graph::as_spmm(graph_of("csr-vector"), 4, 4);
+  const auto b = graph::as_spmm(graph_of("csr-scalar"), 4, 4);
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (double s : {1.0, 2.0})
+    for (std::int64_t n : {1, 4, 32, 128, 512}) {
+      const double l = std::log2(static_cast<double>(n));
+      for (const auto* g : {&a, &b}) {
+        x.push_back(models::spmm_rank_matrix_part(features(s), "f32", n, "t"));
+        models::append_graph_part(x.back(), *g);
+        y.push_back(g == &a ? 0.5 : 0.1 * l);
+      }
+    }
+  models::XgbRegressor booster({40, 3, 0.3, 1.0, 7, 1});
+  booster.fit(x, y);
+  auto f = description();
+  f.model = models::kSpmmRankName;
+  f.op = "spmm";
+  f.features = models::spmm_rank_feature_names();
+  testing::TempDir t("sparsetune-ranker-test");
+  models::write_model((t.path / "sm_90").string(), f, booster);
+  std::string why;
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));  // no spmv-rank there
+  const auto r = models::SpmvRanker::find(t.path.string(), "sm_90", &why, models::kSpmmRankName);
+  INFO(why);
+  REQUIRE(r);
+  CHECK(r->spmm());
+  // The feature list is SpMV's with log2_n after the value type.
+  const auto& names = models::spmm_rank_feature_names();
+  REQUIRE(names.size() == models::spmv_rank_feature_names().size() + 1);
+  const auto at = std::find(names.begin(), names.end(), "log2_n");
+  REQUIRE(at != names.end());
+  CHECK(*(at - 1) == "dtype_bytes");
+  for (std::int64_t n : {4, 512}) {
+    const models::MatrixInputs m{features(1.0), "f32", 1000, 800, 5000, n};
+    const auto p = r->predict_us(m, {&a, &b});
+    const double floor = models::spmm_floor_us(1000, 800, 5000, n, "f32");
+    CHECK(floor == Approx((1001.0 * 4 + 5000.0 * 8 + 1800.0 * n * 4) / 3000e9 * 1e6));
+    auto row = models::spmm_rank_matrix_part(m.features, "f32", n, "t");
+    models::append_graph_part(row, a);
+    CHECK(p[0] == Approx(floor * std::exp(booster.predict({row})[0])));
+    // Few columns: csr-scalar (0.1 log2 n) is faster; many: csr-vector (0.5).
+    CHECK((p[1] < p[0]) == (n == 4));
+  }
+  CHECK_THROWS_WITH(models::spmm_rank_matrix_part(features(1.0), "f32", 0, "m.mtx"),
+                    Catch::Contains("m.mtx") && Catch::Contains("n of 1 or more"));
+}
+
 TEST_CASE("spmv-rank: a stale or broken model is not used, and why is said", "[models]") {
   testing::TempDir t("sparsetune-ranker-test");
   const auto dir = (t.path / "sm_90").string();
@@ -134,6 +187,17 @@ TEST_CASE("spmv-rank: a stale or broken model is not used, and why is said", "[m
   CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
   CHECK_THAT(why, Catch::Contains("format_version"));
   CHECK_THROWS_WITH(models::SpmvRanker::read(desc), Catch::Contains(desc));
+}
+
+TEST_CASE("the shipped sm_90 SpMM ranking is current for this program", "[models]") {
+  //   sparsetune train --model spmm-rank --db configs/models/sm_90/spmm-labels.json.gz
+  std::string why;
+  const auto r = models::SpmvRanker::find(std::string(SPARSETUNE_CONFIG_DIR) + "/models", "sm_90",
+                                          &why, models::kSpmmRankName);
+  INFO(why);
+  REQUIRE(r);
+  CHECK(r->spmm());
+  CHECK(r->file().op == "spmm");
 }
 
 TEST_CASE("the shipped sm_90 model is current for this program", "[models]") {

@@ -1,7 +1,9 @@
 // `train` end to end on the committed fixture (a JSON export of twelve matrices measured on an
 // H100): the model is written, reads back, and its report holds the split and the scores.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "db/db_export.hpp"
@@ -67,6 +69,40 @@ TEST_CASE("train spmv-rank on the fixture: files, split and scores", "[models]")
   again.out_dir = (t.path / "again").string();
   const auto r2 = models::find_predictor("spmv-rank").train(*db, again);
   CHECK(r2.report["test"] == rep["test"]);
+}
+
+TEST_CASE("train spmm-rank on the shipped SpMM rows: a set per (matrix, n), split by matrix",
+          "[models]") {
+  const auto db =
+      db::open_database(std::string(SPARSETUNE_CONFIG_DIR) + "/models/sm_90/spmm-labels.json.gz");
+  const auto set = models::read_spmm_training_set(*db);
+  REQUIRE(set.matrices.size() >= 8);
+  std::map<std::string, std::set<std::int64_t>> ns;
+  for (const auto& m : set.matrices) {
+    CHECK(m.name.size() > 4);
+    CHECK(m.name.substr(m.name.rfind(" n=")) == " n=" + std::to_string(m.n));
+    ns[m.fingerprint].insert(m.n);
+  }
+  CHECK(std::any_of(ns.begin(), ns.end(), [](const auto& x) { return x.second.size() == 2; }));
+  // No SpMV rows there: that ranking has nothing to learn (train --model all skips it).
+  CHECK_THROWS_AS(models::find_predictor("spmv-rank").train(*db, {}), models::NothingToLearn);
+
+  models::TrainOptions o;
+  o.database = "spmm-labels";
+  const auto r = models::find_predictor("spmm-rank").train(*db, o);
+  CHECK(r.files.empty());  // no out_dir: nothing written
+  const auto& rep = r.report;
+  CHECK(rep["model"] == "spmm-rank");
+  // A matrix's n go to one side: every test case's matrix is a test matrix, and none is trained.
+  std::set<std::string> test(rep["split"]["test"].begin(), rep["split"]["test"].end());
+  std::set<std::string> test_fp;
+  const auto base = [](const std::string& name) { return name.substr(0, name.rfind(" n=")); };
+  for (const auto& m : set.matrices)
+    if (test.count(base(m.name))) test_fp.insert(m.fingerprint);
+  CHECK(test_fp.size() == test.size());  // the list names matrices, each once
+  for (const auto& m : rep["test_per_matrix"]) CHECK(test.count(base(m["matrix"])) == 1);
+  CHECK(rep["test"]["geomean_share_of_oracle"] > 0);
+  CHECK(rep["test"]["geomean_share_of_oracle"] <= 1);
 }
 
 TEST_CASE("train refuses a database with nothing to learn from, naming it", "[models]") {
