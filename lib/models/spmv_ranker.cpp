@@ -32,6 +32,19 @@ std::optional<SpmvRanker> SpmvRanker::find(const std::string& dir, const std::st
   return find_model<SpmvRanker>(dir, arch, name, &SpmvRanker::read, why);
 }
 
+std::string SpmvRanker::outside_training(std::int64_t nnz) const {
+  const auto& t = file_.training_set;
+  if (!t.contains("nnz_min") || !t.contains("nnz_max") || !t["nnz_min"].is_number() ||
+      !t["nnz_max"].is_number())
+    return "";
+  const auto lo = t["nnz_min"].get<double>(), hi = t["nnz_max"].get<double>();
+  const auto v = static_cast<double>(nnz);
+  if (v >= lo / 2 && v <= hi * 2) return "";
+  return file_.model + " was trained on matrices of " +
+         std::to_string(t["nnz_min"].get<std::int64_t>()) + " to " +
+         std::to_string(t["nnz_max"].get<std::int64_t>()) + " entries, not " + std::to_string(nnz);
+}
+
 std::vector<std::string> SpmvRanker::test_matrices() const {
   std::vector<std::string> names;
   if (const auto it = file_.split.find("test"); it != file_.split.end() && it->is_array())

@@ -39,6 +39,10 @@ class SpmvRanker {
   static std::optional<SpmvRanker> find(const std::string& dir, const std::string& arch,
                                         std::string* why, const char* name = kSpmvRankName);
   bool spmm() const { return file_.model == kSpmmRankName; }
+  // Why a matrix of `nnz` entries is too far outside the training matrices' sizes (below half
+  // the smallest or above twice the largest, where the description records them) for the model
+  // to be trusted; "" when it is not.
+  std::string outside_training(std::int64_t nnz) const;
 
   // Predicted microseconds of each candidate on the matrix.
   std::vector<double> predict_us(const MatrixInputs& m,

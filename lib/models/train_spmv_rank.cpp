@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -246,6 +247,15 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
        }()},
       {"all_matrices", t.matrices.size()},
       {"all_rows", t.rows}};
+  // SpMM's rows are few and small: tune falls back to the cost model for a matrix far outside
+  // the training matrices' sizes (SpmvRanker::outside_training).
+  if (spmm) {
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = 0;
+    for (std::size_t m : train)
+      lo = std::min(lo, t.matrices[m].nnz), hi = std::max(hi, t.matrices[m].nnz);
+    file.training_set["nnz_min"] = lo;
+    file.training_set["nnz_max"] = hi;
+  }
   file.split = split_json;
   file.options = options_json(settings[chosen]);
 

@@ -1,5 +1,7 @@
 #include "search/tune.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -422,6 +424,14 @@ TuneOutcome tune(const TuneOptions& o) {
   if (o.learned)
     ranker =
         load_spmv_ranker(o.models_dir, arch, spmm ? models::kSpmmRankName : models::kSpmvRankName);
+  std::string ranking_note;  // why a current model does not rank this matrix
+  if (ranker) {
+    ranking_note = ranker->outside_training(a.nnz());
+    if (!ranking_note.empty()) {
+      spdlog::info("{}: candidates are ranked by the cost model", ranking_note);
+      ranker.reset();
+    }
+  }
   std::unique_ptr<LearnedEvaluator> learned;
   // A predict-only search needs only the Designer's verdict on each candidate (on a sample);
   // a measuring one also records the cost model's prediction beside each measurement.
@@ -549,6 +559,7 @@ TuneOutcome tune(const TuneOptions& o) {
     search_json = r.stats.to_json();
     search_json["from_database"] = false;
     search_json["ranked_by"] = ranked_by;
+    if (!ranking_note.empty()) search_json["ranked_by_note"] = ranking_note;
     if (!crux_json.is_null()) {
       search_json["crux"] = crux_json;
       search_json["candidates"] =

@@ -154,6 +154,19 @@ TEST_CASE("spmm-rank: log2(n) is an input, the SpMM floor scales the prediction"
   }
   CHECK_THROWS_WITH(models::spmm_rank_matrix_part(features(1.0), "f32", 0, "m.mtx"),
                     Catch::Contains("m.mtx") && Catch::Contains("n of 1 or more"));
+  // Without the training sizes in its description every matrix is in range; with them, a matrix
+  // below half the smallest or above twice the largest is not.
+  CHECK(r->outside_training(1).empty());
+  f.training_set["nnz_min"] = 1000;
+  f.training_set["nnz_max"] = 5000;
+  models::write_model((t.path / "sm_90").string(), f, booster);
+  const auto ranged =
+      models::SpmvRanker::find(t.path.string(), "sm_90", &why, models::kSpmmRankName);
+  REQUIRE(ranged);
+  CHECK(ranged->outside_training(500).empty());
+  CHECK(ranged->outside_training(10000).empty());
+  CHECK_THAT(ranged->outside_training(499), Catch::Contains("1000 to 5000 entries, not 499"));
+  CHECK_FALSE(ranged->outside_training(10001).empty());
 }
 
 TEST_CASE("spmv-rank: a stale or broken model is not used, and why is said", "[models]") {
