@@ -95,10 +95,39 @@ Cases read_cases(const db::TuningDb& db, const TrainOptions& opt) {
   return out;
 }
 
+// The description both LiteForm predictors share: what they read, where their cases came from,
+// and the held-out split with its matrices by name; each adds its own counts and options.
+ModelFile liteform_file(const char* name, const char* target, const Cases& read,
+                        const HeldOut& held, const db::TuningDb& db, const TrainOptions& opt,
+                        std::size_t train_cases, std::size_t all_cases) {
+  ModelFile file;
+  file.model = name;
+  file.kind = "xgboost-classifier";
+  file.target = target;
+  file.op = "spmm";
+  file.arch = read.arch;
+  file.device = read.devices;
+  file.created = opt.created.empty() ? today_utc() : opt.created;
+  file.tool_version = kVersion;
+  file.features = cell_feature_names();
+  file.booster = std::string(name) + ".xgb.json";
+  std::vector<std::string> test_names;
+  for (const auto& [fp, t] : held.test)
+    if (t) test_names.push_back(read.matrix.at(fp).name);
+  file.split = held.split.description;
+  file.split["test"] = test_names;
+  file.training_set = {
+      {"database",
+       opt.database.empty() ? std::filesystem::path(db.path()).filename().string() : opt.database},
+      {"cases", train_cases},
+      {"all_cases", all_cases}};
+  return file;
+}
+
 // The training report (the model file's description, the split, the train and test scores) and,
 // with an output folder, the model files written under OUT/<arch>/.
-TrainResult report_and_write(const ModelFile& file, const json& split, json train, json test,
-                             const XgbClassifier& cls, const TrainOptions& opt) {
+TrainResult report_and_write(const ModelFile& file, json train, json test, const XgbClassifier& cls,
+                             const TrainOptions& opt) {
   TrainResult r;
   r.model = file.model;
   r.report = {{"model", file.model},
@@ -106,7 +135,7 @@ TrainResult report_and_write(const ModelFile& file, const json& split, json trai
               {"device", file.device},
               {"created", file.created},
               {"training_set", file.training_set},
-              {"split", split},
+              {"split", file.split},
               {"train", std::move(train)},
               {"test", std::move(test)}};
   if (!opt.out_dir.empty()) {
@@ -164,9 +193,8 @@ std::optional<CellPredictor> CellPredictor::find(const std::string& dir, const s
 }
 
 TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt) {
-  Cases read = read_cases(db, opt);
+  const Cases read = read_cases(db, opt);
   const auto& usable = read.usable;
-  auto& matrix = read.matrix;
   std::map<std::string, std::int64_t> nnz_of;
   for (const auto& c : usable) nnz_of[c.fingerprint] = c.nnz;
   if (nnz_of.size() < 4)
@@ -174,9 +202,9 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
                          std::to_string(nnz_of.size()) +
                          " matrices with CELL and CSR-family SpMM graphs both measured (tune "
                          "--op spmm measures them); the liteform-cell predictor needs at least 4");
-  auto [split, is_test] = hold_out(nnz_of, opt.split);
+  const HeldOut held = hold_out(nnz_of, opt.split);
   std::vector<const Case*> train, test;
-  for (const auto& c : usable) (is_test[c.fingerprint] ? test : train).push_back(&c);
+  for (const auto& c : usable) (held.test.at(c.fingerprint) ? test : train).push_back(&c);
 
   // Class weights inverse to the classes' frequency among the training cases.
   int wins = 0;
@@ -220,34 +248,12 @@ TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt)
     return j;
   };
 
-  ModelFile file;
-  file.model = kCellName;
-  file.kind = "xgboost-classifier";
-  file.target = "CELL at least 1.1x both the best CSR-family SpMM graph and cuSPARSE BSR";
-  file.op = "spmm";
-  file.arch = read.arch;
-  file.device = read.devices;
-  file.created = opt.created.empty() ? today_utc() : opt.created;
-  file.tool_version = kVersion;
-  file.features = cell_feature_names();
-  file.booster = std::string(kCellName) + ".xgb.json";
-  std::vector<std::string> test_names;
-  for (const auto& [fp, t] : is_test)
-    if (t) test_names.push_back(matrix[fp].name);
-  json split_json = split.description;
-  split_json["test"] = test_names;
-  file.training_set = {
-      {"database",
-       opt.database.empty() ? std::filesystem::path(db.path()).filename().string() : opt.database},
-      {"cases", train.size()},
-      {"cell_wins", wins},
-      {"all_cases", usable.size()}};
-  file.split = split_json;
+  ModelFile file = liteform_file(
+      kCellName, "CELL at least 1.1x both the best CSR-family SpMM graph and cuSPARSE BSR", read,
+      held, db, opt, train.size(), usable.size());
+  file.training_set["cell_wins"] = wins;
   file.options = {{"rounds", xo.rounds}, {"max_depth", xo.max_depth}, {"eta", xo.eta}};
-
-  TrainResult r =
-      report_and_write(file, split_json, evaluate(train, false), evaluate(test, true), cls, opt);
-  return r;
+  return report_and_write(file, evaluate(train, false), evaluate(test, true), cls, opt);
 }
 
 PartitionPredictor::PartitionPredictor(ModelFile file, XgbClassifier booster,
@@ -284,7 +290,7 @@ std::optional<PartitionPredictor> PartitionPredictor::find(const std::string& di
 }
 
 TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions& opt) {
-  Cases read = read_cases(db, opt);
+  const Cases read = read_cases(db, opt);
   std::vector<const Case*> usable;
   std::set<int> seen;
   for (const auto& c : read.usable)
@@ -301,9 +307,9 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
   auto class_of = [&](int p) {
     return static_cast<int>(std::find(counts.begin(), counts.end(), p) - counts.begin());
   };
-  auto [split, is_test] = hold_out(nnz_of, opt.split);
+  const HeldOut held = hold_out(nnz_of, opt.split);
   std::vector<const Case*> train, test;
-  for (const auto* c : usable) (is_test[c->fingerprint] ? test : train).push_back(c);
+  for (const auto* c : usable) (held.test.at(c->fingerprint) ? test : train).push_back(c);
 
   std::map<int, int> freq;
   for (const auto* c : train) ++freq[c->partitions];
@@ -350,36 +356,13 @@ TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions
     return j;
   };
 
-  ModelFile file;
-  file.model = kPartitionsName;
-  file.kind = "xgboost-classifier";
-  file.target = "the column partitions of the fastest CELL graph";
-  file.op = "spmm";
-  file.arch = read.arch;
-  file.device = read.devices;
-  file.created = opt.created.empty() ? today_utc() : opt.created;
-  file.tool_version = kVersion;
-  file.features = cell_feature_names();
-  file.booster = std::string(kPartitionsName) + ".xgb.json";
-  std::vector<std::string> test_names;
-  for (const auto& [fp, t] : is_test)
-    if (t) test_names.push_back(read.matrix[fp].name);
-  json split_json = split.description;
-  split_json["test"] = test_names;
-  file.training_set = {
-      {"database",
-       opt.database.empty() ? std::filesystem::path(db.path()).filename().string() : opt.database},
-      {"cases", train.size()},
-      {"all_cases", usable.size()}};
-  file.split = split_json;
+  ModelFile file = liteform_file(kPartitionsName, "the column partitions of the fastest CELL graph",
+                                 read, held, db, opt, train.size(), usable.size());
   file.options = {{"rounds", xo.rounds},
                   {"max_depth", xo.max_depth},
                   {"eta", xo.eta},
                   {"partition_counts", counts}};
-
-  TrainResult r =
-      report_and_write(file, split_json, evaluate(train, false), evaluate(test, true), cls, opt);
-  return r;
+  return report_and_write(file, evaluate(train, false), evaluate(test, true), cls, opt);
 }
 
 }  // namespace sparsetune::models
