@@ -63,6 +63,17 @@ static __device__ __forceinline__ void atomicAdd(st_tile<TN>* p, const st_tile<T
 #pragma unroll
   for (int j = 0; j < TN; ++j) atomicAdd(&p->v[j], t.v[j]);
 }
+// tile += v * bv, column by column. As in SpMV, a stored zero adds nothing whatever B holds: the
+// product is dropped, not the load skipped.
+template <int TN>
+static __device__ __forceinline__ void st_tile_fma(st_tile<TN>& s, const st_acc_t v,
+                                                   const st_acc_t (&bv)[TN]) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const st_acc_t p = v * bv[j];
+    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
+  }
+}
 // A B row segment loaded VEC values at a time (aligned: the kernel checks st_vec_ok).
 template <int VEC>
 struct alignas(VEC * sizeof(st_val_t)) st_vec {
@@ -81,11 +92,7 @@ static __device__ __forceinline__ void st_mac_tile_full(st_tile<TN>& s, const st
 #pragma unroll
     for (int q = 0; q < VEC; ++q) bv[j + q] = st_load(w.v[q]);
   }
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-    const st_acc_t p = v * bv[j];
-    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
-  }
+  st_tile_fma(s, v, bv);
 }
 // tile += v * B[col, n0 .. n0 + TN): columns at and beyond n (st_nt of them are in C) are neither
 // read nor kept. As in SpMV, a stored zero adds nothing whatever B holds.
@@ -97,11 +104,7 @@ static __device__ __forceinline__ void st_mac_tile(st_tile<TN>& s, const st_acc_
   st_acc_t bv[TN];
 #pragma unroll
   for (int j = 0; j < TN; ++j) bv[j] = j < nt ? st_load(b[j]) : (st_acc_t)0;
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-    const st_acc_t p = v * bv[j];
-    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
-  }
+  st_tile_fma(s, v, bv);
 }
 #undef ST_MAC
 #define ST_MAC(sum, v, col) \
@@ -148,11 +151,7 @@ static __device__ __forceinline__ void st_mac_tile_cm(st_tile<TN>& s, const st_a
   st_acc_t bv[TN];
 #pragma unroll
   for (int j = 0; j < TN; ++j) bv[j] = j < nt ? st_load(b[j * ld]) : (st_acc_t)0;
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-    const st_acc_t p = v * bv[j];
-    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
-  }
+  st_tile_fma(s, v, bv);
 }
 #undef ST_MAC
 #define ST_MAC(sum, v, col) \
