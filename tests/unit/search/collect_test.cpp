@@ -51,6 +51,25 @@ TEST_CASE("collect: list lines, generated matrices and their provenance", "[sear
                     Catch::Contains("e.list:1") && Catch::Contains("name=value"));
 }
 
+namespace {
+
+// What a completed `tune --compile-only` records: the run of (matrix, op, value type, n) under
+// the cost model's device key.
+void record_search(const search::CollectItem& it, const search::CollectOptions& opt,
+                   std::int64_t n) {
+  db::TuningDb d(opt.db_path);
+  db::Run r;
+  r.fingerprint = fingerprint(io::read_matrix(it.path));
+  r.op = opt.op;
+  r.n = n;
+  r.dtype = opt.dtype;
+  r.device = "cost-model";
+  r.family = it.family;
+  d.add_run(r);
+}
+
+}  // namespace
+
 TEST_CASE("collect: resumes, and a failing matrix neither stops the run nor counts as done",
           "[search]") {
   testing::TempDir t("sparsetune-collect-test");
@@ -68,14 +87,7 @@ TEST_CASE("collect: resumes, and a failing matrix neither stops the run nor coun
   o.run_one = [&](const search::CollectItem& it, const search::CollectOptions& opt, int) {
     ran.push_back(it.name);
     if (fail_symmetric && it.name == "symmetric_real") throw Error("the worker crashed");
-    db::TuningDb d(opt.db_path);  // what a completed tune records
-    db::Run r;
-    r.fingerprint = fingerprint(io::read_matrix(it.path));
-    r.op = "spmv";
-    r.dtype = opt.dtype;
-    r.device = "cost-model";
-    r.family = it.family;
-    d.add_run(r);
+    record_search(it, opt, 1);
   };
 
   const auto first = search::collect(items, o);
@@ -135,14 +147,7 @@ TEST_CASE("collect: SpMM searches each n on its own and resumes per n", "[search
   o.run_one = [&](const search::CollectItem& it, const search::CollectOptions& opt, int n) {
     ran.emplace_back(it.name, n);
     if (fail_64 && n == 64 && it.name == "symmetric_real") throw Error("out of memory");
-    db::TuningDb d(opt.db_path);
-    db::Run r;
-    r.fingerprint = fingerprint(io::read_matrix(it.path));
-    r.op = opt.op;
-    r.n = n;
-    r.dtype = opt.dtype;
-    r.device = "cost-model";
-    d.add_run(r);
+    record_search(it, opt, n);
   };
   const auto first = search::collect(items, o);
   CHECK(ran == std::vector<std::pair<std::string, int>>{{"general_real", 8},
