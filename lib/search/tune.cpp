@@ -395,26 +395,23 @@ TuneOutcome tune(const TuneOptions& o) {
     std::string why = "learned models are off";
     const std::optional<models::CellPredictor> cp =
         o.learned ? models::CellPredictor::find(models_dir, arch, &why) : std::nullopt;
+    // CELL goes right after the row-order seed where the model expects it to win, and, without
+    // the model, in a measuring search: those times are the labels the model is trained from
+    // (`collect --op spmm`).
+    bool pin_cell = gpu != nullptr;
     if (cp) {
       const double prob = cp->probability(feature_row, o.n);
-      const bool cell = prob >= 0.5;
-      cell_pick["cell"] = cell;
+      pin_cell = prob >= 0.5;
+      cell_pick["cell"] = pin_cell;
       cell_pick["probability"] = prob;
       cell_pick["by"] = "the liteform-cell model (" + arch + ")";
-      if (!cell && o.budget_s == 0) {
-        std::erase_if(seeds, is_cell);
-      } else if (cell && !seeds.empty()) {
-        std::stable_partition(seeds.begin() + 1, seeds.end(), is_cell);
-        cell_pinned = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
-      }
+      if (!pin_cell && o.budget_s == 0) std::erase_if(seeds, is_cell);
     } else {
       cell_pick["why_not_predicted"] = why;
-      // Without the model a measuring search tries CELL early, right after the row-order seed:
-      // those times are the labels the model is trained from (`collect --op spmm`).
-      if (gpu && !seeds.empty()) {
-        std::stable_partition(seeds.begin() + 1, seeds.end(), is_cell);
-        cell_pinned = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
-      }
+    }
+    if (pin_cell && !seeds.empty()) {
+      std::stable_partition(seeds.begin() + 1, seeds.end(), is_cell);
+      cell_pinned = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
     }
   }
   // The learned ranking of this architecture, when one is shipped and current: it scores a
