@@ -22,6 +22,8 @@ RankingScore score_picks(const TrainingSet& t, const std::vector<std::size_t>& w
     }
     if (s.ranked == 0) continue;
     s.name = m.name;
+    s.matrix = m.matrix;
+    s.n = m.n;
     s.dtype = m.dtype;
     s.device = m.device;
     s.pick = m.samples[pick].candidate;

@@ -13,6 +13,8 @@ namespace sparsetune::models {
 
 struct PickScore {
   std::string name, dtype, device;
+  std::string matrix;  // the database's name of the matrix, and its n (SpMM; 1 for SpMV)
+  std::int64_t n = 1;
   int ranked = 0;            // measured candidates the ranking had a prediction for
   std::string pick, oracle;  // candidate ids
   double pick_us = 0, oracle_us = 0;

@@ -210,12 +210,8 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
 
   std::vector<std::string> test_names, devices = t.devices;
   std::set<std::string> seen;
-  // The matrices by the database's names (an SpMM set's name without its " n=N").
-  for (std::size_t m : test)
-    if (seen.insert(t.matrices[m].fingerprint).second) {
-      const auto& name = t.matrices[m].name;
-      test_names.push_back(spmm ? name.substr(0, name.rfind(" n=")) : name);
-    }
+  for (std::size_t m : test)  // by the database's names, each matrix once
+    if (seen.insert(t.matrices[m].fingerprint).second) test_names.push_back(t.matrices[m].matrix);
   json split_json = split.description;
   split_json["test"] = test_names;
 

@@ -95,7 +95,8 @@ TrainingSet read_training_set(const db::TuningDb& db, const std::string& op,
     }
     MatrixSet s;
     s.fingerprint = fp;
-    s.name = op == "spmv" ? it->second.name : it->second.name + " n=" + std::to_string(n);
+    s.matrix = it->second.name;
+    s.name = op == "spmv" ? s.matrix : s.matrix + " n=" + std::to_string(n);
     s.n = n;
     s.dtype = dtype;
     s.device = device;

@@ -21,6 +21,7 @@ struct Sample {
 
 struct MatrixSet {
   std::string fingerprint, name, family, dtype, device;
+  std::string matrix;  // the database's name of the matrix (`name` adds " n=N" for SpMM)
   std::int64_t rows = 0, cols = 0, nnz = 0;
   std::int64_t n = 1;  // SpMM: B's column count (one set per n); SpMV: 1
   nlohmann::json features = nlohmann::json::object();

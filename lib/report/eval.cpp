@@ -76,15 +76,11 @@ PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRan
   const bool spmm = ranker.spmm();
   const auto t = spmm ? models::read_spmm_training_set(db, ranker.file().arch, true)
                       : models::read_spmv_training_set(db, ranker.file().arch, true);
-  // An SpMM set is named "NAME n=N"; `only` names matrices as the database does.
-  const auto base = [&](const std::string& name) {
-    return spmm ? name.substr(0, name.rfind(" n=")) : name;
-  };
   std::vector<std::size_t> which;
   std::vector<std::vector<double>> predicted;
   for (std::size_t m = 0; m < t.matrices.size(); ++m) {
     const auto& s = t.matrices[m];
-    if (!only.empty() && std::find(only.begin(), only.end(), base(s.name)) == only.end()) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), s.matrix) == only.end()) continue;
     std::vector<const graph::Graph*> graphs;
     for (const auto& x : s.samples) graphs.push_back(&x.graph);
     which.push_back(m);
@@ -99,12 +95,9 @@ PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRan
   e.predictor = ranker.file().model + (as_cost_model ? " (cost model's candidates)" : "");
   e.note = ranker.file().arch + ", trained " + ranker.file().created + " on " +
            ranker.file().training_set.value("fingerprint", "?");
-  for (const auto& p : r.matrices) {
-    const auto cut = spmm ? p.name.rfind(" n=") : std::string::npos;
-    e.matrices.push_back({base(p.name),
-                          cut == std::string::npos ? "spmv" : "spmm" + p.name.substr(cut), p.dtype,
+  for (const auto& p : r.matrices)
+    e.matrices.push_back({p.matrix, spmm ? "spmm n=" + std::to_string(p.n) : "spmv", p.dtype,
                           p.device, p.ranked, p.pick, p.oracle, p.pick_us, p.oracle_us, p.share});
-  }
   e.top1 = r.top1;
   e.geomean_share = r.geomean_share;
   e.min_share = r.min_share;

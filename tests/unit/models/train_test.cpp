@@ -80,7 +80,7 @@ TEST_CASE("train spmm-rank on the shipped SpMM rows: a set per (matrix, n), spli
   std::map<std::string, std::set<std::int64_t>> ns;
   for (const auto& m : set.matrices) {
     CHECK(m.name.size() > 4);
-    CHECK(m.name.substr(m.name.rfind(" n=")) == " n=" + std::to_string(m.n));
+    CHECK(m.name == m.matrix + " n=" + std::to_string(m.n));
     ns[m.fingerprint].insert(m.n);
   }
   CHECK(std::any_of(ns.begin(), ns.end(), [](const auto& x) { return x.second.size() == 2; }));
@@ -98,7 +98,7 @@ TEST_CASE("train spmm-rank on the shipped SpMM rows: a set per (matrix, n), spli
   std::set<std::string> test_fp;
   const auto base = [](const std::string& name) { return name.substr(0, name.rfind(" n=")); };
   for (const auto& m : set.matrices)
-    if (test.count(base(m.name))) test_fp.insert(m.fingerprint);
+    if (test.count(m.matrix)) test_fp.insert(m.fingerprint);
   CHECK(test_fp.size() == test.size());  // the list names matrices, each once
   for (const auto& m : rep["test_per_matrix"]) CHECK(test.count(base(m["matrix"])) == 1);
   CHECK(rep["test"]["geomean_share_of_oracle"] > 0);
