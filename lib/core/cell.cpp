@@ -1,6 +1,7 @@
 #include "core/cell.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -96,13 +97,21 @@ std::int64_t natural_width(const Csr64& a, std::int64_t col_begin, std::int64_t 
   return ceil_pow2(longest);
 }
 
-Cell build(const Csr64& a, int partitions, const std::vector<std::int64_t>& max_width,
-           int block_factor) {
+namespace {
+
+void check_shape(const Csr64& a, int partitions, int block_factor) {
   if (partitions < 1 || partitions > std::max<std::int64_t>(a.cols, 1))
     throw Error("CELL: partitions = " + std::to_string(partitions) + ": needs 1 to " +
                 std::to_string(std::max<std::int64_t>(a.cols, 1)) + " (the matrix's columns)");
   if (!is_pow2(block_factor))
     throw Error("CELL: block_factor = " + std::to_string(block_factor) + ": needs a power of two");
+}
+
+}  // namespace
+
+Cell build(const Csr64& a, int partitions, const std::vector<std::int64_t>& max_width,
+           int block_factor) {
+  check_shape(a, partitions, block_factor);
   if (!max_width.empty() && static_cast<int>(max_width.size()) != partitions)
     throw Error("CELL: " + std::to_string(max_width.size()) + " widths for " +
                 std::to_string(partitions) + " partitions");
@@ -142,16 +151,53 @@ double cost(const Cell& c, std::int64_t n) {
   return s;
 }
 
+double partition_cost(const Csr64& a, std::int64_t col_begin, std::int64_t col_end,
+                      std::int64_t max_width, std::int64_t n) {
+  if (!is_pow2(max_width))
+    throw Error("CELL: max_width = " + std::to_string(max_width) + ": needs a power of two");
+  int top = 0;  // bucket 2^top is the widest
+  while ((std::int64_t{1} << top) < max_width) ++top;
+  std::vector<std::int64_t> rows(top + 1, 0), distinct(top + 1, 0);
+  // Bit i of a column: it already counted among the entries of the bucket of width 2^i.
+  std::vector<std::uint64_t> seen(
+      static_cast<std::size_t>(std::max<std::int64_t>(col_end - col_begin, 0)), 0);
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    const auto [lo, hi] = local(a, r, col_begin, col_end);
+    const std::int64_t len = hi - lo;
+    if (len == 0) continue;
+    int i = top;
+    if (len <= max_width) {
+      for (i = 0; (std::int64_t{1} << i) < len;) ++i;
+      ++rows[i];
+    } else {
+      rows[i] += (len + max_width - 1) / max_width;  // folded into rows of the widest bucket
+    }
+    const std::uint64_t bit = std::uint64_t{1} << i;
+    for (std::int64_t k = lo; k < hi; ++k) {
+      auto& s = seen[a.col_idx[k] - col_begin];
+      if (!(s & bit)) s |= bit, ++distinct[i];
+    }
+  }
+  double c = 0;
+  for (int i = 0; i <= top; ++i) {
+    if (rows[i] == 0) continue;
+    const double i1 = static_cast<double>(rows[i]), w = static_cast<double>(std::int64_t{1} << i);
+    c += 2.0 * i1 * w + static_cast<double>(distinct[i]) * static_cast<double>(n) +
+         i1 * static_cast<double>(n);
+  }
+  return c;
+}
+
 Cell build_tuned(const Csr64& a, int partitions, std::int64_t n, int block_factor) {
-  // Validates partitions and block_factor before searching.
-  Cell natural = build(a, partitions, {}, block_factor);
+  check_shape(a, partitions, block_factor);  // before searching
   std::vector<std::int64_t> widths;
   for (int p = 0; p < partitions; ++p) {
-    const auto& part = natural.parts[p];
-    auto cost_at = [&](std::int64_t w) {
-      return cost(make_partition(a, part.col_begin, part.col_end, w, block_factor, partitions), n);
-    };
-    std::int64_t lw = 1, rw = part.max_width;
+    const std::int64_t cb = part_begin(a.cols, partitions, p),
+                       ce = part_begin(a.cols, partitions, p + 1);
+    // The cost is counted, not built: building every tried width's arrays took seconds per
+    // partition on a matrix of millions of entries.
+    auto cost_at = [&](std::int64_t w) { return partition_cost(a, cb, ce, w, n); };
+    std::int64_t lw = 1, rw = natural_width(a, cb, ce);
     while (lw < rw) {
       const std::int64_t mw = floor_pow2((lw + rw) / 2);
       if (cost_at(mw) > cost_at(2 * mw))

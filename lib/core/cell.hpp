@@ -58,6 +58,10 @@ Cell build(const Csr64& a, int partitions, const std::vector<std::int64_t>& max_
 double bucket_cost(const Bucket& b, std::int64_t n);
 double cost(const Partition& p, std::int64_t n);
 double cost(const Cell& c, std::int64_t n);
+// Eq. 7 summed over the partition of columns [col_begin, col_end) with W_max = max_width (a power
+// of two) without building its arrays: equal to cost(build(...)'s partition, n).
+double partition_cost(const Csr64& a, std::int64_t col_begin, std::int64_t col_end,
+                      std::int64_t max_width, std::int64_t n);
 
 // Alg. 3: W_max of each partition by the binary search over powers of two between 1 and the
 // natural width, comparing the cost at mW and 2·mW; then CELL with those widths.

@@ -119,6 +119,9 @@ TEST_CASE("random CELL configurations multiply like the reference and keep the f
       REQUIRE(p.max_width > 0);
       REQUIRE((p.max_width & (p.max_width - 1)) == 0);
       if (tuned) REQUIRE(p.max_width <= cell::natural_width(a, p.col_begin, p.col_end));
+      // The counted cost Alg. 3 searches with is the built partition's.
+      REQUIRE(cell::partition_cost(a, p.col_begin, p.col_end, p.max_width, n) ==
+              Approx(cell::cost(p, n)));
       for (const auto& b : p.buckets) {
         entries += b.entries;
         REQUIRE(b.col.size() == static_cast<std::size_t>(b.rows() * b.width));
