@@ -82,17 +82,23 @@ struct alignas(VEC * sizeof(st_val_t)) st_vec {
 // tile += v * B[col, n0 .. n0 + TN) for a whole tile and B aligned to VEC: vector loads, no
 // branch. ST_MAC_FULL calls it where that was decided once per row (ST_TILE_FULL), so the B loads
 // of consecutive entries can be in flight together.
+// The B row segment of a whole tile, loaded VEC values at a time (aligned: st_vec_ok).
 template <int VEC, int TN>
-static __device__ __forceinline__ void st_mac_tile_full(st_tile<TN>& s, const st_acc_t v,
-                                                        const st_val_t* __restrict__ b) {
-  st_acc_t bv[TN];
+static __device__ __forceinline__ void st_load_tile_full(st_tile<TN>& bt,
+                                                         const st_val_t* __restrict__ b) {
 #pragma unroll
   for (int j = 0; j < TN; j += VEC) {
     const st_vec<VEC> w = *reinterpret_cast<const st_vec<VEC>*>(b + j);
 #pragma unroll
-    for (int q = 0; q < VEC; ++q) bv[j + q] = st_load(w.v[q]);
+    for (int q = 0; q < VEC; ++q) bt.v[j + q] = st_load(w.v[q]);
   }
-  st_tile_fma(s, v, bv);
+}
+template <int VEC, int TN>
+static __device__ __forceinline__ void st_mac_tile_full(st_tile<TN>& s, const st_acc_t v,
+                                                        const st_val_t* __restrict__ b) {
+  st_tile<TN> bt;
+  st_load_tile_full<VEC>(bt, b);
+  st_tile_fma(s, v, bt.v);
 }
 // tile += v * B[col, n0 .. n0 + TN): columns at and beyond n (st_nt of them are in C) are neither
 // read nor kept. As in SpMV, a stored zero adds nothing whatever B holds.
@@ -117,6 +123,10 @@ static __device__ __forceinline__ bool st_tile_full(const st_tile<TN>&, const in
 #define ST_MAC_FULL(sum, v, col) \
   st_mac_tile_full<st_vec>((sum), (v), B + (long long)(col) * ldb + st_n0)
 #define ST_TILE_FULL(sum) st_tile_full((sum), st_nt, st_vec_ok)
+// The same in two steps, for fragments that issue a batch's loads before its multiply-adds:
+// bt = B[col, n0 .. n0 + TN) of a whole tile, then sum += v * bt.
+#define ST_LOAD_FULL(bt, col) st_load_tile_full<st_vec>((bt), B + (long long)(col) * ldb + st_n0)
+#define ST_FMA(sum, a, bt) st_tile_fma((sum), (a), (bt).v)
 // The sinks: a finished C tile of one row, masked to the st_nt columns of C this block covers.
 template <int TN>
 static __device__ __forceinline__ void st_tile_store(st_acc_t* c, const st_acc_t alpha,
@@ -161,6 +171,8 @@ static __device__ __forceinline__ void st_mac_tile_cm(st_tile<TN>& s, const st_a
 #undef ST_TILE_FULL
 #define ST_MAC_FULL(sum, v, col) ST_MAC(sum, v, col)
 #define ST_TILE_FULL(sum) false
+#undef ST_LOAD_FULL
+#define ST_LOAD_FULL(bt, col) ((void)(bt), (void)(col))
 template <int TN>
 static __device__ __forceinline__ void st_tile_store_cm(st_acc_t* c, const long long ld,
                                                         const st_acc_t alpha, const st_acc_t beta,

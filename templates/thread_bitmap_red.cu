@@ -19,3 +19,64 @@ if (t_active) {
   }
 }
 $EMIT(t_row, t_sum)
+//@ thread_lanes
+// THREAD_BITMAP_RED, lanes over columns: the group walks one thread block's entries together, as
+// THREAD_TOTAL_RED's lanes do ($COL_LANES loaded at once, one per lane, handed out by shuffles 8
+// at a time). A row step is the same for every lane of the group, so the group flushes a finished
+// row together. Whole tiles load a batch's 8 B row segments before its first multiply-add: a row
+// ending inside the batch does not hold back the next entries' loads.
+long long t_row = -1;
+st_acc_t t_sum = 0;
+if (t_active) {  // uniform over the group: every lane of it walks the same thread block
+  t_row = A_bmt_row(bmt);
+  const long long first = A_bmt_first_nz(bmt);
+  const long long stride = A_bmt_stride(bmt);
+  const long long size = A_bmt_size(bmt);
+  const int st_gl = (int)(threadIdx.x & ($COL_LANES - 1));
+  const unsigned st_gmask =
+      $COL_LANES == 32 ? ST_FULL_MASK : ((1u << ($COL_LANES & 31)) - 1u) << st_g0;
+  // One path for the whole group, so that its shuffles stay together.
+  const bool st_full = __all_sync(st_gmask, ST_TILE_FULL(t_sum));
+  for (long long k0 = 0; k0 < size; k0 += $COL_LANES) {
+    // A lane past the end reads the first entry again (no row step); its copy is never used.
+    const bool st_in = k0 + st_gl < size;
+    const long long nz = first + (st_in ? k0 + st_gl : 0) * stride;
+    auto st_v = A_nz_val(nz);  // not const: st_v8 takes its type
+    const int st_c = (int)A_nz_col(nz);
+    const long long st_d = st_in ? (long long)A_nz_row_delta(nz) : 0;
+    const int st_cnt = size - k0 < $COL_LANES ? (int)(size - k0) : $COL_LANES;
+    for (int q0 = 0; q0 < st_cnt; q0 += 8) {
+      decltype(st_v) st_v8[8];
+      int st_c8[8];
+      long long st_d8[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        st_v8[u] = __shfl_sync(st_gmask, st_v, q0 + u, $COL_LANES);
+        st_c8[u] = __shfl_sync(st_gmask, st_c, q0 + u, $COL_LANES);
+        st_d8[u] = __shfl_sync(st_gmask, st_d, q0 + u, $COL_LANES);
+      }
+      // Past the count: value 0 (it adds nothing) at the batch's first column, no row step.
+#pragma unroll
+      for (int u = 1; u < 8; ++u)
+        if (q0 + u >= st_cnt) st_v8[u] = 0, st_c8[u] = st_c8[0], st_d8[u] = 0;
+      st_acc_t st_b8[8];
+      if (st_full) {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) ST_LOAD_FULL(st_b8[u], st_c8[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        if (st_d8[u] != 0) {
+          $SIDE(t_row, t_sum)
+          t_row += st_d8[u];
+          t_sum = 0;
+        }
+        if (st_full)
+          ST_FMA(t_sum, st_v8[u], st_b8[u]);
+        else
+          ST_MAC(t_sum, st_v8[u], st_c8[u]);
+      }
+    }
+  }
+}
+$EMIT(t_row, t_sum)

@@ -37,19 +37,22 @@ std::vector<std::pair<std::string, Csr64>> spmm_matrices() {
 TEST_CASE("SpMM kernels of the known formats verify", "[gpu][spmm]") {
   const auto matrices = spmm_matrices();
   const auto graphs = search::load_graphs(search::default_graphs_dir());
-  const int tiles[][2] = {{1, 1}, {4, 4}, {8, 2}, {3, 4}};
+  // {tn, vec, lanes}: lanes over columns too, with whole vector tiles ({4, 4, 32} at n = 128)
+  // and groups of 8.
+  const int tiles[][3] = {{1, 1, 1},  {4, 4, 1},  {8, 2, 1}, {3, 4, 1},
+                          {1, 1, 32}, {4, 4, 32}, {2, 2, 8}, {4, 4, 8}};
   const std::int64_t ns[] = {1, 7, 32, 128};
   std::vector<Case> cases;
   int k = 0;
   for (const auto& g : graphs)
     for (const auto& [name, a] : matrices) {
-      const auto t = tiles[k % 4];
+      const auto t = tiles[k % 8];
       CaseOptions co;
-      co.spmm_n = ns[(k / 4) % 4];
+      co.spmm_n = ns[(k / 8) % 4];
       if (k % 5 == 0) co.scaling = {2.0, -0.5};
       graph::Graph s;
       try {
-        s = graph::as_spmm(g, t[0], t[1]);
+        s = graph::as_spmm(g, t[0], t[1], t[2]);
       } catch (const graph::GraphError&) {  // an SpMV-only operator (the crux split)
         continue;
       }

@@ -1,6 +1,7 @@
 // SpMM kernels with COL_TILE lanes (lanes over columns) compile under NVRTC for sm_90, for the
-// warp-per-row graphs, csr-scalar and the atomic splits, f64, f32 and f16; csr-vector with a warp
-// of lanes emits no shuffle, groups of 8 shuffle across groups only, and the default is unchanged.
+// warp-per-row graphs, csr-scalar and the atomic splits (running row sums too), f64, f32 and f16;
+// csr-vector with a warp of lanes emits no shuffle, groups of 8 shuffle across groups only, and the
+// default is unchanged.
 #include <catch2/catch.hpp>
 
 #include "../graph/graph_test_util.hpp"
@@ -82,6 +83,13 @@ TEST_CASE("lanes over columns drop the cross-lane reduction", "[codegen][spmm]")
           std::string::npos);
   REQUIRE(warp.find("ST_MAC_FULL(t_sum, st_v8[u], st_c8[u]);") != std::string::npos);
   REQUIRE(eight.find("((1u << (8 & 31)) - 1u) << st_g0") != std::string::npos);
+  // The non-zero split's running row sums: the same group loads, a batch's B segments loaded
+  // before its multiply-adds, and a row step flushes the finished row for the whole group.
+  const std::string split =
+      codegen::generate(graph::as_spmm(spmv(kShapes[4]), 4, 4, 32), a).kernels.source;
+  REQUIRE(split.find("st_d8[u] = __shfl_sync(st_gmask, st_d, q0 + u, 32);") != std::string::npos);
+  REQUIRE(split.find("ST_LOAD_FULL(st_b8[u], st_c8[u]);") != std::string::npos);
+  REQUIRE(split.find("ST_FMA(t_sum, st_v8[u], st_b8[u]);") != std::string::npos);
   // lanes = 1 is the kernel as it was: the plain prologue and the full shuffle tree.
   const std::string one = source(1);
   REQUIRE(one == codegen::generate(graph::as_spmm(spmv(kCsrVector), 4, 4), a).kernels.source);

@@ -213,10 +213,19 @@ TEST_CASE("tune --op spmm seeds lanes over columns, and the search tunes the lan
   for (const auto& w : want) {
     INFO("n = " << w[0]);
     const auto seeds = search::spmm_lanes_seeds(vector, w[0]);
-    REQUIRE(seeds.size() == 2);
+    REQUIRE(seeds.size() == (w[0] >= 32 && w[0] < 128 ? 4 : 3));
+    if (seeds.size() == 4) {  // groups of n / 4 lanes, a row each, vectors of 4
+      CHECK(seeds[3].name == "csr-scalar-lanes");
+      CHECK(seeds[3].ops[1].params["lanes"] == 8);
+      CHECK(seeds[3].ops[1].params["tn"] == 4);
+    }
     CHECK(seeds[0].name == "csr-vector-lanes");
     CHECK(seeds[1].name == (w[0] >= 32 ? "warp-row-lanes" : "csr-scalar-lanes"));
-    for (const auto& s : seeds) {
+    CHECK(seeds[2].name == "nnz-split-lanes");
+    CHECK(graph::describe(search::row_order_kernel(vector, w[0])) ==
+          graph::describe(seeds[w[0] >= 32 ? 1 : 0]));
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto& s = seeds[i];
       CHECK(s.op == "spmm");
       const auto& tile = s.ops[1];
       REQUIRE(tile.op == "COL_TILE");
