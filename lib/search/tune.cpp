@@ -325,6 +325,15 @@ TuneOutcome tune(const TuneOptions& o) {
     // columns was 3-6x slower on the GPU (pubmed and landmark at N = 128), and on a large matrix
     // it was the only candidate the budget let the search measure.
     baseline = row_kernel;
+    // Except where one row is far longer than the rest (Maragal_6: 5,941 entries, mean 25): a
+    // warp per row then waits on that row (0.05x cuSPARSE when a small budget measured only the
+    // baseline), and the non-zero split is the safe first measurement.
+    std::int64_t longest = 0;
+    for (std::int64_t r = 0; r < a.rows; ++r)
+      longest = std::max<std::int64_t>(longest, a.row_ptr[r + 1] - a.row_ptr[r]);
+    if (longest >= 1024 && longest >= 32 * a.nnz() / std::max<std::int64_t>(a.rows, 1))
+      for (const auto& g : tiled)
+        if (g.name == "segmented-coo") baseline = g;
     // The output-stationary kernel (a warp per row) under two of Mehrabi et al.'s row orders:
     // LPT balances the warps, hybrid-1 adds B-line locality among equal loads. The predicted
     // order goes first once the architecture is known (below).

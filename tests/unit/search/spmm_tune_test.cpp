@@ -1,5 +1,6 @@
 // tune --op spmm without a GPU: the search ranks SpMM graphs (each with its column tile) by the
 // cost model, emits the winner and compiles it; the database rows record the op and n.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -256,6 +257,41 @@ TEST_CASE("tune --op spmm seeds lanes over columns, and the search tunes the lan
   std::vector<double> b(static_cast<std::size_t>(a.cols * 3));
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i % 5) - 2.0;
   CHECK(relative_l2_error(graph::interpret_spmm(f, b, 3), spmm_reference(a, b, 3)) <= 1e-12);
+}
+
+TEST_CASE("tune --op spmm measures the non-zero split first where one row dwarfs the rest",
+          "[search][spmm]") {
+  // 600 rows of 2 entries and one of 1,200: a warp per row would wait on that row alone.
+  Csr64 a;
+  a.rows = 601;
+  a.cols = 1300;
+  a.row_ptr.push_back(0);
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    const std::int64_t len = r == 300 ? 1200 : 2;
+    for (std::int64_t k = 0; k < len; ++k) {
+      a.col_idx.push_back(r == 300 ? k : (r + k * 7) % a.cols);
+      a.val.push_back(1.0 + 0.25 * static_cast<double>(k % 3));
+    }
+    std::sort(a.col_idx.end() - len, a.col_idx.end());
+    a.row_ptr.push_back(static_cast<std::int64_t>(a.col_idx.size()));
+  }
+  testing::TempDir t("sparsetune-spmm-skewed");
+  const std::string path = (t.path / "skewed.mtx").string();
+  io::write_matrix(path, a);
+  auto o = spmm_options(t, 64);
+  o.matrix = path;
+  const std::string first =
+      search::tune(o).report["search"]["baseline_csr_vector"]["graph"].get<std::string>();
+  CHECK(first.find("BMT_NNZ_BLOCK") != std::string::npos);
+  CHECK(first.find("BMW_ROW_BLOCK") == std::string::npos);
+  // The same rows with the long one cut to 40 entries keep the warp per row.
+  a.col_idx.erase(a.col_idx.begin() + a.row_ptr[300] + 40, a.col_idx.begin() + a.row_ptr[301]);
+  a.val.erase(a.val.begin() + a.row_ptr[300] + 40, a.val.begin() + a.row_ptr[301]);
+  for (std::int64_t r = 301; r <= a.rows; ++r) a.row_ptr[r] -= 1160;
+  io::write_matrix(path, a);
+  o.force = true;
+  CHECK(search::tune(o).report["search"]["baseline_csr_vector"]["graph"].get<std::string>().find(
+            "BMW_ROW_BLOCK") != std::string::npos);
 }
 
 TEST_CASE("tune --op spmm --layout col emits column-major kernels checked on the CPU",
