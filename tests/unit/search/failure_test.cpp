@@ -68,6 +68,7 @@ TEST_CASE("failure categories reach the report and the database", "[search]") {
   o.max_candidates = 3;  // the baseline and the two other seeds
   o.use_gpu = false;
   o.compile_only = true;  // design and compile each candidate as a GPU run would
+  o.learned = false;      // these three seeds only (a shipped crux model adds its own)
   o.graphs_dir = (t.path / "graphs").string();
   o.config_dir = (t.path / "config").string();
   o.edit_source = [](const graph::Graph& g, std::string& source) {
