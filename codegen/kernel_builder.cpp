@@ -117,7 +117,11 @@ class PartBuilder {
         for (const std::string s : {"bmw_end", "thread"}) {
           std::string v = p.col_lanes == 32 ? section(code, s + "_warp_lanes") : "";
           if (v.empty()) v = section(code, s + "_lanes");
-          if (!v.empty()) code[s] = v;
+          // $LANE_GROUP: the group's lane, shuffle mask and full-tile decision (skeleton.cu's
+          // lane_group), one text for every fragment that walks its entries as a group.
+          if (!v.empty())
+            code[s] = fill_slots(
+                v, {{"LANE_GROUP", section(template_sections("skeleton.cu"), "lane_group")}});
         }
       stages_.push_back(
           {std::move(code), op->level(), op->level() == RedLevel::Warp ? "to_warp" : "to_block"});

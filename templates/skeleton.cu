@@ -72,6 +72,12 @@ const bool st_vec_ok = st_vec == 1 || (ldb % st_vec == 0 &&
 for (int st_i = 0; st_i < $COL_LANES && t0 + st_g0 + st_i < t_end; ++st_i)
 //@ bmt_lanes_index
 const long long bmt = t0 + st_g0 + st_i;  // the group's st_i-th thread block of the round
+//@ lane_group
+const int st_gl = (int)(threadIdx.x & ($COL_LANES - 1));
+const unsigned st_gmask =
+    $COL_LANES == 32 ? ST_FULL_MASK : ((1u << ($COL_LANES & 31)) - 1u) << st_g0;
+// One path for the whole group, so that its shuffles stay together.
+const bool st_full = __all_sync(st_gmask, ST_TILE_FULL(t_sum));
 //@ part_head
 static __device__ void
 //@ part_args

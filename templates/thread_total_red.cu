@@ -26,11 +26,7 @@ if (t_active) {  // uniform over the group: every lane of it walks the same thre
   const long long first = A_bmt_first_nz(bmt);
   const long long stride = A_bmt_stride(bmt);
   const long long size = A_bmt_size(bmt);
-  const int st_gl = (int)(threadIdx.x & ($COL_LANES - 1));
-  const unsigned st_gmask =
-      $COL_LANES == 32 ? ST_FULL_MASK : ((1u << ($COL_LANES & 31)) - 1u) << st_g0;
-  // One path for the whole group, so that its shuffles stay together.
-  const bool st_full = __all_sync(st_gmask, ST_TILE_FULL(t_sum));
+  $LANE_GROUP
   for (long long k0 = 0; k0 < size; k0 += $COL_LANES) {
     // A lane past the end reads the first entry again; its copy is never used.
     const long long nz = first + (k0 + st_gl < size ? k0 + st_gl : 0) * stride;
