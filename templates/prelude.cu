@@ -79,9 +79,6 @@ template <int VEC>
 struct alignas(VEC * sizeof(st_val_t)) st_vec {
   st_val_t v[VEC];
 };
-// tile += v * B[col, n0 .. n0 + TN) for a whole tile and B aligned to VEC: vector loads, no
-// branch. ST_MAC_FULL calls it where that was decided once per row (ST_TILE_FULL), so the B loads
-// of consecutive entries can be in flight together.
 // The B row segment of a whole tile, loaded VEC values at a time (aligned: st_vec_ok).
 template <int VEC, int TN>
 static __device__ __forceinline__ void st_load_tile_full(st_tile<TN>& bt,
@@ -93,6 +90,9 @@ static __device__ __forceinline__ void st_load_tile_full(st_tile<TN>& bt,
     for (int q = 0; q < VEC; ++q) bt.v[j + q] = st_load(w.v[q]);
   }
 }
+// tile += v * B[col, n0 .. n0 + TN) for a whole tile and B aligned to VEC: vector loads, no
+// branch. ST_MAC_FULL calls it where that was decided once per row (ST_TILE_FULL), so the B loads
+// of consecutive entries can be in flight together.
 template <int VEC, int TN>
 static __device__ __forceinline__ void st_mac_tile_full(st_tile<TN>& s, const st_acc_t v,
                                                         const st_val_t* __restrict__ b) {

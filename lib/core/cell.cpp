@@ -131,12 +131,21 @@ Cell build(const Csr64& a, int partitions, const std::vector<std::int64_t>& max_
   return c;
 }
 
+namespace {
+
+// Eq. 7 for a bucket of `rows` rows (I1) of width w whose entries touch `distinct` columns.
+double eq7(std::int64_t rows, std::int64_t width, std::int64_t distinct, std::int64_t n) {
+  const double i1 = static_cast<double>(rows), w = static_cast<double>(width);
+  return 2.0 * i1 * w + static_cast<double>(distinct) * static_cast<double>(n) +
+         i1 * static_cast<double>(n);
+}
+
+}  // namespace
+
 double bucket_cost(const Bucket& b, std::int64_t n) {
   std::int64_t rows = 0;  // I1: the bucket's rows of A, folded ones counted, padding not
   for (auto r : b.row) rows += r >= 0;
-  const double i1 = static_cast<double>(rows), w = static_cast<double>(b.width);
-  return 2.0 * i1 * w + static_cast<double>(b.distinct_cols) * static_cast<double>(n) +
-         i1 * static_cast<double>(n);
+  return eq7(rows, b.width, b.distinct_cols, n);
 }
 
 double cost(const Partition& p, std::int64_t n) {
@@ -179,12 +188,8 @@ double partition_cost(const Csr64& a, std::int64_t col_begin, std::int64_t col_e
     }
   }
   double c = 0;
-  for (int i = 0; i <= top; ++i) {
-    if (rows[i] == 0) continue;
-    const double i1 = static_cast<double>(rows[i]), w = static_cast<double>(std::int64_t{1} << i);
-    c += 2.0 * i1 * w + static_cast<double>(distinct[i]) * static_cast<double>(n) +
-         i1 * static_cast<double>(n);
-  }
+  for (int i = 0; i <= top; ++i)
+    if (rows[i] > 0) c += eq7(rows[i], std::int64_t{1} << i, distinct[i], n);
   return c;
 }
 

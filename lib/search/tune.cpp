@@ -15,6 +15,7 @@
 #include "core/reference.hpp"
 #include "core/version.hpp"
 #include "db/tuning_db.hpp"
+#include "features/feature.hpp"
 #include "features/matrix_features.hpp"
 #include "graph/cell_graph.hpp"
 #include "graph/crux_graph.hpp"
@@ -228,11 +229,12 @@ std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::
   std::vector<graph::Graph> out;
   out.push_back(graph::as_spmm(csr_vector, tn, vec, lanes));
   out.back().name = "csr-vector-lanes";
-  const char* row = n >= 32 ? R"({"ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows": 1},
+  const char* warp_row = R"({"ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows": 1},
     {"op": "BMT_ROW_BLOCK", "rows": 1}, {"op": "SET_RESOURCES", "threads": 128},
-    {"op": "THREAD_TOTAL_RED"}]})"
-                            : R"({"ops": [{"op": "COMPRESS"}, {"op": "BMT_ROW_BLOCK", "rows": 1},
+    {"op": "THREAD_TOTAL_RED"}]})";
+  const char* scalar = R"({"ops": [{"op": "COMPRESS"}, {"op": "BMT_ROW_BLOCK", "rows": 1},
     {"op": "SET_RESOURCES", "threads": 128}, {"op": "THREAD_TOTAL_RED"}]})";
+  const char* row = n >= 32 ? warp_row : scalar;
   out.push_back(graph::as_spmm(graph::parse_graph(row, "lanes seed"), tn, vec, lanes));
   out.back().name = n >= 32 ? "warp-row-lanes" : "csr-scalar-lanes";
   // Runs of 8 non-zeros whatever the rows: a long row no longer holds one warp for its whole
@@ -247,8 +249,6 @@ std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::
     // flight where warp-row-lanes has one (landmark at n = 32: rows of 16 entries, 4-byte loads).
     int g = 8;
     while (g * 2 * 4 <= n) g *= 2;
-    const char* scalar = R"({"ops": [{"op": "COMPRESS"}, {"op": "BMT_ROW_BLOCK", "rows": 1},
-      {"op": "SET_RESOURCES", "threads": 128}, {"op": "THREAD_TOTAL_RED"}]})";
     out.push_back(graph::as_spmm(graph::parse_graph(scalar, "lanes seed"), 4, 4, g));
     out.back().name = "csr-scalar-lanes";
   }
@@ -328,9 +328,7 @@ TuneOutcome tune(const TuneOptions& o) {
     // Except where one row is far longer than the rest (Maragal_6: 5,941 entries, mean 25): a
     // warp per row then waits on that row (0.05x cuSPARSE when a small budget measured only the
     // baseline), and the non-zero split is the safe first measurement.
-    std::int64_t longest = 0;
-    for (std::int64_t r = 0; r < a.rows; ++r)
-      longest = std::max<std::int64_t>(longest, a.row_ptr[r + 1] - a.row_ptr[r]);
+    const auto longest = static_cast<std::int64_t>(features::feature_value(alpha, "row_nnz_max"));
     if (longest >= 1024 && longest >= 32 * a.nnz() / std::max<std::int64_t>(a.rows, 1))
       for (const auto& g : tiled)
         if (g.name == "segmented-coo") baseline = g;
