@@ -3,6 +3,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -95,6 +96,12 @@ struct ArgSlot {
 }  // namespace
 
 nlohmann::json plan_job(const nlohmann::json& req) {
+  // Where a measurement's time goes (report.json sums these over a search): reading the plan,
+  // uploading it and loading its module; the checking run; the timed runs.
+  const auto t_start = std::chrono::steady_clock::now();
+  const auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
   std::vector<std::filesystem::path> inputs;
   if (req.contains("inputs"))
     for (const auto& p : req["inputs"]) inputs.emplace_back(p.get<std::string>());
@@ -181,6 +188,9 @@ nlohmann::json plan_job(const nlohmann::json& req) {
           ? std::function<void()>([&] { SPARSETUNE_CUDA(cudaGraphLaunch(graph.exec, c.stream)); })
           : std::function<void()>(op);
 
+  const double setup_ms = ms_since(t_start);
+  const auto t_check = std::chrono::steady_clock::now();
+
   // Checking run: y poisoned (all bytes 0xFF, a NaN in every float type), then every entry must
   // be written and close to the reference. A plan that zeroes y overwrites the poison itself;
   // its rows are then checked by the error alone.
@@ -198,7 +208,10 @@ nlohmann::json plan_job(const nlohmann::json& req) {
       check_output(out, ref, error_tolerance(parse_dtype(plan.check_dtype), plan.max_len));
 
   // The measuring protocol of every result (runtime/timing.hpp): flushed and warm.
+  const double check_ms = ms_since(t_check);
+  const auto t_timed = std::chrono::steady_clock::now();
   const Timing t = time_op(c.timing(), run_once, runs);
+  const double timed_ms = ms_since(t_timed);
   const OpCost cost =
       plan.op == "spmm"
           ? spmm_cost(plan.rows, plan.cols, plan.nnz, plan.n, plan.index_bytes, plan.value_bytes)
@@ -229,6 +242,7 @@ nlohmann::json plan_job(const nlohmann::json& req) {
     }
     r["group_times_ms"] = times;
   }
+  r["worker_ms"] = {{"setup", setup_ms}, {"check", check_ms}, {"timed", timed_ms}};
   r["name"] = plan.name;
   r["n"] = plan.n;
   r["dtype"] = plan.check_dtype;

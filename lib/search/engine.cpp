@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -131,94 +132,150 @@ class Driver {
     opt_.progress(p);
   }
 
-  // Levels 2 and 3 for one structure; returns its best score (0 when nothing worked).
-  // `own`: the score of the structure's own parameters when already scored (a seed), else NaN.
-  double search_structure(const graph::Graph& structure, const std::string& origin,
-                          double own_score = kPruned) {
-    const auto slots = tunable_slots(structure, space_);
-    const std::string id = graph_hash(structure);
-    ++r_.stats.structures;
+  // One structure of a wave: its grid, the points scored and their scores.
+  struct Visit {
+    graph::Graph structure;
+    std::string origin, id;
+    std::vector<Slot> slots;
+    std::vector<std::vector<std::int64_t>> points;  // coarse points left to score
     std::set<std::vector<std::int64_t>> done;
     std::vector<std::vector<double>> xs;
     std::vector<double> ys;
     double best = 0;
+    std::optional<Annealer> ann;
+  };
 
-    // Level 2: the coarse grid in random order, annealing may end it early. The structure's own
-    // parameters go first (a seed's are the known format's).
-    auto points = grid_points(slots, false, space_.max_coarse_points, rng_);
-    const std::vector<std::int64_t> own(slots.size(), -1);
-    Annealer ann(space_.parameters, rng_());
-    if (std::isnan(own_score)) {
-      points.insert(points.begin(), own);
-    } else {
-      const auto v = current_values(structure, slots);
-      done.insert(v);
-      best = own_score;
-      if (!slots.empty()) xs.push_back(to_doubles(v)), ys.push_back(own_score);
-      ann.offer(own_score);
-    }
-    for (std::size_t i = 0; i < points.size() && !ann.frozen();) {
-      std::vector<Candidate> batch;
-      std::vector<std::vector<std::int64_t>> pts;
-      for (; i < points.size() && static_cast<int>(batch.size()) < opt_.batch; ++i) {
-        if (!done.insert(points[i]).second) continue;
-        const bool is_own = !points[i].empty() && points[i][0] == -1;
-        Candidate c;
-        c.graph = is_own ? structure : with_point(structure, slots, points[i], a_);
-        c.structure = id;
-        c.point = is_own ? current_values(structure, slots) : points[i];
-        c.origin = origin;
-        c.level = 2;
-        pts.push_back(c.point);
-        batch.push_back(std::move(c));
+  // Levels 2 and 3 for a wave of structures; returns each one's best score (0 when nothing
+  // worked). `own`: each one's score at its own parameters when already scored (seeds), else NaN.
+  // One structure: its coarse grid in batches, in random order, until its annealer freezes.
+  // Several (a measuring search): all their coarse grids in one batch, then all their fine
+  // points in another, so the evaluator prepares candidates of every structure while it
+  // measures; structure by structure, its preparing threads would idle between small batches.
+  std::vector<double> search_structures(const std::vector<graph::Graph>& structures,
+                                        const std::vector<std::string>& origins,
+                                        const std::vector<double>& own) {
+    std::vector<Visit> wave(structures.size());
+    for (std::size_t w = 0; w < wave.size(); ++w) {
+      Visit& v = wave[w];
+      v.structure = structures[w];
+      v.origin = origins[w];
+      v.slots = tunable_slots(v.structure, space_);
+      v.id = graph_hash(v.structure);
+      ++r_.stats.structures;
+      // The structure's own parameters go first (a seed's are the known format's).
+      v.points = grid_points(v.slots, false, space_.max_coarse_points, rng_);
+      v.ann.emplace(space_.parameters, rng_());
+      if (std::isnan(own[w])) {
+        v.points.insert(v.points.begin(), std::vector<std::int64_t>(v.slots.size(), -1));
+      } else {
+        const auto p = current_values(v.structure, v.slots);
+        v.done.insert(p);
+        v.best = own[w];
+        if (!v.slots.empty()) v.xs.push_back(to_doubles(p)), v.ys.push_back(own[w]);
+        v.ann->offer(own[w]);
       }
+    }
+    const std::size_t quota =
+        wave.size() == 1 ? static_cast<std::size_t>(opt_.batch) : space_.max_coarse_points + 1;
+    const auto bests = [&] {
+      std::vector<double> b;
+      for (const auto& v : wave) b.push_back(v.best);
+      return b;
+    };
+
+    // Level 2: the coarse grids.
+    for (std::vector<std::size_t> next(wave.size(), 0);;) {
+      std::vector<Candidate> batch;
+      std::vector<std::size_t> owner;
+      for (std::size_t w = 0; w < wave.size(); ++w) {
+        Visit& v = wave[w];
+        for (std::size_t taken = 0; next[w] < v.points.size() && taken < quota && !v.ann->frozen();
+             ++next[w]) {
+          const auto& pt = v.points[next[w]];
+          if (!v.done.insert(pt).second) continue;
+          const bool is_own = !pt.empty() && pt[0] == -1;
+          Candidate c;
+          c.graph = is_own ? v.structure : with_point(v.structure, v.slots, pt, a_);
+          c.structure = v.id;
+          c.point = is_own ? current_values(v.structure, v.slots) : pt;
+          c.origin = v.origin;
+          c.level = 2;
+          batch.push_back(std::move(c));
+          owner.push_back(w);
+          ++taken;
+        }
+      }
+      if (batch.empty()) break;
+      std::vector<std::vector<std::int64_t>> pts;
+      for (const auto& c : batch) pts.push_back(c.point);
       const auto scores = score(std::move(batch));
       for (std::size_t k = 0; k < scores.size(); ++k) {
-        done.insert(pts[k]);
+        Visit& v = wave[owner[k]];
+        v.done.insert(pts[k]);
         if (std::isnan(scores[k])) continue;  // pruned: never designed
-        best = std::max(best, scores[k]);
-        if (!slots.empty()) xs.push_back(to_doubles(pts[k])), ys.push_back(scores[k]);
-        ann.offer(scores[k]);
+        v.best = std::max(v.best, scores[k]);
+        if (!v.slots.empty()) v.xs.push_back(to_doubles(pts[k])), v.ys.push_back(scores[k]);
+        v.ann->offer(scores[k]);
       }
-      if (scores.size() < pts.size()) return best;  // a limit was reached
+      if (scores.size() < pts.size()) return bests();  // a limit was reached
     }
 
-    // Level 3: interpolate to the fine grid, score only the predicted best.
-    if (slots.empty() || space_.fine_measured <= 0 || xs.size() < 3 || should_stop()) return best;
-    models::XgbRegressor model({60, 4, 0.3, 1.0, opt_.seed, 1});
-    model.fit(xs, ys);
-    ++r_.stats.model_fits;
-    auto fine = grid_points(slots, true, space_.max_fine_points, rng_);
-    fine.erase(
-        std::remove_if(fine.begin(), fine.end(), [&](const auto& p) { return done.count(p) != 0; }),
-        fine.end());
-    if (fine.empty()) return best;
-    std::vector<std::vector<double>> fx;
-    for (const auto& p : fine) fx.push_back(to_doubles(p));
-    const auto pred = model.predict(fx);
-    std::vector<std::size_t> order(fine.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return pred[x] > pred[y]; });
+    // Level 3: interpolate each grid to the fine one, score only the predicted best points.
     std::vector<Candidate> batch;
-    for (std::size_t k = 0;
-         k < order.size() && static_cast<int>(batch.size()) < space_.fine_measured; ++k) {
-      Candidate c;
-      c.graph = with_point(structure, slots, fine[order[k]], a_);
-      c.structure = id;
-      c.point = fine[order[k]];
-      c.origin = origin;
-      c.level = 3;
-      c.graph.name = "search";
-      batch.push_back(std::move(c));
+    std::vector<std::size_t> owner;
+    for (std::size_t w = 0; w < wave.size() && !should_stop(); ++w) {
+      Visit& v = wave[w];
+      if (v.slots.empty() || space_.fine_measured <= 0 || v.xs.size() < 3) continue;
+      models::XgbRegressor model({60, 4, 0.3, 1.0, opt_.seed, 1});
+      model.fit(v.xs, v.ys);
+      ++r_.stats.model_fits;
+      auto fine = grid_points(v.slots, true, space_.max_fine_points, rng_);
+      fine.erase(std::remove_if(fine.begin(), fine.end(),
+                                [&](const auto& p) { return v.done.count(p) != 0; }),
+                 fine.end());
+      if (fine.empty()) continue;
+      std::vector<std::vector<double>> fx;
+      for (const auto& p : fine) fx.push_back(to_doubles(p));
+      const auto pred = model.predict(fx);
+      std::vector<std::size_t> order(fine.size());
+      for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t x, std::size_t y) { return pred[x] > pred[y]; });
+      for (std::size_t k = 0;
+           k < order.size() && k < static_cast<std::size_t>(space_.fine_measured); ++k) {
+        Candidate c;
+        c.graph = with_point(v.structure, v.slots, fine[order[k]], a_);
+        c.structure = v.id;
+        c.point = fine[order[k]];
+        c.origin = v.origin;
+        c.level = 3;
+        c.graph.name = "search";
+        batch.push_back(std::move(c));
+        owner.push_back(w);
+      }
     }
-    const double coarse_best = best;
-    for (double s : score(std::move(batch))) {
-      if (std::isnan(s)) continue;
-      if (s > coarse_best) ++r_.stats.fine_improved;
-      best = std::max(best, s);
+    if (batch.empty()) return bests();
+    const auto coarse_best = bests();
+    const auto scores = score(std::move(batch));
+    for (std::size_t k = 0; k < scores.size(); ++k) {
+      if (std::isnan(scores[k])) continue;
+      Visit& v = wave[owner[k]];
+      if (scores[k] > coarse_best[owner[k]]) ++r_.stats.fine_improved;
+      v.best = std::max(v.best, scores[k]);
     }
-    return best;
+    return bests();
+  }
+
+  // Structures scored together: several at once only where candidates are measured.
+  std::size_t wave_size() const {
+    return eval_.measures() ? static_cast<std::size_t>(std::max(1, opt_.batch / 4)) : 1;
+  }
+
+  // The structure cap (space.json's max_structures) ends a search, except a measuring one with
+  // time left that has not measured min_candidates yet: those go on to the budget.
+  bool structures_left() const {
+    if (r_.stats.structures < space_.max_structures) return true;
+    return eval_.measures() && opt_.budget_s > 0 && r_.stats.candidates < space_.min_candidates;
   }
 
   // The seeds the pruning rules allow and that are not bound to fail, as level-2 candidates of
@@ -314,10 +371,14 @@ class Driver {
     graph::Graph current, best_structure;
     bool have_current = false;
     double best_score = -1;
-    auto visit = [&](const graph::Graph& g, const std::string& origin, double own = kPruned) {
-      const double s = search_structure(g, origin, own);
-      if (ann.offer(s) || !have_current) current = g, have_current = true;
-      if (s > best_score) best_score = s, best_structure = g;
+    // Searches a wave of structures and offers each one's best to the structure annealer.
+    auto visit = [&](const std::vector<graph::Graph>& gs, const std::vector<std::string>& origins,
+                     const std::vector<double>& own) {
+      const auto scores = search_structures(gs, origins, own);
+      for (std::size_t k = 0; k < scores.size(); ++k) {
+        if (ann.offer(scores[k]) || !have_current) current = gs[k], have_current = true;
+        if (scores[k] > best_score) best_score = scores[k], best_structure = gs[k];
+      }
     };
     // Level 1 starts with the known formats the rules allow, each at its own parameters, then
     // explores their grids in the same order, then grown structures.
@@ -340,10 +401,17 @@ class Driver {
         own = score(ordered);
       }
     }
-    for (std::size_t k = 0; k < own.size() && !should_stop(); ++k)
-      visit(ordered[k].graph, ordered[k].origin, own[k]);
+    const std::size_t per_wave = wave_size();
+    for (std::size_t k = 0; k < own.size() && !should_stop(); k += per_wave) {
+      std::vector<graph::Graph> gs;
+      std::vector<std::string> origins;
+      const std::size_t end = std::min(own.size(), k + per_wave);
+      for (std::size_t j = k; j < end; ++j)
+        gs.push_back(ordered[j].graph), origins.push_back(ordered[j].origin);
+      visit(gs, origins, std::vector<double>(own.begin() + k, own.begin() + end));
+    }
     int misses = 0;
-    while (!should_stop() && r_.stats.structures < space_.max_structures) {
+    while (!should_stop() && structures_left()) {
       if (ann.frozen()) {
         // Measured candidates are what a budget buys: while few were measured and time is
         // left, cool again from the best structure found instead of stopping.
@@ -357,15 +425,21 @@ class Driver {
         current = best_structure;
         ++r_.stats.reheats;
       }
-      const bool mutate = have_current && std::bernoulli_distribution(0.5)(rng_);
-      graph::Graph g =
-          grow_structure(rng_, space_, prune_, mutate ? &current : nullptr, 64, baseline.op);
-      if (!seen.insert(graph_key(g)).second) {
-        if (++misses > 64) break;  // the allowed space is exhausted
-        continue;
+      std::vector<graph::Graph> gs;
+      while (gs.size() < per_wave && misses <= 64) {
+        const bool mutate = have_current && std::bernoulli_distribution(0.5)(rng_);
+        graph::Graph g =
+            grow_structure(rng_, space_, prune_, mutate ? &current : nullptr, 64, baseline.op);
+        if (!seen.insert(graph_key(g)).second) {
+          ++misses;
+          continue;
+        }
+        misses = 0;
+        gs.push_back(std::move(g));
       }
-      misses = 0;
-      visit(g, "grown");
+      if (gs.empty()) break;  // the allowed space is exhausted
+      visit(gs, std::vector<std::string>(gs.size(), "grown"),
+            std::vector<double>(gs.size(), kPruned));
     }
     if (r_.stats.stopped_by.empty()) r_.stats.stopped_by = "space";
     r_.stats.seconds = elapsed();

@@ -93,6 +93,12 @@ std::vector<Evaluation> GpuEvaluator::evaluate_until(const std::vector<Candidate
         stages_.measure +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         stages_.measured += out.back().measured && out.back().ok;
+        if (const auto& d = out.back().detail; d.is_object() && d.contains("worker_ms")) {
+          const auto& w = d["worker_ms"];
+          stages_.worker_setup += w.value("setup", 0.0) * 1e-3;
+          stages_.worker_check += w.value("check", 0.0) * 1e-3;
+          stages_.worker_timed += w.value("timed", 0.0) * 1e-3;
+        }
       },
       &times_);
   return out;

@@ -54,9 +54,11 @@ Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::str
 }
 
 nlohmann::json StageSeconds::to_json(unsigned threads) const {
-  return {{"prepared", prepared},        {"measured_ok", measured}, {"design_thread_s", design},
-          {"compile_thread_s", compile}, {"plan_thread_s", plan},   {"measure_s", measure},
-          {"preparing_threads", threads}};
+  return {{"prepared", prepared},           {"measured_ok", measured},
+          {"design_thread_s", design},      {"compile_thread_s", compile},
+          {"plan_thread_s", plan},          {"measure_s", measure},
+          {"worker_setup_s", worker_setup}, {"worker_check_s", worker_check},
+          {"worker_timed_s", worker_timed}, {"preparing_threads", threads}};
 }
 
 unsigned design_slots(std::int64_t rows, std::int64_t nnz) {
@@ -87,12 +89,19 @@ std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bo
   std::vector<bool> skipped(n, false);
   bool stopped = false;
   std::size_t started = 0, consumed = 0;
+  const std::size_t window = std::max<std::size_t>(
+      4, 2 * std::size_t{threads ? threads : std::max(1u, std::thread::hardware_concurrency())});
   std::thread producer([&] {
     runtime::parallel_for(
         static_cast<std::int64_t>(n),
         [&](std::int64_t i) {
           {
-            std::lock_guard lock(mu);
+            std::unique_lock lock(mu);
+            // At most two plans per thread (four at least) wait for their measurement: a long batch
+            // of large candidates would otherwise hold them all in memory. Items are taken in
+            // order, so the one the consumer waits for is never held back here.
+            cv.wait(lock,
+                    [&] { return stopped || static_cast<std::size_t>(i) < consumed + window; });
             // Until this item is consumed: its preparation, then the measurements of the items
             // ahead of it that are not consumed yet, then its own.
             const double need = t.prepare + t.consume * static_cast<double>(started - consumed + 1);
@@ -117,6 +126,7 @@ std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bo
       std::lock_guard lock(mu);
       stopped = true;  // nothing more starts once the consumer has stopped
     }
+    cv.notify_all();
     producer.join();
   };
   try {
@@ -136,6 +146,7 @@ std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bo
       std::lock_guard lock(mu);
       t.consume = std::max(t.consume, took);
       ++consumed;
+      cv.notify_all();
     }
   } catch (...) {
     finish();

@@ -27,6 +27,9 @@ struct Prepared {
 struct StageSeconds {
   int prepared = 0, measured = 0;
   double design = 0, compile = 0, plan = 0, measure = 0;
+  // Of `measure`, the worker's own parts: plan read, upload and module load; the checking run;
+  // the timed runs (the rest is writing the plan and the round trip).
+  double worker_setup = 0, worker_check = 0, worker_timed = 0;
   void add(const Prepared& p) {
     ++prepared;
     design += p.design_s;
@@ -67,7 +70,8 @@ struct PipelineTimes {
 // would be consumed: the longest preparation, plus the longest consumption once for it and once
 // for every item started but not yet consumed (they are measured one after another). Once it
 // says no, nothing more starts, the items started finish, and those after the first one not
-// started are not consumed. `times` (may be null) carries the longest times across calls.
+// started are not consumed. At most max(4, 2 x threads) items are prepared and not yet consumed
+// at any time. `times` (may be null) carries the longest times across calls.
 // Returns how many were consumed.
 std::size_t run_pipeline(std::size_t n, unsigned threads, const std::function<bool(double)>& start,
                          const std::function<Prepared(std::size_t)>& prepare,

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <set>
 #include <thread>
 
 #include "core/error.hpp"
@@ -272,4 +273,76 @@ TEST_CASE("a measured search reheats a frozen annealer until min_candidates", "[
   // Predict-only searches keep the annealing schedule as their only stop.
   const auto predicted = predict(a, s, 5, 400);
   CHECK(predicted.stats.reheats == 0);
+}
+
+namespace {
+
+// A measuring stand-in that remembers which structures each batch held.
+class BatchRecorder : public MeasuringStandIn {
+ public:
+  using MeasuringStandIn::MeasuringStandIn;
+  int preferred_batch() const override { return 16; }
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override {
+    std::set<std::string> ids;
+    for (const auto& c : batch)
+      if (c.origin == "grown") ids.insert(c.structure);
+    if (!ids.empty()) structures_per_batch.push_back(ids.size());
+    return MeasuringStandIn::evaluate(batch);
+  }
+  std::vector<std::size_t> structures_per_batch;  // of grown structures, in batches that have any
+};
+
+}  // namespace
+
+TEST_CASE("a measured search scores structures in waves, one batch for several", "[search]") {
+  Setup s;
+  const auto a = search_test::irregular(2000);
+  BatchRecorder eval(a);
+  SearchOptions opt;
+  opt.budget_s = 600;
+  opt.max_candidates = 120;
+  opt.seed = 3;
+  const auto r = run_search(a, s.space, prune_for(s.pruning, features::alphasparse_features(a)),
+                            s.seeds, s.baseline, eval, opt);
+  CHECK(r.stats.candidates == 120);
+  // Batches of 16 candidates: waves of 16 / 4 = 4 grown structures.
+  REQUIRE(!eval.structures_per_batch.empty());
+  const auto most =
+      *std::max_element(eval.structures_per_batch.begin(), eval.structures_per_batch.end());
+  CHECK(most >= 2);
+  CHECK(most <= 4);
+  // Each structure is counted once, whatever the wave it came in.
+  std::set<std::string> seen;
+  for (const auto& h : r.history) seen.insert(h.candidate.structure);
+  CHECK(static_cast<std::size_t>(r.stats.structures) + 1 >= seen.size());  // + the baseline
+}
+
+TEST_CASE("max_structures ends a measured search only once min_candidates were measured",
+          "[search]") {
+  Setup s;
+  const auto a = search_test::irregular(2000);
+  s.space.max_structures = 6;
+  s.space.structures = {0.25, 0.99, 0.001, 1000};  // never frozen: only the caps stop it
+  const auto run = [&](int min_candidates) {
+    s.space.min_candidates = min_candidates;
+    MeasuringStandIn eval(a);
+    SearchOptions opt;
+    opt.budget_s = 600;
+    opt.max_candidates = 300;
+    opt.seed = 9;
+    return run_search(a, s.space, prune_for(s.pruning, features::alphasparse_features(a)), s.seeds,
+                      s.baseline, eval, opt);
+  };
+  const auto capped = run(0);
+  CHECK(capped.stats.stopped_by == "space");
+  const auto longer = run(100);
+  CHECK(longer.stats.structures > capped.stats.structures);
+  CHECK(longer.stats.candidates >= 100);
+  // Predict-only: the cap holds whatever min_candidates says.
+  s.space.min_candidates = 0;
+  const auto predicted = predict(a, s, 9, 300);
+  s.space.min_candidates = 100;
+  const auto predicted_min = predict(a, s, 9, 300);
+  CHECK(predicted_min.stats.structures == predicted.stats.structures);
+  CHECK(predicted_min.stats.candidates == predicted.stats.candidates);
 }

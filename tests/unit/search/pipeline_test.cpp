@@ -3,6 +3,7 @@
 // measurement per item ahead of it, carried across batches.
 #include "search/pipeline.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <mutex>
@@ -78,4 +79,25 @@ TEST_CASE("pipeline: the longest times are kept for the next batch", "[search][p
   CHECK(consumed == 2);
   CHECK(times.prepare == Approx(0.7));
   CHECK(times.consume >= 0.02);  // sleep_for waits at least that long
+}
+
+TEST_CASE("pipeline: prepared plans waiting for their measurement stay bounded",
+          "[search][pipeline]") {
+  std::mutex mu;
+  int waiting = 0, most = 0;
+  const auto consumed = run_pipeline(
+      40, 2, [](double) { return true; },
+      [&](std::size_t) {
+        std::lock_guard lock(mu);
+        most = std::max(most, ++waiting);
+        return fake(0.0);
+      },
+      [&](std::size_t, Prepared&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a slow measurement
+        std::lock_guard lock(mu);
+        --waiting;
+      });
+  CHECK(consumed == 40);
+  // Instant preparations would all be done before the fifth measurement without the bound.
+  CHECK(most <= 4);
 }
