@@ -19,6 +19,7 @@
 #include "core/reference.hpp"
 #include "runtime/cuda_util.hpp"
 #include "runtime/device.hpp"
+#include "runtime/kernel_cache.hpp"
 #include "runtime/module.hpp"
 #include "runtime/plan_job.hpp"
 #include "runtime/problem_file.hpp"
@@ -52,12 +53,6 @@ void sp_check(cusparseStatus_t s, const char* what) {
   throw Error(msg);
 }
 #define SPARSETUNE_SP(call) sp_check((call), #call)
-
-std::vector<char> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // ---- data types -------------------------------------------------------------------------------
 
@@ -216,7 +211,8 @@ nlohmann::json load(const nlohmann::json& req) {
     p.fiber_of = std::move(u.fiber_of);
     p.kidx = p.a.col_idx;
     p.tensor = std::move(t);
-    if (req.contains("sptv_cubin")) p.sptv_cubin = read_bytes(req["sptv_cubin"]);
+    if (req.contains("sptv_cubin"))
+      p.sptv_cubin = read_file_bytes(req["sptv_cubin"].get<std::string>());
   } else {
     throw Error("unknown operation '" + p.op + "' (expected spmv, spmm or sptv)");
   }
@@ -702,7 +698,7 @@ nlohmann::json device_job(const nlohmann::json& req) {
 
 nlohmann::json kernel_job(const nlohmann::json& req) {
   Context& c = context();
-  Module m(read_bytes(req.at("cubin").get<std::string>()));
+  Module m(read_file_bytes(req.at("cubin").get<std::string>()));
   long long n = req.value("n", 1024LL);
   if (n < 1) throw Error("n must be at least 1");
   DeviceMem out(n * sizeof(float));

@@ -55,10 +55,13 @@ std::string KernelCache::key(const std::string& source, const std::string& arch,
 }
 
 std::optional<std::vector<char>> KernelCache::get(const std::string& key) const {
-  std::ifstream in(dir_ / (key + ".cubin"), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad() || data.empty()) return std::nullopt;
+  std::vector<char> data;
+  try {
+    data = read_file_bytes(dir_ / (key + ".cubin"));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (data.empty()) return std::nullopt;
   return data;
 }
 
@@ -67,6 +70,17 @@ void KernelCache::put(const std::string& key, const std::vector<char>& data) con
   std::filesystem::create_directories(dir_, ec);
   if (ec) throw Error("kernel cache: cannot create " + dir_.string() + ": " + ec.message());
   write_file_atomic(dir_ / (key + ".cubin"), data.data(), data.size());
+}
+
+std::vector<char> read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw Error("cannot open " + path.string());
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw Error("cannot read " + path.string());
+  std::vector<char> data(static_cast<std::size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(data.data(), size)) throw Error("cannot read " + path.string());
+  return data;
 }
 
 void write_file_atomic(const std::filesystem::path& path, const void* data, std::size_t size) {

@@ -211,10 +211,7 @@ void validate_plan(const LaunchPlan& p, const std::string& source) {
 std::map<std::string, PlanBuffer> read_plan_buffers(const std::filesystem::path& path,
                                                     std::vector<char>* cubin, json* plan_json) {
   const std::string file = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + file);
-  const std::vector<char> blob{std::istreambuf_iterator<char>(in),
-                               std::istreambuf_iterator<char>()};
+  const std::vector<char> blob = read_file_bytes(path);
   if (blob.size() < 8) throw Error(file + ": too short for a safetensors header");
   std::uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= std::uint64_t{static_cast<unsigned char>(blob[i])} << (8 * i);

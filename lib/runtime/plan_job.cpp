@@ -16,6 +16,7 @@
 #include "core/reference.hpp"
 #include "runtime/cuda_util.hpp"
 #include "runtime/device.hpp"
+#include "runtime/kernel_cache.hpp"
 #include "runtime/launch_plan.hpp"
 #include "runtime/module.hpp"
 #include "runtime/stats.hpp"
@@ -63,12 +64,6 @@ struct CapturedGraph {
   }
 };
 
-std::vector<char> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::vector<double> unpack(const std::vector<char>& raw, std::int64_t count,
                            const std::string& dtype) {
   std::vector<double> out(count);
@@ -106,7 +101,7 @@ nlohmann::json plan_job(const nlohmann::json& req) {
   if (req.contains("inputs"))
     for (const auto& p : req["inputs"]) inputs.emplace_back(p.get<std::string>());
   LaunchPlan plan = read_plan(req.at("plan").get<std::string>(), inputs);
-  if (req.contains("cubin")) plan.cubin = read_bytes(req["cubin"].get<std::string>());
+  if (req.contains("cubin")) plan.cubin = read_file_bytes(req["cubin"].get<std::string>());
   if (plan.cubin.empty()) throw Error("the launch plan comes with no cubin");
   if (plan.op != "spmv" && plan.op != "spmm")
     throw Error("launch plans measure spmv and spmm only, not " + plan.op);

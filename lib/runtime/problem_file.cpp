@@ -77,9 +77,7 @@ struct Loaded {
 Loaded load(const std::filesystem::path& path, const std::string& kind) {
   Loaded l;
   l.file = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + l.file);
-  l.blob.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  l.blob = read_file_bytes(path);
   if (l.blob.size() < 8) throw Error(l.file + ": too short for a safetensors header");
   std::uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= std::uint64_t{static_cast<unsigned char>(l.blob[i])} << (8 * i);

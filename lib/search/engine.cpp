@@ -142,6 +142,7 @@ class Driver {
     std::vector<std::vector<double>> xs;
     std::vector<double> ys;
     double best = 0;
+    bool scored = false;  // one of its candidates ran (pruned ones are never designed)
     std::optional<Annealer> ann;
   };
 
@@ -161,7 +162,6 @@ class Driver {
       v.origin = origins[w];
       v.slots = tunable_slots(v.structure, space_);
       v.id = graph_hash(v.structure);
-      ++r_.stats.structures;
       // The structure's own parameters go first (a seed's are the known format's).
       v.points = grid_points(v.slots, false, space_.max_coarse_points, rng_);
       v.ann.emplace(space_.parameters, rng_());
@@ -171,15 +171,22 @@ class Driver {
         const auto p = current_values(v.structure, v.slots);
         v.done.insert(p);
         v.best = own[w];
+        v.scored = true;
         if (!v.slots.empty()) v.xs.push_back(to_doubles(p)), v.ys.push_back(own[w]);
         v.ann->offer(own[w]);
       }
     }
     const std::size_t quota =
         wave.size() == 1 ? static_cast<std::size_t>(opt_.batch) : space_.max_coarse_points + 1;
+    // Each one's best; counts the structures that had a candidate scored (the first call only).
+    bool counted = false;
     const auto bests = [&] {
       std::vector<double> b;
-      for (const auto& v : wave) b.push_back(v.best);
+      for (const auto& v : wave) {
+        b.push_back(v.best);
+        if (!counted) r_.stats.structures += v.scored;
+      }
+      counted = true;
       return b;
     };
 
@@ -213,6 +220,7 @@ class Driver {
         Visit& v = wave[owner[k]];
         v.done.insert(pts[k]);
         if (std::isnan(scores[k])) continue;  // pruned: never designed
+        v.scored = true;
         v.best = std::max(v.best, scores[k]);
         if (!v.slots.empty()) v.xs.push_back(to_doubles(pts[k])), v.ys.push_back(scores[k]);
         v.ann->offer(scores[k]);
@@ -254,8 +262,9 @@ class Driver {
         owner.push_back(w);
       }
     }
+    std::vector<double> coarse_best;
+    for (const auto& v : wave) coarse_best.push_back(v.best);
     if (batch.empty()) return bests();
-    const auto coarse_best = bests();
     const auto scores = score(std::move(batch));
     for (std::size_t k = 0; k < scores.size(); ++k) {
       if (std::isnan(scores[k])) continue;
@@ -268,7 +277,7 @@ class Driver {
 
   // Structures scored together: several at once only where candidates are measured.
   std::size_t wave_size() const {
-    return eval_.measures() ? static_cast<std::size_t>(std::max(1, opt_.batch / 4)) : 1;
+    return eval_.measures() ? static_cast<std::size_t>(std::max(1, opt_.batch / 2)) : 1;
   }
 
   // The structure cap (space.json's max_structures) ends a search, except a measuring one with

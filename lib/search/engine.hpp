@@ -56,7 +56,7 @@ struct SearchOptions {
 };
 
 struct SearchStats {
-  int structures = 0;      // structures whose parameters were searched
+  int structures = 0;      // structures with a candidate scored (not all pruned)
   int candidates = 0;      // candidates scored (the baseline included)
   int failures = 0;        // candidates that could not be designed, ran wrong, or crashed
   FailureLog failure_log;  // the failures by category, with the first messages

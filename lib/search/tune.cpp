@@ -517,8 +517,9 @@ TuneOutcome tune(const TuneOptions& o) {
     RowSample sample;
     if (gpu && o.screen_above > 0 && a.nnz() > o.screen_above) {
       sample = sample_rows(a, o.screen_sample);
+      // 10 timed runs: the sample only ranks candidates for the full matrix's 20.
       sample_gpu =
-          std::make_unique<GpuEvaluator>(sample.matrix, o.dtype, o.launch, 120, 20, spmm_n);
+          std::make_unique<GpuEvaluator>(sample.matrix, o.dtype, o.launch, 120, 10, spmm_n);
       if (o.edit_source) sample_gpu->edit_sources(o.edit_source);
       std::string why;
       if (!sample_gpu->open(&why)) sample_gpu.reset();
