@@ -275,9 +275,10 @@ class Driver {
     return bests();
   }
 
-  // Structures scored together: several at once only where candidates are measured.
+  // Structures scored together: as many as the evaluator's batch where candidates are measured
+  // (each wave's two batches end with the preparing threads idle until the next one starts).
   std::size_t wave_size() const {
-    return eval_.measures() ? static_cast<std::size_t>(std::max(1, opt_.batch / 2)) : 1;
+    return eval_.measures() ? static_cast<std::size_t>(std::max(1, opt_.batch)) : 1;
   }
 
   // The structure cap (space.json's max_structures) ends a search, except a measuring one with

@@ -52,16 +52,21 @@ ScreenResult screen_then_confirm(const Csr64& sample, const SearchSpace& space,
     return std::any_of(out.confirmed.begin(), out.confirmed.end(),
                        [](const Scored& s) { return s.evaluation.ok; });
   };
-  // The sample's best is measured whatever the time left, the others while they fit.
+  // All of them in one batch, designed at once on the preparing threads (each takes seconds on
+  // the full matrix: one after another, the first alone left no time for the rest), as many as
+  // fit in the time left. The sample's best is measured whatever the time left.
   if (!picked.empty()) {
-    const std::vector<Candidate> best(picked.begin(), picked.begin() + 1);
-    record(best, full_eval.evaluate(best));
-    const std::vector<Candidate> rest(picked.begin() + 1, picked.end());
     const auto go = [&](double need) {
       const bool stop = opt.stop && opt.stop->load();
       return !stop && (opt.budget_s <= 0 || elapsed() + need < opt.budget_s);
     };
-    if (!rest.empty()) record(rest, full_eval.evaluate_until(rest, go));
+    const auto measured = full_eval.evaluate_until(picked, go);
+    if (measured.empty()) {
+      const std::vector<Candidate> best(picked.begin(), picked.begin() + 1);
+      record(best, full_eval.evaluate(best));
+    } else {
+      record(picked, measured);
+    }
   }
   // CSR-vector when nothing confirmed ran correctly, so there is always an answer.
   if (!any_ok() && !seen.count(graph_key(baseline))) {
