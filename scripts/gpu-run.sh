@@ -38,7 +38,8 @@
 #                                 build has it, `tune --op spmm`; spmm.tar.gz, spmm-table.md
 #   scripts/gpu-run.sh ncu        Nsight Compute figures (achieved bandwidth, launches, stall
 #                                 reasons) of the tuned winner, cuSPARSE and DASP on
-#                                 $NCU_MATRICES; ncu.tar.gz, ncu-table.md
+#                                 $NCU_MATRICES in $NCU_DTYPE (default f64; f32 leaves DASP
+#                                 out); ncu.tar.gz, ncu-table.md
 #   scripts/gpu-run.sh ncu-spmm   the same for SpMM fp32 on $NCU_SPMM (NAME:N pairs): the tuned
 #                                 winner, cuSPARSE's algorithms and GE-SpMM; ncu-spmm.tar.gz,
 #                                 ncu-spmm-table.md
@@ -89,11 +90,12 @@ plain_named() {
   esac >/dev/null
 }
 
-# tune_f64 MATRIX DB OUT LOG: `sparsetune tune` in fp64 with a $TUNE_BUDGET s budget (default 60)
-# into folder OUT, its JSON report to LOG.json and its messages to LOG.err, within the deadline.
-tune_f64() {
+# tune_one MATRIX DB OUT LOG [DTYPE]: `sparsetune tune` in DTYPE (default f64) with a $TUNE_BUDGET s
+# budget (default 60) into folder OUT, its JSON report to LOG.json and its messages to LOG.err,
+# within the deadline.
+tune_one() {
   timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$1" \
-    --dtype f64 --budget "${TUNE_BUDGET:-60}" --db "$2" --force -o "$3" >"$4.json" 2>"$4.err"
+    --dtype "${5:-f64}" --budget "${TUNE_BUDGET:-60}" --db "$2" --force -o "$3" >"$4.json" 2>"$4.err"
 }
 
 # prof OUT.csv SKIP COUNT FILTER PROGRAM ARGS...: Nsight Compute over COUNT kernels whose names
@@ -265,7 +267,7 @@ case "${1:-}" in
       plain_named "$work/mtx" "$name" || continue
       m=$work/mtx/$name.mtx
       echo "== peers on $name $(date +%T)"
-      tune_f64 "$m" "$work/tuning.db" "$work/out-$name" "$work/json/$name-tune"
+      tune_one "$m" "$work/tuning.db" "$work/out-$name" "$work/json/$name-tune"
       if [ -x "$peers/spmv_double" ]; then
         (cd "$work" && timeout "$(left 60)" "$peers/spmv_double" "$m") >"$work/json/$name-dasp.txt" 2>&1
       fi
@@ -319,15 +321,16 @@ case "${1:-}" in
     # (kernel_driver.cu), then Nsight Compute over its launches, over cuSPARSE's (inside
     # `sparsetune bench`) and over DASP's; scripts/ncu-summary.py turns the CSVs into one table.
     work=/tmp/sparsetune-ncu
+    dt=${NCU_DTYPE:-f64}  # f32: tuned and cuSPARSE only (DASP's program is fp64)
     mkdir -p "$work/csv" "$work/mtx"
     peers=$PWD/$dev/peers
     for name in ${NCU_MATRICES:-kron20 powerlaw_1m G3_circuit luxembourg_osm}; do
       plain_named "$work/mtx" "$name" || continue
       m=$work/mtx/$name.mtx
       echo "== ncu on $name $(date +%T)"
-      tune_f64 "$m" "$work/tuning.db" "$work/tuned-$name" "$work/csv/$name-tune"
+      tune_one "$m" "$work/tuning.db" "$work/tuned-$name" "$work/csv/$name-tune" "$dt"
       d=$work/emit-$name
-      run sparsetune emit-kernel --graph "$work/tuned-$name/graph.json" "$m" --dtype f64 \
+      run sparsetune emit-kernel --graph "$work/tuned-$name/graph.json" "$m" --dtype "$dt" \
         --reference -o "$d" >/dev/null 2>"$work/csv/$name-emit.err" &&
         cp scripts/kernel_driver.cu "$d/" &&
         (cd "$d" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu) \
@@ -335,8 +338,8 @@ case "${1:-}" in
         (cd "$d" && ./run) >"$work/csv/$name-driver.txt" 2>&1 &&
         (cd "$d" && prof "$work/csv/$name-tuned.csv" 20 12 . ./run)
       prof "$work/csv/$name-cusparse.csv" 0 "${NCU_CUSPARSE_COUNT:-80}" . \
-        "$PWD/$dev/bundle/run" sparsetune bench "$m" --op spmv --dtype f64 --runs 3
-      [ -x "$peers/spmv_double" ] &&
+        "$PWD/$dev/bundle/run" sparsetune bench "$m" --op spmv --dtype "$dt" --runs 3
+      [ "$dt" = f64 ] && [ -x "$peers/spmv_double" ] &&
         (cd "$work" && prof "$work/csv/$name-dasp.csv" 0 20 "dasp|longPart" "$peers/spmv_double" "$m")
       tar -czf "$out/ncu.tar.gz" -C "$work" csv
     done
