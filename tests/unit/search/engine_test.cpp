@@ -245,16 +245,22 @@ class MeasuringStandIn : public Evaluator {
   CostModelEvaluator inner_;
 };
 
+// A search with a long budget, scored by `eval` as if measured.
+SearchResult measured(const Csr64& a, const Setup& s, Evaluator& eval, int max_candidates,
+                      std::uint64_t seed) {
+  SearchOptions opt;
+  opt.budget_s = 600;
+  opt.max_candidates = max_candidates;
+  opt.seed = seed;
+  return run_search(a, s.space, prune_for(s.pruning, features::alphasparse_features(a)), s.seeds,
+                    s.baseline, eval, opt);
+}
+
 SearchResult measured_search(const Csr64& a, Setup& s, int min_candidates) {
   MeasuringStandIn eval(a);
   s.space.min_candidates = min_candidates;
   s.space.structures = {0.25, 0.5, 0.02, 2};  // freezes after a few structures
-  SearchOptions opt;
-  opt.budget_s = 600;
-  opt.max_candidates = 400;
-  opt.seed = 5;
-  return run_search(a, s.space, prune_for(s.pruning, features::alphasparse_features(a)), s.seeds,
-                    s.baseline, eval, opt);
+  return measured(a, s, eval, 400, 5);
 }
 
 }  // namespace
@@ -298,12 +304,7 @@ TEST_CASE("a measured search scores structures in waves, one batch for several",
   Setup s;
   const auto a = search_test::irregular(2000);
   BatchRecorder eval(a);
-  SearchOptions opt;
-  opt.budget_s = 600;
-  opt.max_candidates = 120;
-  opt.seed = 3;
-  const auto r = run_search(a, s.space, prune_for(s.pruning, features::alphasparse_features(a)),
-                            s.seeds, s.baseline, eval, opt);
+  const auto r = measured(a, s, eval, 120, 3);
   CHECK(r.stats.candidates == 120);
   // Batches of 16 candidates: waves of 16 grown structures.
   REQUIRE(!eval.structures_per_batch.empty());
@@ -326,12 +327,7 @@ TEST_CASE("max_structures ends a measured search only once min_candidates were m
   const auto run = [&](int min_candidates) {
     s.space.min_candidates = min_candidates;
     MeasuringStandIn eval(a);
-    SearchOptions opt;
-    opt.budget_s = 600;
-    opt.max_candidates = 300;
-    opt.seed = 9;
-    return run_search(a, s.space, prune_for(s.pruning, features::alphasparse_features(a)), s.seeds,
-                      s.baseline, eval, opt);
+    return measured(a, s, eval, 300, 9);
   };
   const auto capped = run(0);
   CHECK(capped.stats.stopped_by == "space");
