@@ -178,15 +178,13 @@ class Driver {
     }
     const std::size_t quota =
         wave.size() == 1 ? static_cast<std::size_t>(opt_.batch) : space_.max_coarse_points + 1;
-    // Each one's best; counts the structures that had a candidate scored (the first call only).
-    bool counted = false;
-    const auto bests = [&] {
+    // Every return: counts the structures that had a candidate scored, gives each one's best.
+    const auto finish = [&] {
       std::vector<double> b;
       for (const auto& v : wave) {
         b.push_back(v.best);
-        if (!counted) r_.stats.structures += v.scored;
+        r_.stats.structures += v.scored;
       }
-      counted = true;
       return b;
     };
 
@@ -225,7 +223,7 @@ class Driver {
         if (!v.slots.empty()) v.xs.push_back(to_doubles(pts[k])), v.ys.push_back(scores[k]);
         v.ann->offer(scores[k]);
       }
-      if (scores.size() < pts.size()) return bests();  // a limit was reached
+      if (scores.size() < pts.size()) return finish();  // a limit was reached
     }
 
     // Level 3: interpolate each grid to the fine one, score only the predicted best points.
@@ -262,9 +260,9 @@ class Driver {
         owner.push_back(w);
       }
     }
+    if (batch.empty()) return finish();
     std::vector<double> coarse_best;
     for (const auto& v : wave) coarse_best.push_back(v.best);
-    if (batch.empty()) return bests();
     const auto scores = score(std::move(batch));
     for (std::size_t k = 0; k < scores.size(); ++k) {
       if (std::isnan(scores[k])) continue;
@@ -272,7 +270,7 @@ class Driver {
       if (scores[k] > coarse_best[owner[k]]) ++r_.stats.fine_improved;
       v.best = std::max(v.best, scores[k]);
     }
-    return bests();
+    return finish();
   }
 
   // Structures scored together: as many as the evaluator's batch where candidates are measured
