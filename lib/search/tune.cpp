@@ -256,8 +256,11 @@ std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::
 }
 
 graph::Graph row_order_kernel(const graph::Graph& csr_vector, std::int64_t n) {
-  auto seeds = spmm_lanes_seeds(csr_vector, n);
-  return n >= 32 ? seeds[1] : seeds[0];
+  // By name, not position: the seeds' list grows with the shapes the search starts from.
+  const std::string want = n >= 32 ? "warp-row-lanes" : "csr-vector-lanes";
+  for (auto& g : spmm_lanes_seeds(csr_vector, n))
+    if (g.name == want) return std::move(g);
+  throw Error("row_order_kernel: no " + want + " seed");
 }
 
 TuneOutcome tune(const TuneOptions& o) {
