@@ -224,7 +224,8 @@ graph::Graph cell_seed(const Csr64& a, std::int64_t n, int partitions) {
 
 }  // namespace
 
-std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n) {
+std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n,
+                                           std::int64_t nnz) {
   const auto [lanes, tn, vec] = lane_tile(n);
   std::vector<graph::Graph> out;
   out.push_back(graph::as_spmm(csr_vector, tn, vec, lanes));
@@ -244,6 +245,23 @@ std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::
     {"op": "GMEM_ATOM_RED"}]})";
   out.push_back(graph::as_spmm(graph::parse_graph(split, "lanes seed"), tn, vec, lanes));
   out.back().name = "nnz-split-lanes";
+  if (lanes == 32) {
+    // The same split with a whole warp per run (a warp block of one thread block): the warp loads
+    // a run's entries 32 at a time and reads each once for its 32 * tn columns, where
+    // nnz-split-lanes walks 32 runs of 8 one after another with a 32-entry load for each (a
+    // quarter full). Runs of 32 to 256 entries: about 16k entries per run-length step keeps a
+    // few thousand warps in flight.
+    std::int64_t run = 32;
+    while (run < 256 && run * 16384 * 2 <= nnz) run *= 2;
+    const std::string r = std::to_string(run);
+    const std::string warp_split =
+        R"({"ops": [{"op": "COMPRESS"}, {"op": "BMW_NNZ_BLOCK", "nnz": )" + r +
+        R"(}, {"op": "BMT_NNZ_BLOCK", "nnz": )" + r +
+        R"(}, {"op": "SET_RESOURCES", "threads": 128}, {"op": "THREAD_BITMAP_RED"},
+      {"op": "GMEM_ATOM_RED"}]})";
+    out.push_back(graph::as_spmm(graph::parse_graph(warp_split, "lanes seed"), tn, vec, lanes));
+    out.back().name = "nnz-split-warp";
+  }
   if (n >= 32 && n < 128) {
     // Groups of n / 4 lanes with vectors of 4, a row each: a warp has 32 / (n / 4) rows in
     // flight where warp-row-lanes has one (landmark at n = 32: rows of 16 entries, 4-byte loads).
@@ -322,7 +340,7 @@ TuneOutcome tune(const TuneOptions& o) {
     for (int p = 1; p <= std::min<std::int64_t>(4, a.cols); p *= 2)
       tiled.push_back(cell_seed(a, o.n, p));
     // Lanes over columns: a B row segment read coalesced by a warp, A read once per column span.
-    for (auto& g : spmm_lanes_seeds(baseline, o.n)) tiled.push_back(std::move(g));
+    for (auto& g : spmm_lanes_seeds(baseline, o.n, a.nnz())) tiled.push_back(std::move(g));
     row_kernel = row_order_kernel(baseline, o.n);
     // SpMM's baseline, measured first, is the lanes kernel: csr-vector with a thread tile of
     // columns was 3-6x slower on the GPU (pubmed and landmark at N = 128), and on a large matrix
@@ -330,11 +348,14 @@ TuneOutcome tune(const TuneOptions& o) {
     baseline = row_kernel;
     // Except where one row is far longer than the rest (Maragal_6: 5,941 entries, mean 25): a
     // warp per row then waits on that row (0.05x cuSPARSE when a small budget measured only the
-    // baseline), and the non-zero split is the safe first measurement.
+    // baseline), and the non-zero split is the safe first measurement: a warp per run of entries
+    // where the tile has 32 lanes (A read once per 32 * tn columns), else segmented-coo.
     const auto longest = static_cast<std::int64_t>(features::feature_value(alpha, "row_nnz_max"));
-    if (longest >= 1024 && longest >= 32 * a.nnz() / std::max<std::int64_t>(a.rows, 1))
+    if (longest >= 1024 && longest >= 32 * a.nnz() / std::max<std::int64_t>(a.rows, 1)) {
+      const char* split = o.n >= 32 ? "nnz-split-warp" : "segmented-coo";
       for (const auto& g : tiled)
-        if (g.name == "segmented-coo") baseline = g;
+        if (g.name == split) baseline = g;
+    }
     // The output-stationary kernel (a warp per row) under two of Mehrabi et al.'s row orders:
     // LPT balances the warps, hybrid-1 adds B-line locality among equal loads. The predicted
     // order goes first once the architecture is known (below).

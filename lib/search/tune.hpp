@@ -83,9 +83,11 @@ graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n);
 // warp reduction across groups only, none at 32 lanes); "warp-row-lanes" (n >= 32): a warp per
 // row with one thread block, no warp reduction; "csr-scalar-lanes" (n < 32): a group per row;
 // "nnz-split-lanes": thread blocks of 8 non-zeros across rows, running row sums added by atomics;
-// for 32 <= n < 128 also "csr-scalar-lanes" with groups of n / 4 lanes (a power of two), 4 columns
-// each in vectors of 4.
-std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n);
+// for n >= 32 "nnz-split-warp": runs of 32 to 256 non-zeros (more for larger nnz), a whole warp
+// per run; for 32 <= n < 128 also "csr-scalar-lanes" with groups of n / 4 lanes (a power of
+// two), 4 columns each in vectors of 4.
+std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n,
+                                           std::int64_t nnz = 0);
 // The output-stationary kernel of Mehrabi et al. the row orders are made for and learned on: a
 // warp per row with its lanes over the columns (warp-row-lanes; csr-vector-lanes below n = 32).
 graph::Graph row_order_kernel(const graph::Graph& csr_vector, std::int64_t n);

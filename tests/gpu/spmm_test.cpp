@@ -63,6 +63,32 @@ TEST_CASE("SpMM kernels of the known formats verify", "[gpu][spmm]") {
   run_cases(cases);
 }
 
+TEST_CASE("a warp per run of entries verifies, vector reductions into C included", "[gpu][spmm]") {
+  // nnz-split-warp: runs cross rows and a row spans runs. n = 128 and 64 give whole fp32 tiles
+  // whose rows of C are 16-byte aligned (red.global.add.v4 / .v2 on sm_90); n = 130 aligns every
+  // other row to 8 bytes only, n = 33 leaves ragged tiles: the per-column atomics.
+  const auto split = graph::parse_graph(
+      R"({"ops": [{"op": "COMPRESS"}, {"op": "BMW_NNZ_BLOCK", "nnz": 64},
+      {"op": "BMT_NNZ_BLOCK", "nnz": 64}, {"op": "SET_RESOURCES", "threads": 128},
+      {"op": "THREAD_BITMAP_RED"}, {"op": "GMEM_ATOM_RED"}]})",
+      "nnz-split-warp");
+  const int tiles[][2] = {{4, 4}, {2, 2}, {8, 4}, {1, 1}};
+  const std::int64_t ns[] = {128, 64, 130, 33};
+  std::vector<Case> cases;
+  int k = 0;
+  for (const auto& [name, a] : spmm_matrices())
+    for (const char* dtype : {"f32", "f64", "f16"}) {
+      const auto t = tiles[k % 4];
+      CaseOptions co;
+      co.spmm_n = ns[(k / 4) % 4];
+      if (k % 3 == 0) co.scaling = {2.0, -0.5};
+      add_case(cases, graph::as_spmm(split, t[0], t[1], 32), name, a, dtype, co);
+      ++k;
+    }
+  CHECK(cases.size() >= 12);
+  run_cases(cases);
+}
+
 TEST_CASE("random SpMM graphs give kernels that verify", "[gpu][spmm]") {
   const auto matrices = spmm_matrices();
   graph::RandomGraphOptions ro;

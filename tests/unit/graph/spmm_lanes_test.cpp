@@ -41,6 +41,10 @@ const Shape kShapes[] = {
       {"op": "GMEM_ATOM_RED"}])"},
     {"nnz-split-atomic", R"([{"op": "COMPRESS"}, {"op": "BMT_NNZ_BLOCK", "nnz": 5},
       {"op": "THREAD_BITMAP_RED"}, {"op": "GMEM_ATOM_RED"}])"},
+    // A group per run of 40 entries (a warp block of one thread block): runs cross rows, the
+    // 70-entry row spans two runs, and a run ends inside a 32-entry load.
+    {"nnz-split-warp", R"([{"op": "COMPRESS"}, {"op": "BMW_NNZ_BLOCK", "nnz": 40},
+      {"op": "BMT_NNZ_BLOCK", "nnz": 40}, {"op": "THREAD_BITMAP_RED"}, {"op": "GMEM_ATOM_RED"}])"},
 };
 
 Graph spmv(const Shape& s) {
@@ -184,7 +188,7 @@ TEST_CASE("lanes over columns give the reference product", "[graph][spmm]") {
             }
           ++checked;
         }
-  REQUIRE(checked == 5 * 5 * 3 * 7);
+  REQUIRE(checked == 6 * 5 * 3 * 7);
 }
 
 TEST_CASE("lanes over columns by hand: a row longer than a warp", "[graph][spmm]") {

@@ -213,19 +213,28 @@ TEST_CASE("tune --op spmm seeds lanes over columns, and the search tunes the lan
                                   {128, 32, 4, 4}, {129, 32, 4, 4}, {1024, 32, 8, 4}};
   for (const auto& w : want) {
     INFO("n = " << w[0]);
-    const auto seeds = search::spmm_lanes_seeds(vector, w[0]);
-    REQUIRE(seeds.size() == (w[0] >= 32 && w[0] < 128 ? 4 : 3));
-    if (seeds.size() == 4) {  // groups of n / 4 lanes, a row each, vectors of 4
-      CHECK(seeds[3].name == "csr-scalar-lanes");
-      CHECK(seeds[3].ops[1].params["lanes"] == 8);
-      CHECK(seeds[3].ops[1].params["tn"] == 4);
+    const auto seeds = search::spmm_lanes_seeds(vector, w[0], 1'000'000);
+    REQUIRE(seeds.size() == 3u + (w[0] >= 32) + (w[0] >= 32 && w[0] < 128));
+    if (w[0] >= 32 && w[0] < 128) {  // groups of n / 4 lanes, a row each, vectors of 4
+      CHECK(seeds.back().name == "csr-scalar-lanes");
+      CHECK(seeds.back().ops[1].params["lanes"] == 8);
+      CHECK(seeds.back().ops[1].params["tn"] == 4);
+    }
+    if (w[0] >= 32) {  // a warp per run: warp block and thread block both runs of 32 (1M / 16k)
+      const auto& s = seeds[3];
+      CHECK(s.name == "nnz-split-warp");
+      REQUIRE(s.ops.size() > 3);
+      CHECK(s.ops[2].op == "BMW_NNZ_BLOCK");
+      CHECK(s.ops[2].params["nnz"] == 32);
+      CHECK(s.ops[3].op == "BMT_NNZ_BLOCK");
+      CHECK(s.ops[3].params["nnz"] == 32);
     }
     CHECK(seeds[0].name == "csr-vector-lanes");
     CHECK(seeds[1].name == (w[0] >= 32 ? "warp-row-lanes" : "csr-scalar-lanes"));
     CHECK(seeds[2].name == "nnz-split-lanes");
     CHECK(graph::describe(search::row_order_kernel(vector, w[0])) ==
           graph::describe(seeds[w[0] >= 32 ? 1 : 0]));
-    for (std::size_t i = 0; i < 3; ++i) {
+    for (std::size_t i = 0; i < 3u + (w[0] >= 32); ++i) {
       const auto& s = seeds[i];
       CHECK(s.op == "spmm");
       const auto& tile = s.ops[1];
@@ -282,8 +291,20 @@ TEST_CASE("tune --op spmm measures the non-zero split first where one row dwarfs
   o.matrix = path;
   const std::string first =
       search::tune(o).report["search"]["baseline_csr_vector"]["graph"].get<std::string>();
-  CHECK(first.find("BMT_NNZ_BLOCK") != std::string::npos);
+  // n = 64: a warp per run of entries (the tile has 32 lanes).
+  CHECK(first.find("COL_TILE(lanes=32,") != std::string::npos);
+  CHECK(first.find("BMW_NNZ_BLOCK(") != std::string::npos);
+  CHECK(first.find("BMT_NNZ_BLOCK(") != std::string::npos);
   CHECK(first.find("BMW_ROW_BLOCK") == std::string::npos);
+  // n = 16: 16 lanes cannot fill a warp's run, so the thread split (segmented-coo).
+  auto o16 = spmm_options(t, 16);
+  o16.matrix = path;
+  o16.out_dir = (t.path / "out16").string();
+  const std::string first16 =
+      search::tune(o16).report["search"]["baseline_csr_vector"]["graph"].get<std::string>();
+  CHECK(first16.find("BMT_NNZ_BLOCK") != std::string::npos);
+  CHECK(first16.find("BMW_NNZ_BLOCK") == std::string::npos);
+  CHECK(first16.find("BMW_ROW_BLOCK") == std::string::npos);
   // The same rows with the long one cut to 40 entries keep the warp per row.
   a.col_idx.erase(a.col_idx.begin() + a.row_ptr[300] + 40, a.col_idx.begin() + a.row_ptr[301]);
   a.val.erase(a.val.begin() + a.row_ptr[300] + 40, a.val.begin() + a.row_ptr[301]);
