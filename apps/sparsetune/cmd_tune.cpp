@@ -45,7 +45,8 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                   "sptv: parts per slice format, for kernel.h's pipelined run from host memory")
       ->capture_default_str();
   cmd->add_option("--dtype", o->dtype,
-                  "Value type (f16: fp16 values and x, fp32 accumulation; SpMV only)")
+                  "Value type (f16: fp16 values and x or B, fp32 accumulation and y or C; SpMV and "
+                  "SpMM)")
       ->check(CLI::IsMember({"f64", "f32", "f16"}))
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out_dir, "Output folder (default: <matrix name>.tuned)");
@@ -110,9 +111,14 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
         {"matrix", o->matrix + " (" + std::to_string(j["matrix"]["rows"].get<std::int64_t>()) +
                        " x " + std::to_string(j["matrix"]["cols"].get<std::int64_t>()) + ", " +
                        std::to_string(j["matrix"]["nnz"].get<std::int64_t>()) + " non-zeros)"},
-        {"op", o->op + (o->op == "spmm" ? ", B of " + std::to_string(o->n) + " columns, " +
-                                              o->layout + "-major B and C"
-                                        : "")},
+        {"op", o->op +
+                   (o->op == "spmm" ? ", B of " + std::to_string(o->n) + " columns, " + o->layout +
+                                          "-major B and C"
+                                    : "") +
+                   ", " + o->dtype +
+                   (o->dtype != "f16" ? ""
+                    : o->op == "spmm" ? " (fp16 A and B, fp32 accumulation and C)"
+                                      : " (fp16 A and x, fp32 accumulation and y)")},
         {"graph", j["graph_line"].get<std::string>()},
         {j["measured"].get<bool>() ? "measured" : "predicted",
          fixed(j["time_us"].get<double>(), 2) + " us, " + fixed(j["gflops"].get<double>(), 2) +

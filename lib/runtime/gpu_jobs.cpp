@@ -476,10 +476,11 @@ nlohmann::json time_with_transfers(Context& c, const Holder& h, const DeviceMem&
           {"q3", s.q3},         {"runs", s.count}, {"h2d_bytes", h2d}, {"d2h_bytes", y_bytes}};
 }
 
-OpCost cost_of(const Problem& p, std::int64_t n) {
+// out_bytes: SpMM's C values (0: the problem's value type).
+OpCost cost_of(const Problem& p, std::int64_t n, int out_bytes = 0) {
   const int vb = dtype_bytes(p.dtype);
   if (p.op == "sptv") return sptv_cost(p.order, p.a.nnz(), p.mode_dim, p.a.rows, 4, vb);
-  if (p.op == "spmm") return spmm_cost(p.a.rows, p.a.cols, p.a.nnz(), n, 4, vb);
+  if (p.op == "spmm") return spmm_cost(p.a.rows, p.a.cols, p.a.nnz(), n, 4, vb, out_bytes);
   return spmv_cost(p.a.rows, p.a.cols, p.a.nnz(), 4, vb);
 }
 
@@ -521,11 +522,12 @@ nlohmann::json run_spmv(Context& c, Problem& p, Holder& h, const Sparse& s, cusp
   return j;
 }
 
+// C is of type ct: the problem's value type, or fp32 beside fp16 A and B.
 nlohmann::json run_spmm_layout(Context& c, Problem& p, Holder& h, const Sparse& s,
                                cusparseSpMMAlg_t alg, std::int64_t n, int runs,
-                               cusparseOrder_t order) {
+                               cusparseOrder_t order, DType ct) {
   const DType t = p.dtype;
-  const int vb = dtype_bytes(t);
+  const int cb = dtype_bytes(ct);
   const bool row_major = order == CUSPARSE_ORDER_ROW;
   const auto& bin = p.input(n);  // row-major cols × n
   std::vector<double> b(s.cols_p * n, 0.0);
@@ -533,14 +535,14 @@ nlohmann::json run_spmm_layout(Context& c, Problem& p, Holder& h, const Sparse& 
     for (std::int64_t j = 0; j < n; ++j)
       b[row_major ? i * n + j : j * s.cols_p + i] = bin[i * n + j];
   void* db = h.upload_bytes(pack(b, t));
-  void* dc = h.alloc(s.rows_p * n * vb);
+  void* dc = h.alloc(s.rows_p * n * cb);
   const DeviceMem& cmem = h.mem.back();
   cusparseDnMatDescr_t B, C;
   SPARSETUNE_SP(
       cusparseCreateDnMat(&B, s.cols_p, n, row_major ? n : s.cols_p, db, value_type(t), order));
   h.mat.push_back(B);
   SPARSETUNE_SP(
-      cusparseCreateDnMat(&C, s.rows_p, n, row_major ? n : s.rows_p, dc, value_type(t), order));
+      cusparseCreateDnMat(&C, s.rows_p, n, row_major ? n : s.rows_p, dc, value_type(ct), order));
   h.mat.push_back(C);
   Scalars k;
   const auto nt = CUSPARSE_OPERATION_NON_TRANSPOSE;
@@ -559,9 +561,9 @@ nlohmann::json run_spmm_layout(Context& c, Problem& p, Holder& h, const Sparse& 
         cusparseSpMM(c.handle, nt, nt, k.one(t), s.A, B, k.zero(t), C, compute_type(t), alg, buf));
   };
   auto result = [&] {
-    std::vector<char> raw(s.rows_p * n * vb);
+    std::vector<char> raw(s.rows_p * n * cb);
     cmem.download(raw.data(), raw.size());
-    const auto all = unpack(raw.data(), s.rows_p * n, t);
+    const auto all = unpack(raw.data(), s.rows_p * n, ct);
     std::vector<double> out(p.a.rows * n);
     for (std::int64_t i = 0; i < p.a.rows; ++i)
       for (std::int64_t j = 0; j < n; ++j)
@@ -570,21 +572,34 @@ nlohmann::json run_spmm_layout(Context& c, Problem& p, Holder& h, const Sparse& 
   };
   std::string note = s.note;
   if (!row_major) note += note.empty() ? "column-major B, C" : "; column-major B, C";
+  if (t == DType::f16)
+    note += std::string(note.empty() ? "" : "; ") +
+            (ct == DType::f32 ? "fp32 C" : "fp16 C (cuSPARSE declines an fp32 C here)");
   // Blocked-ELL SpMM multiplies f32 data on tensor cores in TF32: its errors are of that size.
   const bool tf32 = alg == CUSPARSE_SPMM_BLOCKED_ELL_ALG1 && t == DType::f32;
   if (tf32) note += "; TF32 tolerance";
-  return finish(c, p, op, cmem, result, p.reference(n), cost_of(p, n), runs, pre, note, tf32);
+  return finish(c, p, op, cmem, result, p.reference(n), cost_of(p, n, cb), runs, pre, note, tf32);
 }
 
 // Row-major dense operands first (the reference layout); column-major where cuSPARSE wants it.
+// f16: fp16 A and B with an fp32 C (compute type fp32), as the generated kernels take them; an
+// fp16 C only where cuSPARSE declines that mix in both layouts.
 nlohmann::json run_spmm(Context& c, Problem& p, const std::function<Sparse(Holder&)>& make,
                         cusparseSpMMAlg_t alg, std::int64_t n, int runs) {
+  const auto in_layouts = [&](DType ct) {
+    try {
+      Holder h;
+      return run_spmm_layout(c, p, h, make(h), alg, n, runs, CUSPARSE_ORDER_ROW, ct);
+    } catch (const Unsupported&) {
+      Holder h;
+      return run_spmm_layout(c, p, h, make(h), alg, n, runs, CUSPARSE_ORDER_COL, ct);
+    }
+  };
+  if (p.dtype != DType::f16) return in_layouts(p.dtype);
   try {
-    Holder h;
-    return run_spmm_layout(c, p, h, make(h), alg, n, runs, CUSPARSE_ORDER_ROW);
+    return in_layouts(DType::f32);
   } catch (const Unsupported&) {
-    Holder h;
-    return run_spmm_layout(c, p, h, make(h), alg, n, runs, CUSPARSE_ORDER_COL);
+    return in_layouts(DType::f16);
   }
 }
 

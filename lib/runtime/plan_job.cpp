@@ -209,7 +209,8 @@ nlohmann::json plan_job(const nlohmann::json& req) {
   const double timed_ms = ms_since(t_timed);
   const OpCost cost =
       plan.op == "spmm"
-          ? spmm_cost(plan.rows, plan.cols, plan.nnz, plan.n, plan.index_bytes, plan.value_bytes)
+          ? spmm_cost(plan.rows, plan.cols, plan.nnz, plan.n, plan.index_bytes, plan.value_bytes,
+                      static_cast<int>(plan_dtype_size(plan.output_dtype)))
           : spmv_cost(plan.rows, plan.cols, plan.nnz, plan.index_bytes, plan.value_bytes);
   std::string note =
       std::to_string(plan.launches.size()) + " launch" + (plan.launches.size() == 1 ? "" : "es");

@@ -92,13 +92,14 @@ OpCost spmv_cost(std::int64_t rows, std::int64_t cols, std::int64_t nnz, int idx
 }
 
 OpCost spmm_cost(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
-                 int idx_bytes, int val_bytes) {
+                 int idx_bytes, int val_bytes, int out_bytes) {
+  if (out_bytes <= 0) out_bytes = val_bytes;
   OpCost c;
   c.flops = 2.0 * static_cast<double>(nnz) * static_cast<double>(n);
   c.bytes = static_cast<double>(rows + 1) * idx_bytes +
             static_cast<double>(nnz) * (idx_bytes + val_bytes) +
             static_cast<double>(cols) * static_cast<double>(n) * val_bytes +
-            static_cast<double>(rows) * static_cast<double>(n) * val_bytes;
+            static_cast<double>(rows) * static_cast<double>(n) * out_bytes;
   return c;
 }
 

@@ -59,9 +59,10 @@ struct OpCost {
 // once, x read once, y written once.
 OpCost spmv_cost(std::int64_t rows, std::int64_t cols, std::int64_t nnz, int idx_bytes,
                  int val_bytes);
-// C = A·B with B (cols × n) read once and C (rows × n) written once.
+// C = A·B with B (cols × n) read once and C (rows × n) written once; C's values are out_bytes
+// each (0: val_bytes; f16 SpMM writes an fp32 C).
 OpCost spmm_cost(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
-                 int idx_bytes, int val_bytes);
+                 int idx_bytes, int val_bytes, int out_bytes = 0);
 // Y = X ×_mode v: every entry's coordinates and value read once, v read once, one output value
 // written per non-empty fiber.
 OpCost sptv_cost(int order, std::int64_t nnz, std::int64_t mode_dim, std::int64_t fibers,

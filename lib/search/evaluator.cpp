@@ -21,7 +21,9 @@ int value_bytes(const std::string& dtype) { return dtype == "f64" ? 8 : dtype ==
 
 void fill_rates(Evaluation& e, const Csr64& a, const std::string& dtype, std::int64_t n) {
   if (!(e.time_us > 0)) return;
-  const auto cost = n >= 1 ? runtime::spmm_cost(a.rows, a.cols, a.nnz(), n, 4, value_bytes(dtype))
+  // SpMM's C is fp32 for f16 values (the kernels' result_t).
+  const auto cost = n >= 1 ? runtime::spmm_cost(a.rows, a.cols, a.nnz(), n, 4, value_bytes(dtype),
+                                                dtype == "f64" ? 8 : 4)
                            : runtime::spmv_cost(a.rows, a.cols, a.nnz(), 4, value_bytes(dtype));
   e.gflops = runtime::gflops(cost, e.time_us * 1e-6);
   e.gbs = runtime::gbytes_per_s(cost, e.time_us * 1e-6);

@@ -318,6 +318,16 @@ expect_fail "tune --op spmm with --n 2000" "--n" "$st" tune "$example" --op spmm
   --budget 0 -o "$tmp/spmm-bad"
 expect_fail "tune --op spmv with --n" "goes with --op spmm" "$st" tune "$example" --n 4 --budget 0
 [ ! -e "$tmp/spmm-bad" ] && ok || bad "a refused spmm tune left an output folder"
+# f16: fp16 values and B, fp32 C; a value beyond fp16's range refused, naming the file.
+expect_ok "tune --op spmm --dtype f16" "$st" --json tune "$example" --op spmm --n 16 --dtype f16 \
+  --budget 0 --db "$tmp/spmm16.db" -o "$tmp/spmm16"
+expect_out "tune --op spmm --dtype f16 reports it" '"dtype": "f16"'
+grep -q 'typedef float result_t;  // C' "$tmp/spmm16/kernel.h" && ok ||
+  bad "the f16 SpMM kernel.h does not write an fp32 C"
+big=$(mtx big16.mtx '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 70000\n')
+expect_fail "tune --op spmm --dtype f16 beyond fp16's range" "big16.mtx.*exceed fp16's range" \
+  "$st" tune "$big" --op spmm --n 8 --dtype f16 --budget 0 -o "$tmp/spmm16-bad"
+[ ! -e "$tmp/spmm16-bad" ] && ok || bad "a refused f16 spmm tune left an output folder"
 printf '{"op": "spmm", "ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows": 1}, {"op": "THREAD_TOTAL_RED"}]}' \
   >"$tmp/notile.json"
 expect_fail "emit-kernel of an spmm graph without COL_TILE" "notile.json.*COL_TILE" \

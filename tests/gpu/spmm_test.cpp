@@ -213,3 +213,31 @@ TEST_CASE("sparsetune run measures a column-major SpMM folder", "[gpu][spmm]") {
   o.matrix_file = mpath.string();  // the reference from the matrix itself, column-major
   CHECK(search::run_emitted((t.path / "out").string(), o).result.verified);
 }
+
+TEST_CASE("sparsetune run measures an emitted f16 SpMM folder: fp16 A and B, fp32 C",
+          "[gpu][spmm][f16]") {
+  testing::TempDir t("sparsetune-gpu-spmm-f16");
+  const auto mpath = testing::shared_dir() / "matrices" / "impcol_a.mtx.gz";
+  const auto a = io::read_matrix(mpath.string());
+  // A warp of lanes over columns (store-only) and segmented COO (atomics into a scaled C).
+  for (const auto& [name, lanes] : {std::pair{"csr-vector", 32}, std::pair{"segmented-coo", 1}}) {
+    const auto g = graph::as_spmm(
+        graph::read_graph(search::default_graphs_dir() + "/" + name + ".json"), 4, 4, lanes);
+    codegen::EmitOptions eo;
+    eo.design.dtype = "f16";
+    const auto dir = (t.path / name).string();
+    codegen::write_emitted(codegen::generate(g, a, eo), g, dir);
+    search::RunOptions o;
+    o.launch = self_launch();
+    o.n = 48;
+    o.beta = 0.5;
+    const auto r = search::run_emitted(dir, o);
+    INFO(name << ": " << search::to_json(r).dump(2));
+    CHECK(r.dtype == "f16");
+    CHECK(r.result.status == "ok");
+    CHECK(r.result.verified);
+    CHECK(r.result.tolerance >= 1e-2);
+    o.matrix_file = mpath.string();  // the reference from the matrix itself, rounded to fp16
+    CHECK(search::run_emitted(dir, o).result.verified);
+  }
+}

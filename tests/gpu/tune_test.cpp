@@ -114,3 +114,37 @@ TEST_CASE("tune --op spmm on a GPU measures verified SpMM kernels", "[gpu][spmm]
   CHECK(j["search"]["failures"]["by_category"].value("verification", 0) == 0);
   REQUIRE(j["cusparse"].is_array());  // cuSPARSE's SpMM beside it
 }
+
+TEST_CASE("tune --op spmm --dtype f16 on a GPU measures verified fp16 SpMM kernels",
+          "[gpu][spmm][f16]") {
+  testing::TempDir t("sparsetune-gpu-tune-spmm-f16");
+  search::TuneOptions o;
+  o.matrix = testing::shared_dir().string() + "/matrices/494_bus.mtx.gz";
+  o.op = "spmm";
+  o.n = 32;
+  o.dtype = "f16";
+  o.out_dir = (t.path / "out").string();
+  o.db_path = (t.path / "tuning.db").string();
+  o.budget_s = 20;
+  o.max_candidates = 12;
+  o.launch = self_launch();
+  const auto r = search::tune(o);
+  const auto& j = r.report;
+  INFO(j.dump(2));
+  REQUIRE(j["measured"].get<bool>());
+  CHECK(j["dtype"] == "f16");
+  CHECK(j["graph"]["op"] == "spmm");
+  // fp16 A and B, fp32 C: every measured candidate ran on a poisoned C, checked against the
+  // fp64 A·B of the fp16-rounded inputs within fp16's tolerance.
+  CHECK(j["error"].get<double>() >= 0);
+  CHECK(j["error"].get<double>() <= 1e-2);
+  CHECK(j["gflops"].get<double>() > 0);
+  CHECK(j["search"]["failures"]["by_category"].value("verification", 0) == 0);
+  // cuSPARSE's SpMM beside it, fp16 A and B with an fp32 C where it takes that mix (CSR does).
+  REQUIRE(j["cusparse"].is_array());
+  bool csr_fp32_c = false;
+  for (const auto& b : j["cusparse"])
+    if (b.value("name", std::string()) == "csr-alg1" && b.value("verified", false))
+      csr_fp32_c = b.value("note", std::string()).find("fp32 C") != std::string::npos;
+  CHECK(csr_fp32_c);
+}

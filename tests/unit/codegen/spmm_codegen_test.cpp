@@ -113,3 +113,39 @@ TEST_CASE("an emitted SpMM folder compiles with nvcc in a user's program", "[cod
     REQUIRE(std::filesystem::file_size(dir.path / "user.o") > 0);
   }
 }
+
+TEST_CASE("an emitted f16 SpMM folder compiles with nvcc: fp16 B, fp32 C", "[codegen][spmm]") {
+  if (test::nvcc_path().empty()) {
+    WARN("nvcc not found; the NVRTC test covers the same source");
+    return;
+  }
+  // Lanes over columns (store-only) and segmented COO (atomics into a C scaled first).
+  for (const auto& [name, lanes] : {std::pair{"csr-vector", 32}, std::pair{"segmented-coo", 1}}) {
+    testing::TempDir dir("sparsetune-nvcc-spmm-f16");
+    graph::Graph g;
+    for (const auto& k : test::known_graphs())
+      if (k.name == name) g = graph::as_spmm(k, 4, 4, lanes);
+    codegen::EmitOptions o;
+    o.design.dtype = "f16";
+    const auto e = codegen::generate(g, test::shared_matrices()[1].second, o);
+    // A user's fp16 B (__half) passed as its bits; C, alpha and beta fp32. The static_asserts
+    // fail the build if the header's types drift.
+    const std::string user =
+        "#include <cuda_fp16.h>\n#include <type_traits>\n#include \"kernel.h\"\n"
+        "static_assert(std::is_same<sparsetune_kernel::value_t, unsigned short>::value, \"B\");\n"
+        "static_assert(std::is_same<sparsetune_kernel::result_t, float>::value, \"C\");\n"
+        "int main() {\n  sparsetune_kernel::Format f;\n"
+        "  if (sparsetune_kernel::load(\"format.safetensors\", &f) != cudaSuccess) return 1;\n"
+        "  __half* B = nullptr;\n  float* C = nullptr;\n"
+        "  const auto* b = reinterpret_cast<const unsigned short*>(B);\n"
+        "  sparsetune_kernel::run(f, b, C, 128);\n"
+        "  sparsetune_kernel::run(f, b, 130, C, 132, 128, 2.0f, 0.5f, cudaStream_t{});\n"
+        "  sparsetune_kernel::release(&f);\n  return 0;\n}\n";
+    std::string log;
+    const int rc = test::nvcc_compile_as_user(e, g, dir.path, log, user);
+    INFO(name << "\n" << log);
+    REQUIRE(rc == 0);
+    REQUIRE(std::filesystem::file_size(dir.path / "kernel.o") > 0);
+    REQUIRE(std::filesystem::file_size(dir.path / "user.o") > 0);
+  }
+}

@@ -46,6 +46,11 @@ TEST_CASE("bytes and flops an operation must move and do") {
   const OpCost m = spmm_cost(3, 4, 5, 2, 4, 8);
   CHECK(m.bytes == 188);
   CHECK(m.flops == 20);
+  // f16 values and B with an fp32 C: 16 + 5·6 + 4·2·2 + 3·2·4 = 86 bytes.
+  const OpCost h = spmm_cost(3, 4, 5, 2, 4, 2, 4);
+  CHECK(h.bytes == 86);
+  CHECK(h.flops == 20);
+  CHECK(spmm_cost(3, 4, 5, 2, 4, 2).bytes == 74);  // C of the values' type: 3·2·2
   // Order-3 tensor, 10 entries, mode size 7, 4 fibers, f32: 10·(3·4 + 4) + 7·4 + 4·4 = 204.
   const OpCost t = sptv_cost(3, 10, 7, 4, 4, 4);
   CHECK(t.bytes == 204);

@@ -18,6 +18,7 @@
 #include "graph/cell_graph.hpp"
 #include "graph/format.hpp"
 #include "graph/graph.hpp"
+#include "graph/half.hpp"
 #include "graph/interpreter.hpp"
 #include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
@@ -441,4 +442,56 @@ TEST_CASE("a liteform-cell model that rules CELL out keeps it out of a predict-o
   for (const auto& s : without.report["search"]["seed_order"])
     cell_seeded |= s["seed"].get<std::string>().rfind("cell-p", 0) == 0;
   CHECK(cell_seeded);
+}
+
+TEST_CASE("tune --op spmm --dtype f16 predicts, checks on the CPU and emits fp16 A and B, fp32 C",
+          "[search][spmm][f16]") {
+  testing::TempDir t("sparsetune-spmm-f16");
+  auto o = spmm_options(t, 16);
+  o.dtype = "f16";
+  o.max_candidates = 12;
+  const auto r = search::tune(o);
+  const auto& j = r.report;
+  CHECK(j["op"] == "spmm");
+  CHECK(j["dtype"] == "f16");
+  CHECK(j["measured"] == false);
+  // The CPU check of the winner: fp16's tolerance, and within it.
+  CHECK(j["cpu_check"]["tolerance"].get<double>() >= 1e-2);
+  CHECK(j["cpu_check"]["error"].get<double>() <= j["cpu_check"]["tolerance"].get<double>());
+  for (const auto& m : db::TuningDb(o.db_path).measurements()) {
+    CHECK(m.dtype == "f16");
+    CHECK(m.op == "spmm");
+  }
+  const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
+  CHECK(f.op == "spmm");
+  CHECK(f.dtype == "f16");
+  // kernel.h takes B as fp16 bits and C, alpha and beta as fp32.
+  std::ifstream h(t.path / "out" / "kernel.h");
+  const std::string header{std::istreambuf_iterator<char>(h), std::istreambuf_iterator<char>()};
+  CHECK(header.find("typedef unsigned short value_t;  // B") != std::string::npos);
+  CHECK(header.find("typedef float result_t;  // C") != std::string::npos);
+  CHECK(header.find("B holds fp16 bits, C is fp32") != std::string::npos);
+  CHECK(header.find("inline cudaError_t run(const Format& f, const value_t* B, long long ldb, "
+                    "result_t* C,") != std::string::npos);
+
+  // The interpreter walks the emitted format on A and B rounded to fp16, as the GPU reads them:
+  // against an fp64 A·B of the fp16-rounded A and B it agrees to fp64 rounding, and against the
+  // unrounded A·B it differs by fp16's rounding.
+  const Csr64 a = io::read_matrix(o.matrix);
+  const auto to_half = [](double v) {
+    return static_cast<double>(graph::half_to_float(graph::float_to_half(static_cast<float>(v))));
+  };
+  const std::int64_t n = 5;
+  std::vector<double> b(static_cast<std::size_t>(a.cols * n)), b16(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    b[i] = (static_cast<double>(i % 11) - 5.0) / 3.0 + 1e-3;  // not fp16 values
+    b16[i] = to_half(b[i]);
+  }
+  Csr64 a16 = a;
+  for (auto& v : a16.val) v = to_half(v);
+  const auto c = graph::interpret_spmm(f, b, n);
+  CHECK(relative_l2_error(c, spmm_reference(a16, b16, n)) <= 1e-12);
+  const double unrounded = relative_l2_error(c, spmm_reference(a, b, n));
+  CHECK(unrounded > 1e-6);
+  CHECK(unrounded <= 1e-2);
 }

@@ -121,10 +121,19 @@ TEST_CASE("tune --dtype f16: fp16 values, the crux on m16n8k8, and values fp16 c
   io::write_matrix(big, a);
   o.matrix = big;
   REQUIRE_THROWS_WITH(search::tune(o), Catch::Contains("exceed fp16's range (65504)"));
+  // SpMM refuses it alike, naming the file, before anything is written.
   o.op = "spmm";
   o.n = 8;
-  o.matrix = kMatrix;
-  REQUIRE_THROWS_WITH(search::tune(o), Catch::Contains("--dtype f16 is for --op spmv"));
+  o.out_dir = (t.path / "big-spmm").string();
+  REQUIRE_THROWS_WITH(search::tune(o),
+                      Catch::Contains(big) && Catch::Contains("exceed fp16's range (65504)"));
+  CHECK_FALSE(fs::exists(t.path / "big-spmm"));
+  // 65504 itself is fp16's largest value: tuned.
+  a.val = {1.0, -65504.0};
+  io::write_matrix(big, a);
+  o.budget_s = 0;
+  o.max_candidates = 4;
+  CHECK(search::tune(o).report["dtype"] == "f16");
 }
 
 TEST_CASE("a second tune answers from the database; --force searches again", "[search]") {
