@@ -113,6 +113,10 @@ TEST_CASE("tune --op spmm on a GPU measures verified SpMM kernels", "[gpu][spmm]
   CHECK(j["gflops"].get<double>() > 0);
   CHECK(j["search"]["failures"]["by_category"].value("verification", 0) == 0);
   REQUIRE(j["cusparse"].is_array());  // cuSPARSE's SpMM beside it
+  // The warp per run of non-zeros is scored second, after the warp per row in its row order.
+  const auto& seeds = j["search"]["seed_order"];
+  REQUIRE(seeds.size() > 2);
+  CHECK(seeds[1]["seed"] == "nnz-split-warp");
 }
 
 TEST_CASE("tune --op spmm --dtype f16 on a GPU measures verified fp16 SpMM kernels",
