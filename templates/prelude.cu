@@ -64,15 +64,14 @@ static __device__ __forceinline__ void atomicAdd(st_tile<TN>* p, const st_tile<T
   for (int j = 0; j < TN; ++j) atomicAdd(&p->v[j], t.v[j]);
 }
 // tile += v * bv, column by column. As in SpMV, a stored zero adds nothing whatever B holds: the
-// product is dropped, not the load skipped.
+// products are dropped, not the loads skipped. One test per entry rather than per column: the tile
+// then takes one fused multiply-add per column (a multiply, a select and an add per column before).
 template <int TN>
 static __device__ __forceinline__ void st_tile_fma(st_tile<TN>& s, const st_acc_t v,
                                                    const st_acc_t (&bv)[TN]) {
+  if (v == (st_acc_t)0) return;
 #pragma unroll
-  for (int j = 0; j < TN; ++j) {
-    const st_acc_t p = v * bv[j];
-    s.v[j] += v != (st_acc_t)0 ? p : (st_acc_t)0;
-  }
+  for (int j = 0; j < TN; ++j) s.v[j] += v * bv[j];
 }
 // A B row segment loaded VEC values at a time (aligned: the kernel checks st_vec_ok).
 template <int VEC>
