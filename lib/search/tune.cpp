@@ -422,7 +422,7 @@ TuneOutcome tune(const TuneOptions& o) {
   // rules it out; a measuring search tries CELL right after the row-order seed where it expects
   // CELL to win.
   json cell_pick = json::object();
-  int cell_pinned = 0;
+  int pinned_after_order = 0;  // SpMM seeds scored in order right after the row-order seed
   if (spmm) {
     auto is_cell = [](const graph::Graph& g) { return g.name.rfind("cell-p", 0) == 0; };
     // LiteForm's second predictor: CELL over its predicted column partitions is a seed too.
@@ -459,7 +459,7 @@ TuneOutcome tune(const TuneOptions& o) {
     }
     if (pin_cell && !seeds.empty()) {
       std::stable_partition(seeds.begin() + 1, seeds.end(), is_cell);
-      cell_pinned = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
+      pinned_after_order = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
     }
     // A measuring search scores the warp per run of non-zeros right after the row-order seed:
     // it was the fastest measured graph at n >= 64 on most shared matrices (H200, 2026-11-26),
@@ -469,7 +469,7 @@ TuneOutcome tune(const TuneOptions& o) {
     });
     if (gpu && split != seeds.end() && split != seeds.begin()) {
       std::rotate(seeds.begin() + 1, split, split + 1);
-      ++cell_pinned;  // pinned with CELL, after the row-order seed
+      ++pinned_after_order;  // ahead of CELL
     }
   }
   // The learned ranking of this architecture, when one is shipped and current: it scores a
@@ -538,7 +538,7 @@ TuneOutcome tune(const TuneOptions& o) {
     so.predictor = &predictor;
     // The warp-per-row seed under the predicted row order, the warp per run of non-zeros, then
     // CELL where it is predicted.
-    so.pinned_seeds = spmm ? 1 + cell_pinned : 0;
+    so.pinned_seeds = spmm ? 1 + pinned_after_order : 0;
     so.stop = o.stop;
     so.progress = o.progress;
     // Every candidate is committed as it is scored (one transaction each): a killed tune keeps
