@@ -158,7 +158,7 @@ std::string build_host_header(const graph::Format& f, const std::string& bytes) 
   }
   if (f.op == "spmm")
     h += spmm_declarations(f, val, acc);
-  else if (!f.store_only)
+  else if (f.scales_output_first())
     h += "extern \"C\" __global__ void " + std::string(kScaleKernel) + "(" + acc +
          "* __restrict__ y, const long long n, const " + acc + " beta);\n";
   h += "\nnamespace sparsetune_kernel {\n\n";
@@ -252,19 +252,26 @@ inline cudaError_t load(const char* path, Format* f) {
     h += "}  // namespace sparsetune_kernel\n";
     return h;
   }
-  h += f.store_only
-           ? "// y = alpha A x + beta y (cuSPARSE's convention): runs the part kernels in order on "
-             "`stream`.\n// Store-only: every row of y is written exactly once by one thread, "
-             "which reads y only\n// when beta != 0, so a y holding NaN is fine with beta = 0.\n"
-           : "// y = alpha A x + beta y (cuSPARSE's convention): sets y = beta y (zeroes it when "
-             "beta = 0,\n// never reading it), then runs the part kernels, which add alpha "
-             "times their results, in\n// order on `stream`.\n";
+  if (f.store_only)
+    h += "// y = alpha A x + beta y (cuSPARSE's convention): runs the part kernels in order on "
+         "`stream`.\n// Store-only: every row of y is written exactly once by one thread, "
+         "which reads y only\n// when beta != 0, so a y holding NaN is fine with beta = 0.\n";
+  else if (f.storing_part >= 0)
+    h += "// y = alpha A x + beta y (cuSPARSE's convention), on `stream`: part " +
+         std::to_string(f.storing_part) +
+         " runs first and\n// stores into every row (reading y only when beta != 0, so a y "
+         "holding NaN is fine with\n// beta = 0); the other parts then add alpha times their "
+         "results.\n";
+  else
+    h += "// y = alpha A x + beta y (cuSPARSE's convention): sets y = beta y (zeroes it when "
+         "beta = 0,\n// never reading it), then runs the part kernels, which add alpha "
+         "times their results, in\n// order on `stream`.\n";
   h += "inline cudaError_t run(const Format& f, const value_t* x, result_t* y, result_t alpha,\n"
        "                       result_t beta, cudaStream_t stream = 0) {\n";
-  if (!f.store_only) {
+  if (f.scales_output_first()) {
     h += y_prologue(f.rows);
   }
-  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+  for (const std::size_t i : f.launch_order()) {
     const auto& p = f.parts[i];
     if (p.n_bmtb == 0) continue;
     h += "  " + p.kernel + "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +

@@ -128,10 +128,11 @@ class PartBuilder {
     }
     if (stages_.empty() || stages_[0].level != RedLevel::Thread)
       throw Error("part " + std::to_string(index) + " has no thread-level reduction");
-    // How results reach y: atomics, a plain store (store-only formats) or a plain add.
-    const char* sink = atomic_        ? "gmem_atom_red.cu"
-                       : f.store_only ? "gmem_store.cu"
-                                      : "gmem_add.cu";
+    // How results reach y: atomics, a plain store (store-only formats, the storing part) or a
+    // plain add.
+    const char* sink = atomic_                ? "gmem_atom_red.cu"
+                       : f.part_stores(index) ? "gmem_store.cu"
+                                              : "gmem_add.cu";
     Sections sink_code = template_sections(sink);
     if (spmm())  // a tile into C, row- or column-major
       sink_code["accept"] = section(sink_code, f.col_major() ? "accept_spmm_col" : "accept_spmm");
@@ -286,7 +287,7 @@ class PartBuilder {
     std::string s;
     for (const auto& r : p_.reductions) s += (s.empty() ? "" : " > ") + r;
     if (atomic_ && !p_.atomic) return s + " > atomic add (rows shared with other fused parts)";
-    return s + (p_.atomic ? "" : f_.store_only ? " > store" : " > add");
+    return s + (p_.atomic ? "" : f_.part_stores(index_) ? " > store" : " > add");
   }
 
  private:
@@ -472,13 +473,15 @@ void add_parts(const graph::Format& f, KernelSource& k, const char* scale_sectio
     }
     PartBuilder b(f, f.parts[i], i, u.fused && u.atomic[i], u.fused);
     k.source += b.build();
-    if (!u.fused) k.kernels.push_back(f.parts[i].kernel);
   }
+  if (!u.fused)  // in the order they run
+    for (const std::size_t i : f.launch_order())
+      if (f.parts[i].n_bmtb > 0) k.kernels.push_back(f.parts[i].kernel);
   if (u.fused) {
     k.source += "\n" + fused_kernel(f);
     k.kernels.push_back(kFusedKernel);
   }
-  if (!f.store_only) {  // also with no work: beta times the output is still the answer
+  if (f.scales_output_first()) {  // also with no work: beta times the output is the answer
     std::string scale = section(template_sections("skeleton.cu"), scale_section);
     replace_all(scale, "$KERNEL", scale_name);
     k.source += "\n" + scale;
@@ -545,14 +548,22 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
        what + ".\n";
   s += graph_comment(graph_name, graph_line);
   s += "// y = alpha A x + beta y, as cuSPARSE computes it; beta = 0 never reads y.\n";
-  s += f.store_only
-           ? "// Store-only: every row of y is written exactly once by one thread over all "
-             "parts, so\n// the kernels store alpha A x + beta y in one pass.\n"
-           : "// Adding: " + std::string(kScaleKernel) +
-                 " first sets y = beta y (zeros when beta = 0), then the parts add\n// alpha "
-                 "times their results (atomically where rows are shared).\n";
-  s += "// One kernel per part, launched in order on one stream; each takes x, y, alpha, beta and "
-       "the\n// part's stored arrays in name order (see kernel.h).\n\n";
+  if (f.store_only)
+    s += "// Store-only: every row of y is written exactly once by one thread over all parts, "
+         "so\n// the kernels store alpha A x + beta y in one pass.\n";
+  else if (f.storing_part >= 0)
+    s += "// Storing first: part " + std::to_string(f.storing_part) +
+         " writes every row of y exactly once and runs first, storing alpha A x + beta y;\n// "
+         "the other parts then add alpha times their results (atomically where rows are "
+         "shared).\n";
+  else
+    s += "// Adding: " + std::string(kScaleKernel) +
+         " first sets y = beta y (zeros when beta = 0), then the parts add\n// alpha times "
+         "their results (atomically where rows are shared).\n";
+  s += std::string("// One kernel per part, launched ") +
+       (f.storing_part >= 0 ? "storing part first, then by part index," : "in order") +
+       " on one stream; each takes x, y, alpha,\n// beta and the part's stored arrays in name "
+       "order (see kernel.h).\n\n";
   s += section(prelude, "common");
   s += section(prelude, f.dtype);
   add_parts(f, k, "scale_y", kScaleKernel);

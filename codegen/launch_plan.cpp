@@ -74,9 +74,10 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
   p.x_dtype = graph::value_dtype(f.dtype);
   p.y_dtype = f.dtype == "f64" ? "F64" : "F32";
   p.value_bytes = static_cast<int>(io::dtype_size(p.x_dtype));
-  // Store-only kernels write every row of y themselves (reading it only when beta != 0); adding
-  // kernels need y zeroed, or scaled by beta by the first launch.
-  const bool adding = !f.store_only;
+  // Store-only kernels, and a storing part that runs first, write every row of y themselves
+  // (reading it only when beta != 0); otherwise the adding kernels need y zeroed, or scaled by
+  // beta by the first launch.
+  const bool adding = f.scales_output_first();
   p.zero_output = adding && scaling.beta == 0.0;
   p.init_output = scaling.beta != 0.0;
   const std::string scalar = p.y_dtype == "F64" ? "f64" : "f32";
@@ -101,7 +102,7 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
   std::size_t next = 0;
   const Fusion u = spmm ? plan_fusion(f) : Fusion{};
   const std::size_t first_part = p.launches.size();
-  for (std::size_t i = 0; i < f.parts.size(); ++i) {
+  for (const std::size_t i : f.launch_order()) {
     const auto& part = f.parts[i];
     if (part.n_bmtb == 0) continue;  // no kernel was generated for it
     if (!u.fused && (next >= k.kernels.size() || k.kernels[next] != part.kernel))
@@ -216,6 +217,7 @@ PlanInputs spmv_plan_inputs(const graph::Format& f, std::vector<double> x) {
   // Row lengths: the same walk with every non-zero stored value 1 and x all ones.
   graph::Format ones = f;
   ones.store_only = false;  // counts add up whatever the format claims
+  ones.storing_part = -1;
   for (auto& part : ones.parts)
     if (auto it = part.arrays.find("nz_val"); it != part.arrays.end())
       for (auto& v : it->second.reals) v = v != 0.0 ? 1.0 : 0.0;

@@ -327,12 +327,16 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   // written exactly once stores into y (no zeroing, no read-modify-write).
   std::vector<std::int64_t> total(f.rows, 0);
   bool any_atomic = false;
+  int covering = -1;  // the first non-atomic part that writes every row exactly once
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     if (f.parts[i].atomic) {
       any_atomic = true;
       continue;
     }
     const auto writes = count_writes(f, i);
+    if (covering < 0 &&
+        std::all_of(writes.begin(), writes.end(), [](std::int64_t k) { return k == 1; }))
+      covering = static_cast<int>(i);
     for (std::int64_t r = 0; r < f.rows; ++r) {
       total[r] += writes[r];
       if (writes[r] > 1)
@@ -345,6 +349,11 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   }
   f.store_only =
       !any_atomic && std::all_of(total.begin(), total.end(), [](std::int64_t k) { return k == 1; });
+  // SpMV parts run one after another, so a part covering every row can store first and the
+  // others add after it: no zeroing of y, no pass scaling it by beta. (SpMM parts may run fused,
+  // at once; SpTV's pipeline runs parts on several streams.)
+  if (!f.store_only && f.op == "spmv" && f.parts.size() > 1 && covering >= 0)
+    f.storing_part = covering;
   if (f.op == "spmm") check_spmm_shared(f);
   return f;
 }

@@ -209,6 +209,15 @@ const FormatArray& PartFormat::array(Arr a) const {
   return it->second;
 }
 
+std::vector<std::size_t> Format::launch_order() const {
+  std::vector<std::size_t> order;
+  if (storing_part >= 0 && static_cast<std::size_t>(storing_part) < parts.size())
+    order.push_back(static_cast<std::size_t>(storing_part));
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (static_cast<int>(i) != storing_part) order.push_back(i);
+  return order;
+}
+
 void check_layout(const std::string& layout, const std::string& op) {
   if (layout != "row" && layout != "col")
     throw Error("layout must be row or col, not '" + layout + "'");
@@ -291,6 +300,8 @@ io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_vers
                 {"parts", format_description(f).dump()},
                 {"store_only", f.store_only ? "true" : "false"}};
   if (f.col_major()) s.metadata["layout"] = f.layout;
+  // Written only when set, so the binaries of other formats are unchanged.
+  if (f.storing_part >= 0) s.metadata["storing_part"] = std::to_string(f.storing_part);
   if (f.op == "sptv") pack_sptv(f, s);
   return s;
 }
@@ -461,6 +472,18 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         throw bad("store_only must be 'true' or 'false', not '" + it->second + "'");
       f.store_only = it->second == "true";
     }
+    // Absent unless one part stores and the others add.
+    if (auto it = s.metadata.find("storing_part"); it != s.metadata.end()) {
+      std::size_t used = 0;
+      const long long k = std::stoll(it->second, &used);
+      if (used != it->second.size() || k < 0 || k >= static_cast<long long>(f.parts.size()))
+        throw bad("storing_part must be a part's index (0 to " +
+                  std::to_string(static_cast<long long>(f.parts.size()) - 1) + "), not '" +
+                  it->second + "'");
+      if (f.store_only) throw bad("storing_part is set, but so is store_only");
+      if (f.op != "spmv") throw bad("storing_part is an SpMV setting, but the op is " + f.op);
+      f.storing_part = static_cast<int>(k);
+    }
     // Absent in row-major binaries (and those written before column-major SpMM).
     if (auto it = s.metadata.find("layout"); it != s.metadata.end()) {
       if (f.op != "spmm") throw bad("layout is an SpMM setting, but the op is " + f.op);
@@ -490,6 +513,24 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
     }
     if (!holds)
       throw bad("store_only is set, but some row of y is not written exactly once without atomics");
+  }
+  // The storing part writes every row once and runs first: a row it missed would keep the
+  // caller's y, a row it wrote twice would lose a share.
+  if (f.storing_part >= 0) {
+    const auto& p = f.parts[static_cast<std::size_t>(f.storing_part)];
+    bool holds = !p.atomic;
+    try {
+      if (holds) {
+        const auto w = count_writes(f, static_cast<std::size_t>(f.storing_part));
+        holds = std::all_of(w.begin(), w.end(), [](std::int64_t k) { return k == 1; });
+      }
+    } catch (const Error& e) {
+      throw bad(e.what());
+    }
+    if (!holds)
+      throw bad("storing_part " + std::to_string(f.storing_part) +
+                " is set, but that part does not write every row of y exactly once without "
+                "atomics");
   }
   return f;
 }

@@ -95,6 +95,19 @@ struct Format {
   // row shared, none left out): the kernels store into y instead of adding, and y needs no
   // zeroing. Decided by the Designer; writes_each_row_once() (interpreter.hpp) checks it.
   bool store_only = false;
+  // An adding SpMV format whose part `storing_part` alone writes every row of y exactly once
+  // (no atomics): that part runs first and stores alpha v + beta y, the other parts then add
+  // alpha v, so y needs neither zeroing nor a pass scaling it by beta. -1: none (the parts add
+  // into a y zeroed or scaled first). Decided by the Designer; never set with store_only.
+  int storing_part = -1;
+  // The parts' kernels need y zeroed, or scaled by beta, before they run.
+  bool scales_output_first() const { return !store_only && storing_part < 0; }
+  // Whether part i stores into y (store-only formats, the storing part) rather than adds.
+  bool part_stores(std::size_t i) const {
+    return store_only || (storing_part >= 0 && static_cast<std::size_t>(storing_part) == i);
+  }
+  // The order the parts' kernels run in: the storing part first, then the others by index.
+  std::vector<std::size_t> launch_order() const;
   SptvSlices sptv;  // op "sptv" only
   // SpMM: how the caller's dense B and C are laid out, chosen when the kernels are emitted (not a
   // design choice: A's arrays do not depend on it, the kernels' addressing does). "row":

@@ -177,6 +177,17 @@ std::vector<double> interpret(const Format& f, const std::vector<double>& x) {
     for (const auto& p : f.parts) walk(f, p, x, [&](std::int64_t r, double v) { y[r] = v; });
     return y;
   }
+  if (f.storing_part >= 0) {  // it runs first and assigns; a row it misses stays NaN
+    std::vector<double> y(f.rows, std::numeric_limits<double>::quiet_NaN());
+    for (const std::size_t i : f.launch_order())
+      walk(f, f.parts[i], x, [&](std::int64_t r, double v) {
+        if (f.part_stores(i))
+          y[r] = v;
+        else
+          y[r] += v;
+      });
+    return y;
+  }
   std::vector<double> y(f.rows, 0.0);
   for (const auto& p : f.parts) walk(f, p, x, [&](std::int64_t r, double v) { y[r] += v; });
   return y;
@@ -196,6 +207,16 @@ void interpret(const Format& f, const std::vector<double>& x, double alpha, doub
     for (const auto& p : f.parts)
       walk(f, p, x, [&](std::int64_t r, double v) {
         y[r] = beta == 0.0 ? alpha * v : alpha * v + beta * y[r];
+      });
+    return;
+  }
+  if (f.storing_part >= 0) {
+    for (const std::size_t i : f.launch_order())
+      walk(f, f.parts[i], x, [&](std::int64_t r, double v) {
+        if (f.part_stores(i))
+          y[r] = beta == 0.0 ? alpha * v : alpha * v + beta * y[r];
+        else
+          y[r] += alpha * v;
       });
     return;
   }

@@ -83,7 +83,7 @@ void check_plan_matches_source(const codegen::Emitted& e, const codegen::SpmvPla
   REQUIRE(src.find("typedef " + acc + " st_acc_t;") != std::string::npos);
   const std::string scalar = plan.y_dtype == "F64" ? "f64" : "f32";
   // An adding format with beta != 0 first scales y: (y, n, beta).
-  const bool scales = !e.format.store_only && plan.scaling.beta != 0.0;
+  const bool scales = e.format.scales_output_first() && plan.scaling.beta != 0.0;
   REQUIRE(plan.launches.size() == e.kernels.kernels.size() + (scales ? 1 : 0));
   if (scales) {
     const auto& launch = plan.launches.front();
@@ -195,7 +195,7 @@ TEST_CASE("a plan file reads back through the runtime", "[codegen][plan]") {
   const auto r = runtime::read_plan(t.path / "plan.safetensors", {t.path / "inputs.safetensors"});
   CHECK(r.cubin == cubin);
   CHECK(r.name == g.name);
-  CHECK(r.zero_output == !e.format.store_only);
+  CHECK(r.zero_output == e.format.scales_output_first());
   CHECK(r.output == "y");
   CHECK(r.output_dtype == "F32");
   CHECK(r.output_length == a.rows);
@@ -282,7 +282,7 @@ TEST_CASE("scenario list: plans with alpha and beta pass the runtime's validatio
         io::write_safetensors(path.string(), codegen::plan_file(plan, {'c'}, in.max_len, &in));
         const auto r = runtime::read_plan(path);  // validates
         CHECK(r.output_init == (s.beta != 0.0 ? "y_init" : ""));
-        CHECK(r.zero_output == (!e.format.store_only && s.beta == 0.0));
+        CHECK(r.zero_output == (e.format.scales_output_first() && s.beta == 0.0));
       }
     }
 }

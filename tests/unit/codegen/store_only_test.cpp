@@ -1,7 +1,8 @@
 // Store-only formats in the generated code: their kernels store each row of y (`=`), say so in
 // the header, and neither kernel.h nor the launch plan zeroes y; adding formats keep `+=` or
-// atomicAdd and the zeroing. Both kinds compile under NVRTC for sm_90 and, as a user's
-// kernel.cu, with nvcc.
+// atomicAdd and the zeroing, unless one part writes every row: it then stores first. Both kinds
+// compile under NVRTC for sm_90 and, as a user's kernel.cu, with nvcc.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "codegen/launch_plan.hpp"
 #include "codegen_test_util.hpp"
 #include "core/reference.hpp"
+#include "graph/interpreter.hpp"
 #include "runtime/nvrtc.hpp"
 #include "test_support.hpp"
 
@@ -108,6 +110,15 @@ constexpr const char* kRowBands = R"([{"op":"ROW_DIV","bounds":[25],"branches":[
     [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}],
     [{"op":"COMPRESS"},{"op":"BMW_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"},{"op":"WARP_TOTAL_RED"}]]}])";
 
+// Two column bands, each a thread per row over every row (a part covers every row).
+constexpr const char* kColBands = R"([{"op":"COL_DIV","count":2,"branches":[
+    [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}],
+    [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}]]}])";
+// The same bands with four-row threads, whose row steps skip an empty row.
+constexpr const char* kColBandsGaps = R"([{"op":"COL_DIV","count":2,"branches":[
+    [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK","rows":4},{"op":"THREAD_BITMAP_RED"}],
+    [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK","rows":4},{"op":"THREAD_BITMAP_RED"}]]}])";
+
 }  // namespace
 
 TEST_CASE("store-only formats store into y and are not zeroed", "[codegen][store]") {
@@ -127,15 +138,101 @@ TEST_CASE("adding formats keep += or atomics and zero y", "[codegen][store]") {
   // A row no unit writes (the row steps of four-row threads skip the empty row 10).
   require_adding(codegen::generate(parse(kFourRowsPerThread), matrix(10)));
   // Atomics.
-  for (const char* name : {"segmented-coo", "merge-path-like", "hyb"}) {
+  for (const char* name : {"segmented-coo", "merge-path-like"}) {
     INFO(name);
     require_adding(codegen::generate(known(name), matrix()));
   }
-  // Parts sharing rows.
-  require_adding(codegen::generate(parse(R"([{"op":"COL_DIV","count":2,"branches":[
-      [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}],
-      [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}]]}])"),
-                                   matrix()));
+  // Parts sharing rows where none writes every row: row steps skipping the empty row 10.
+  require_adding(codegen::generate(parse(kColBandsGaps), matrix(10)));
+}
+
+TEST_CASE("a part writing every row stores first and the others add after it", "[codegen][store]") {
+  const Csr64 a = matrix();
+  struct Case {
+    std::string name;
+    codegen::Emitted e;
+    int storing;  // by hand: the part that walks every row once
+  };
+  // COL_DIV's first band and the crux's cold part walk every row one unit each; hyb's ELL part
+  // has a unit per row, its COO part atomics.
+  std::vector<Case> cases;
+  cases.push_back({"column bands", codegen::generate(parse(kColBands), a), 0});
+  cases.push_back({"crux-tc", codegen::generate(known("crux-tc"), a), 1});
+  cases.push_back({"hyb", codegen::generate(known("hyb"), a), 0});
+  for (auto& c : cases) {
+    INFO(c.name);
+    const auto& f = c.e.format;
+    REQUIRE_FALSE(f.store_only);
+    REQUIRE(f.storing_part == c.storing);
+    REQUIRE_FALSE(f.scales_output_first());
+    const auto w = graph::count_writes(f, static_cast<std::size_t>(c.storing));
+    REQUIRE(std::all_of(w.begin(), w.end(), [](std::int64_t k) { return k == 1; }));
+    // One storing sink, the rest add.
+    const auto s = sinks(c.e.kernels.source);
+    CHECK(std::count(s.begin(), s.end(), "=") == 1);
+    std::size_t stores = 0;  // the parts' chains in the source say how each reaches y
+    for (auto at = c.e.kernels.source.find(" > store"); at != std::string::npos;
+         at = c.e.kernels.source.find(" > store", at + 1))
+      ++stores;
+    CHECK(stores == 1);
+    CHECK(c.e.kernels.source.find("// Storing first: part " + std::to_string(c.storing)) !=
+          std::string::npos);
+    CHECK(c.e.kernels.source.find("sparsetune_spmv_scale_y(") == std::string::npos);
+    // kernel.h: no zeroing, the storing part's kernel launched first.
+    const auto& h = c.e.host_header;
+    CHECK(h.find("cudaMemsetAsync") == std::string::npos);
+    const std::string storing = f.parts[static_cast<std::size_t>(c.storing)].kernel + "<<<";
+    for (std::size_t i = 0; i < f.parts.size(); ++i)
+      if (static_cast<int>(i) != c.storing && f.parts[i].n_bmtb > 0)
+        CHECK(h.find(storing) < h.find(f.parts[i].kernel + "<<<"));
+    // The plan: neither zeroing nor a beta pass, with beta = 0 or not; the storing part first.
+    for (const double beta : {0.0, -0.75}) {
+      const auto plan = codegen::make_launch_plan(f, c.e.kernels, "g", {1.5, beta});
+      CHECK_FALSE(plan.zero_output);
+      REQUIRE(plan.launches.size() == c.e.kernels.kernels.size());
+      CHECK(plan.launches.front().kernel == f.parts[static_cast<std::size_t>(c.storing)].kernel);
+    }
+    // The interpreter against alpha A x + beta y in fp64.
+    std::vector<double> x(a.cols), y0(a.rows);
+    for (std::int64_t i = 0; i < a.cols; ++i) x[i] = 0.25 * static_cast<double>(i % 9) - 1.0;
+    for (std::int64_t i = 0; i < a.rows; ++i) y0[i] = 3.0 - 0.5 * static_cast<double>(i % 5);
+    const auto ax = spmv_reference(a, x);
+    std::vector<double> y = y0, want(a.rows);
+    for (std::int64_t i = 0; i < a.rows; ++i) want[i] = 1.5 * ax[i] - 0.75 * y0[i];
+    graph::interpret(f, x, 1.5, -0.75, y);
+    CHECK(relative_l2_error(y, want) <= 1e-14);
+    CHECK(relative_l2_error(graph::interpret(f, x), ax) <= 1e-14);
+    // The format binary keeps the storing part.
+    const auto back = graph::from_safetensors(graph::to_safetensors(f, "test"), "round trip");
+    CHECK(back.storing_part == c.storing);
+  }
+}
+
+TEST_CASE("a format binary naming a storing part that misses rows is refused", "[codegen][store]") {
+  const auto e = codegen::generate(parse(kColBands), matrix());
+  REQUIRE(e.format.storing_part == 0);
+  auto file = graph::to_safetensors(e.format, "test");
+  file.metadata["storing_part"] = "7";
+  REQUIRE_THROWS_WITH(graph::from_safetensors(file, "f.bin"),
+                      Catch::Contains("f.bin") && Catch::Contains("storing_part must be"));
+  // Four-row threads skip the empty row 10: no band writes it, so none may store first.
+  const auto gaps = codegen::generate(parse(kColBandsGaps), matrix(10));
+  REQUIRE(gaps.format.storing_part == -1);
+  auto claimed = graph::to_safetensors(gaps.format, "test");
+  claimed.metadata["storing_part"] = "0";
+  REQUIRE_THROWS_WITH(graph::from_safetensors(claimed, "f.bin"),
+                      Catch::Contains("does not write every row of y exactly once"));
+  // hyb's COO part adds by atomics.
+  const auto hyb = codegen::generate(known("hyb"), matrix());
+  REQUIRE(hyb.format.parts.size() == 2);
+  claimed = graph::to_safetensors(hyb.format, "test");
+  claimed.metadata["storing_part"] = std::to_string(1 - hyb.format.storing_part);
+  REQUIRE_THROWS_WITH(graph::from_safetensors(claimed, "f.bin"),
+                      Catch::Contains("does not write every row of y exactly once"));
+  file = graph::to_safetensors(e.format, "test");
+  file.metadata["store_only"] = "true";
+  REQUIRE_THROWS_WITH(graph::from_safetensors(file, "f.bin"),
+                      Catch::Contains("storing_part is set, but so is store_only"));
 }
 
 TEST_CASE("store-only and adding kernels compile under NVRTC for sm_90", "[codegen][store]") {
@@ -151,6 +248,10 @@ TEST_CASE("store-only and adding kernels compile under NVRTC for sm_90", "[codeg
                     codegen::generate(parse(kRowBands), full, o).kernels.source});
     jobs.push_back({std::string("gaps-") + dtype,
                     codegen::generate(parse(kFourRowsPerThread), gaps, o).kernels.source});
+    jobs.push_back({std::string("storing-first-") + dtype,
+                    codegen::generate(parse(kColBands), full, o).kernels.source});
+    jobs.push_back(
+        {std::string("hyb-") + dtype, codegen::generate(known("hyb"), full, o).kernels.source});
   }
   test::require_all_compile(jobs);
 }
