@@ -2,7 +2,8 @@
 // (hot) holds the dense crux: the longest columns covering ⌈tau_c·nnz⌉ entries, and in them the
 // rows of longest local length covering ⌈tau_r·nnz⌉; its rows come longest first, so consecutive
 // rows (a TC chunk) have similar lengths. Part 1 (cold) holds every row with the entries outside
-// the crux and continues with any CUDA-core sub-graph. The definition is lib/core/crux.
+// the crux and continues with any CUDA-core sub-graph; when the crux holds every entry, part 0
+// takes every row and part 1 none. The definition is lib/core/crux.
 #include "core/crux.hpp"
 #include "graph/op_util.hpp"
 #include "graph/part_csr.hpp"
@@ -44,6 +45,23 @@ class CruxSplit final : public Operator {
       hot.origin_row.push_back(part.origin_row[s.hot_rows[i]]);
       for (auto k = s.hot.row_ptr[i]; k < s.hot.row_ptr[i + 1]; ++k)
         hot.row_entries[i].push_back({s.hot.col_idx[k], s.hot.val[k]});
+    }
+    // When the crux holds every entry (tau_c = tau_r = 1), the hot part takes the empty rows
+    // too, after the others, and the cold part has no rows: the format is one kernel that writes
+    // every row once (DASP's whole-matrix tensor-core SpMV), not two.
+    if (s.cold.val.empty() && !s.hot.val.empty()) {
+      std::vector<char> hot_row(static_cast<std::size_t>(part.rows()), 0);
+      for (auto r : s.hot_rows) hot_row[static_cast<std::size_t>(r)] = 1;
+      for (std::int64_t r = 0; r < part.rows(); ++r)
+        if (!hot_row[static_cast<std::size_t>(r)]) {
+          hot.origin_row.push_back(part.origin_row[r]);
+          hot.row_entries.emplace_back();
+        }
+      part.row_entries.clear();
+      std::vector<Part> out;
+      out.push_back(std::move(hot));
+      out.push_back(std::move(cold));
+      return out;
     }
     // The cold part keeps every row (empty ones too), so that with tau_r = 0 it is the part
     // itself and a sub-graph that writes every row once still does.

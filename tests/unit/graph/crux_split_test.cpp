@@ -249,8 +249,20 @@ TEST_CASE("CRUX_SPLIT graphs equal the fp64 reference on 240 random configuratio
     const auto split = crux::crux_split(a, tau_c, tau_r);
     REQUIRE(f.parts.size() >= 2);
     const auto& hot = f.parts[0];
-    REQUIRE(hot.rows == static_cast<std::int64_t>(split.hot_rows.size()));
-    if (hot.rows > 0) REQUIRE(hot.array(Arr::origin_row).ints == split.hot_rows);
+    if (split.cold.nnz() == 0 && split.hot.nnz() > 0) {
+      // The crux holds every entry: the hot part takes the empty rows too, after the others.
+      REQUIRE(hot.rows == a.rows);
+      REQUIRE(f.parts[1].rows == 0);
+      std::vector<std::int64_t> order = split.hot_rows;
+      std::vector<char> seen(a.rows, 0);
+      for (auto r : order) seen[r] = 1;
+      for (std::int64_t r = 0; r < a.rows; ++r)
+        if (!seen[r]) order.push_back(r);
+      REQUIRE(hot.array(Arr::origin_row).ints == order);
+    } else {
+      REQUIRE(hot.rows == static_cast<std::int64_t>(split.hot_rows.size()));
+      if (hot.rows > 0) REQUIRE(hot.array(Arr::origin_row).ints == split.hot_rows);
+    }
     if (split.hot.nnz() == 0) ++hot_empty;
     if (split.hot.nnz() == a.nnz() && a.nnz() > 0) ++all_hot;
     if (hot.has(Arr::tc_bit)) {
@@ -392,4 +404,37 @@ TEST_CASE("CRUX_SPLIT and the TC operators state their rules", "[graph][crux]") 
   }
   REQUIRE(rule_of(R"([{"op":"TC_COMPRESS"},{"op":"SET_RESOURCES","threads":64},
                       {"op":"TC_MMA_F64"}])") == "");
+}
+
+TEST_CASE("a crux holding every entry runs as one kernel that writes every row once",
+          "[graph][crux]") {
+  // 20 x 12: rows 3, 9 and 19 empty, the others 1 to 4 entries.
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> t;
+  for (std::int64_t r = 0; r < 20; ++r)
+    for (std::int64_t k = 0; r != 3 && r != 9 && r != 19 && k < 1 + r % 4; ++k)
+      t.emplace_back(r, (r * 5 + k * 7) % 12, 1.0 + 0.25 * static_cast<double>((r + k) % 5));
+  const Csr64 a = test::from_triples(20, 12, t);
+  std::vector<double> x(12);
+  for (std::int64_t i = 0; i < 12; ++i) x[i] = 0.5 * static_cast<double>(i % 4) - 0.75;
+  const auto ref = spmv_reference(a, x);
+  for (int encoding : {0, 1, 2}) {
+    INFO("encoding " << encoding);
+    const Format f = design(crux_graph(1.0, 1.0, csr_vector_ops(), encoding), a);
+    REQUIRE(f.parts.size() == 2);
+    CHECK(f.parts[0].rows == 20);  // 17 rows with entries, then the 3 empty ones
+    CHECK(f.parts[1].rows == 0);
+    CHECK(f.parts[1].n_bmtb == 0);  // no cold kernel
+    CHECK(f.store_only);
+    // From a y of NaNs (interpret's store-only start), every row is written: empty ones 0.
+    const auto y = interpret(f, x);
+    for (std::int64_t r = 0; r < 20; ++r) CHECK(std::abs(y[r] - ref[r]) <= 1e-14);
+    std::vector<double> yb(20, 2.0);
+    interpret(f, x, -1.0, 0.5, yb);
+    for (std::int64_t r = 0; r < 20; ++r) CHECK(std::abs(yb[r] - (1.0 - ref[r])) <= 1e-14);
+  }
+  // One entry short of the whole matrix: the cold part keeps every row, and stores first.
+  const Format g = design(crux_graph(1.0, 0.9, csr_vector_ops(), 0), a);
+  CHECK(g.parts[1].rows == 20);
+  CHECK_FALSE(g.store_only);
+  CHECK(g.storing_part == 1);
 }
