@@ -36,6 +36,10 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--budget", o->c.budget_s, "tune's search budget per matrix, seconds")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--crux-share", o->c.crux_share,
+                  "SpMV: the share of each search's time its crux search may take (tune's "
+                  "--crux-share; default: tune's)")
+      ->check(CLI::Range(0.0, 0.9));
   cmd->add_option("--per-matrix-timeout", o->c.per_matrix_timeout_s,
                   "Hard limit per matrix, seconds (default 3 x budget + 60)")
       ->check(CLI::NonNegativeNumber);

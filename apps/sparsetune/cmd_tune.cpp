@@ -61,6 +61,10 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                   "optimisation) after the graph search, in its last fifth; 0: none")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--crux-share", o->crux_share,
+                  "SpMV with a budget: the share of the search's time the crux search may take")
+      ->check(CLI::Range(0.0, 0.9))
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the search's random choices")->capture_default_str();
   cmd->add_option("--db", o->db_path,
                   "Tuning database (default: $XDG_DATA_HOME/sparsetune/tuning.db)");

@@ -309,6 +309,8 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
                                          (fs::path(work) / "tuned" / tag(it, n)).string(),
                                          "--json"};
         if (o.op == "spmm") argv.insert(argv.end(), {"--n", std::to_string(n)});
+        if (o.op == "spmv" && o.crux_share > 0)
+          argv.insert(argv.end(), {"--crux-share", fmt(o.crux_share)});
         if (!it.family.empty()) argv.insert(argv.end(), {"--family", it.family});
         if (o.compile_only) argv.push_back("--compile-only");
         const auto r = run_child(argv, log + ".json", log + ".err", timeout, o.stop);

@@ -60,6 +60,7 @@ struct CollectOptions {
   std::string dtype = "f64";
   double budget_s = 60;             // tune's budget per matrix
   double per_matrix_timeout_s = 0;  // 0: 3 x budget + 60
+  double crux_share = 0;            // SpMV: tune's --crux-share (0: tune's default)
   bool compile_only = false;        // no GPU: tune --compile-only (the search's CPU side)
   std::string gen_dir;              // generated matrices ("": <db folder>/generated)
   std::string work_dir;             // tune's output folders and logs ("": a temporary folder)

@@ -3,14 +3,49 @@
 #include <cmath>
 #include <limits>
 
+#include "core/error.hpp"
 #include "graph/crux_graph.hpp"
 #include "search/space.hpp"
 
 namespace sparsetune::search {
 
+namespace {
+
+bool on_cuda_cores(const std::vector<graph::OpNode>& ops) {
+  for (const auto& n : ops) {
+    if (n.op == "CRUX_SPLIT" || n.op.rfind("TC_", 0) == 0) return false;
+    for (const auto& b : n.branches)
+      if (!on_cuda_cores(b)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<graph::OpNode> fastest_cuda_core_ops(const std::vector<Scored>& history) {
+  const Scored* best = nullptr;
+  for (const auto& h : history)
+    if (h.evaluation.ok && h.evaluation.time_us > 0 && !h.candidate.graph.ops.empty() &&
+        on_cuda_cores(h.candidate.graph.ops) &&
+        (!best || h.evaluation.time_us < best->evaluation.time_us))
+      best = &h;
+  return best ? best->candidate.graph.ops : std::vector<graph::OpNode>{};
+}
+
 CruxSearchResult search_crux(Evaluator& ev, const CruxSearchOptions& o) {
   CruxSearchResult r;
-  const auto cold = o.cold.empty() ? graph::csr_vector_ops() : o.cold;
+  auto cold = o.cold.empty() ? graph::csr_vector_ops() : o.cold;
+  if (!o.cold.empty()) {  // a cold graph that is no valid branch of a crux: CSR-vector
+    try {
+      auto g = graph::crux_graph(0.5, 0.25, cold, o.encoding, o.width);
+      graph::validate(g);
+    } catch (const Error& e) {
+      r.cold_note = std::string("the given cold graph is not a valid crux branch (") + e.what() +
+                    "); CSR-vector instead";
+      cold = graph::csr_vector_ops();
+    }
+  }
+  r.cold = cold;
   std::vector<graph::Graph> graphs;
   const auto f = [&](CruxPoint p) {
     Candidate c;

@@ -575,12 +575,12 @@ TuneOutcome tune(const TuneOptions& o) {
                      {"confirm_seconds", sr.confirm_s},
                      {"sample_stage_seconds", sample_gpu->stage_seconds()}};
     } else {
-      // MatXtract's crux search takes the last fifth of the search's time: Bayesian
+      // MatXtract's crux search takes the last crux_share (a fifth) of the search's time: Bayesian
       // optimisation of the tensor-core split, scored by the same evaluator and recorded alike.
       const bool crux = o.op == "spmv" && o.budget_s > 0 && o.crux_evaluations > 0;
       const auto deadline =
           std::chrono::steady_clock::now() + std::chrono::duration<double>(so.budget_s);
-      if (crux) so.budget_s *= 0.8;
+      if (crux) so.budget_s *= 1.0 - std::clamp(o.crux_share, 0.0, 0.9);
       r = run_search(a, space, prune, seeds, baseline, eval, so);
       // An explicit --max-candidates counts the crux points too.
       const int room =
@@ -592,6 +592,9 @@ TuneOutcome tune(const TuneOptions& o) {
         co.bo.seed = o.seed;
         if (crux_first) co.bo.first = {*crux_first};  // the search starts from the prediction
         co.width = o.dtype == "f16" ? 8 : 4;  // m16n8k8 for fp16 values, m8n8k4 in fp64 else
+        // The cold part is the search's fastest CUDA-core graph (CSR-vector when none ran), so
+        // the all-cold point is that graph and a hot part must beat the best found without it.
+        co.cold = fastest_cuda_core_ops(r.history);
         co.bo.stop = [&] {
           return std::chrono::steady_clock::now() >= deadline || (o.stop && o.stop->load());
         };
@@ -605,7 +608,9 @@ TuneOutcome tune(const TuneOptions& o) {
                      {"failed", cr.bo.failed},
                      {"best_tau_c", cr.bo.best.tau_c},
                      {"best_tau_r", cr.bo.best.tau_r},
-                     {"best_us", cr.bo.best_value > 0 ? json(cr.bo.best_value) : json(nullptr)}};
+                     {"best_us", cr.bo.best_value > 0 ? json(cr.bo.best_value) : json(nullptr)},
+                     {"cold", graph::describe(graph::Graph{"cold", "spmv", cr.cold})}};
+        if (!cr.cold_note.empty()) crux_json["cold_note"] = cr.cold_note;
       }
     }
     for (const auto& h : r.history)

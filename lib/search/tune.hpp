@@ -31,9 +31,10 @@ struct TuneOptions {
   double budget_s = 60;       // 0: predict only (cost model, no GPU)
   int max_candidates = 0;     // 0: the budget alone (predict only: 64)
   // SpMV with a budget: MatXtract's crux search (Bayesian optimisation over the tensor-core
-  // split) after the graph search, in the last fifth of its time, at most this many points
-  // (0: none).
+  // split) after the graph search, in the last `crux_share` of its time, at most this many
+  // points (0: none).
   int crux_evaluations = 20;
+  double crux_share = 0.2;
   std::uint64_t seed = 1;
   std::string db_path;  // "": TuningDb::default_path()
   bool force = false;   // search even when the database has an answer

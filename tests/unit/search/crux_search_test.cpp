@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/reference.hpp"
+#include "graph/crux_graph.hpp"
 #include "graph/designer.hpp"
 #include "graph/interpreter.hpp"
 #include "search_test_util.hpp"
@@ -87,4 +88,57 @@ TEST_CASE("the crux search runs on the cost model and its best graph computes A 
   const auto y = graph::interpret(graph::design(r.best, a), x);
   for (std::int64_t i = 0; i < a.rows; ++i)
     REQUIRE(std::abs(y[i] - ref[i]) <= 1e-10 * (1 + std::abs(ref[i])));
+}
+
+TEST_CASE("the crux search's cold part is the fastest graph on CUDA cores alone",
+          "[search][crux]") {
+  const auto scored = [](const char* ops, double us, bool ok = true) {
+    Scored s;
+    s.candidate.graph =
+        graph::graph_from_json(nlohmann::json::parse(std::string(R"({"ops":)") + ops + "}"));
+    s.evaluation.ok = ok;
+    s.evaluation.time_us = us;
+    return s;
+  };
+  const char* scalar = R"([{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}])";
+  const char* bands = R"([{"op":"ROW_DIV","bounds":[5],"branches":[
+      [{"op":"COMPRESS"},{"op":"BMT_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"}],
+      [{"op":"COMPRESS"},{"op":"BMW_ROW_BLOCK"},{"op":"THREAD_TOTAL_RED"},{"op":"WARP_TOTAL_RED"}]]}])";
+  // A crux graph (tensor cores inside a division) is never the cold part, however fast; a failed
+  // candidate neither.
+  const auto crux = graph::crux_graph(0.5, 0.2);
+  Scored tc;
+  tc.candidate.graph = crux;
+  tc.evaluation.ok = true;
+  tc.evaluation.time_us = 1.0;
+  std::vector<Scored> h = {scored(scalar, 9.0), tc, scored(bands, 7.5), scored(scalar, 2.0, false)};
+  const auto cold = fastest_cuda_core_ops(h);
+  REQUIRE(cold.size() == 1);
+  REQUIRE(cold[0].op == "ROW_DIV");
+  REQUIRE(fastest_cuda_core_ops({tc}).empty());
+  REQUIRE(fastest_cuda_core_ops({}).empty());
+
+  // Used as the cold branch: every point's graph carries it, and the best one computes A x.
+  const Csr64 a = search_test::irregular(400);
+  CostModelEvaluator ev(a, "f64");
+  CruxSearchOptions o;
+  o.bo.max_evaluations = 6;
+  o.cold = cold;
+  const auto r = search_crux(ev, o);
+  REQUIRE(r.cold_note.empty());
+  INFO(r.evaluations.front().failure);
+  REQUIRE(r.best_evaluation.ok);
+  for (const auto& c : r.candidates)
+    REQUIRE(c.graph.ops.at(0).branches.at(1).at(0).op == "ROW_DIV");
+  std::vector<double> x(a.cols, 1.0);
+  const auto ref = spmv_reference(a, x);
+  const auto y = graph::interpret(graph::design(r.best, a), x);
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    REQUIRE(std::abs(y[i] - ref[i]) <= 1e-10 * (1 + std::abs(ref[i])));
+
+  // A cold graph that is no valid branch falls back to CSR-vector, and says so.
+  o.cold = {graph::OpNode{"THREAD_TOTAL_RED", nlohmann::json::object(), {}}};
+  const auto fallback = search_crux(ev, o);
+  REQUIRE_FALSE(fallback.cold_note.empty());
+  REQUIRE(fallback.cold.size() == graph::csr_vector_ops().size());
 }
