@@ -18,18 +18,32 @@ namespace {
 
 using nlohmann::json;
 
+// A hot part gaining less than this share over the all-cold point is not worth its launch and
+// its conversion: such a matrix is labelled all cold, (0, 0).
+constexpr double kHotGain = 0.02;
+// A predicted tau_r below half the crux search's grid step (0.02) is no hot part: (0, 0). Left
+// as it is, it would put one short row on tensor cores, a launch for nothing.
+constexpr double kMinTauR = 0.01;
+
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
 // One matrix (value type, device) with a crux search: every CRUX_SPLIT point measured.
 struct Searched {
   const MatrixSet* m = nullptr;
   std::vector<Crux> points;
   std::vector<double> us;
   std::size_t best = 0;
+  std::size_t cold =
+      kNone;   // the fastest all-cold point (tau_r = 0: every such point is one graph)
+  Crux label;  // best's crux, or (0, 0) when a hot part gains under kHotGain
 };
 
+// Into the triangle 0 <= tau_r <= tau_c <= 1; no hot part is written (0, 0).
 Crux clamp(double c, double r) {
   Crux x;
   x.tau_c = std::clamp(c, 0.0, 1.0);
   x.tau_r = std::clamp(r, 0.0, x.tau_c);
+  if (x.tau_r < kMinTauR) x = Crux{};
   return x;
 }
 
@@ -101,6 +115,10 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
       }
     if (s.points.size() < 3) continue;  // no crux search here, a seed or two
     s.best = static_cast<std::size_t>(std::min_element(s.us.begin(), s.us.end()) - s.us.begin());
+    for (std::size_t k = 0; k < s.points.size(); ++k)
+      if (s.points[k].tau_r == 0 && (s.cold == kNone || s.us[k] < s.us[s.cold])) s.cold = k;
+    s.label = s.cold != kNone && s.us[s.cold] <= (1 + kHotGain) * s.us[s.best] ? Crux{}
+                                                                               : s.points[s.best];
     all.push_back(std::move(s));
   }
   std::map<std::string, std::int64_t> nnz_of;
@@ -119,8 +137,8 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
   std::vector<double> yc, yr;
   for (const auto* s : train) {
     x.push_back(crux_inputs(s->m->features, s->m->dtype));
-    yc.push_back(s->points[s->best].tau_c);
-    yr.push_back(s->points[s->best].tau_r);
+    yc.push_back(s->label.tau_c);
+    yr.push_back(s->label.tau_r);
   }
   XgbRegressor rc(xo), rr(xo);
   rc.fit(x, yc);
@@ -129,7 +147,9 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
   ModelFile file;
   file.model = kCruxName;
   file.kind = "xgboost-regressor-pair";
-  file.target = "tau_c and tau_r of the fastest point of the matrix's crux search";
+  file.target =
+      "tau_c and tau_r of the fastest point of the matrix's crux search; (0, 0) when a hot part "
+      "gains under 2 % over the all-cold point";
   file.op = "spmv";
   file.arch = t.arch;
   std::string devices;
@@ -142,23 +162,34 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
   const CruxPredictor model(file, XgbRegressor::load(rc.save(), x.front().size(), "tau_c"),
                             XgbRegressor::load(rr.save(), x.front().size(), "tau_r"));
 
-  // The predicted crux is judged by the measured point nearest to it: its time against the
-  // search's best (a new point would need the GPU; `tune` measures it first).
+  // The predicted crux is judged by a measured point of the same graph or, failing that, the
+  // nearest one: all cold is the all-cold point (every tau_r = 0 is one graph); a hot crux, the
+  // nearest measured hot point. Its time against the search's best (a new point would need the
+  // GPU: scripts/crux-eval.sh measures the predicted crux itself).
   auto evaluate = [&](const std::vector<const Searched*>& set, bool rows) {
     double sec = 0, ser = 0;
     std::vector<double> share;
-    int within = 0;
+    int within = 0, same_kind = 0;
     json per = json::array();
     for (const auto* s : set) {
       const Crux p = model.predict(s->m->features, s->m->dtype);
-      const Crux& b = s->points[s->best];
+      const Crux& b = s->label;
       sec += (p.tau_c - b.tau_c) * (p.tau_c - b.tau_c);
       ser += (p.tau_r - b.tau_r) * (p.tau_r - b.tau_r);
-      std::size_t near = 0;
-      double d_near = 1e300;
-      for (std::size_t k = 0; k < s->points.size(); ++k) {
-        const double d = std::hypot(s->points[k].tau_c - p.tau_c, s->points[k].tau_r - p.tau_r);
-        if (d < d_near) d_near = d, near = k;
+      same_kind += (p.tau_r > 0) == (b.tau_r > 0);
+      std::size_t near = kNone;
+      const char* judged = "the all-cold point";
+      if (p.tau_r == 0 && s->cold != kNone) {
+        near = s->cold;
+      } else {
+        judged = "the nearest measured point";
+        double d_near = 1e300;
+        for (std::size_t k = 0; k < s->points.size(); ++k) {
+          if ((s->points[k].tau_r > 0) != (p.tau_r > 0)) continue;
+          const double d = std::hypot(s->points[k].tau_c - p.tau_c, s->points[k].tau_r - p.tau_r);
+          if (d < d_near) d_near = d, near = k;
+        }
+        if (near == kNone) near = s->cold != kNone ? s->cold : s->best;
       }
       share.push_back(s->us[s->best] / s->us[near]);
       within += s->us[near] <= 1.1 * s->us[s->best];
@@ -166,15 +197,19 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
         per.push_back({{"matrix", s->m->name},
                        {"dtype", s->m->dtype},
                        {"predicted", {p.tau_c, p.tau_r}},
-                       {"bo_best", {b.tau_c, b.tau_r}},
+                       {"label", {b.tau_c, b.tau_r}},
+                       {"bo_best", {s->points[s->best].tau_c, s->points[s->best].tau_r}},
                        {"bo_best_us", s->us[s->best]},
-                       {"nearest", {s->points[near].tau_c, s->points[near].tau_r}},
-                       {"nearest_us", s->us[near]}});
+                       {"all_cold_us", s->cold != kNone ? json(s->us[s->cold]) : json(nullptr)},
+                       {"judged_by", judged},
+                       {"judged", {s->points[near].tau_c, s->points[near].tau_r}},
+                       {"judged_us", s->us[near]}});
     }
     const double n = static_cast<double>(std::max<std::size_t>(set.size(), 1));
     json j = {{"matrices", set.size()},
               {"mse_tau_c", sec / n},
               {"mse_tau_r", ser / n},
+              {"hot_or_cold_agrees", same_kind / n},
               {"geomean_share_of_bo", geomean(share)},
               {"within_10pct", within / n}};
     if (rows) j["per_matrix"] = per;

@@ -23,8 +23,9 @@ const std::vector<std::string> kMatrices = {
     "rajat01",  "impcol_a", "west0479", "zenios",   "3elt",     "blckhole"};
 
 // Each matrix's crux search: six points; the best is (0.8, 0.4) when its rows are skewed
-// (matxtract.row_pratio above 30: cora, EVA, rajat01, zenios), else (0.3, 0.1).
-void fill(db::TuningDb& db, bool crux) {
+// (matxtract.row_pratio above 30: cora, EVA, rajat01, zenios), else (0.3, 0.1). `marginal`: the
+// all-cold point (0, 0) takes 10.1 us against the best's 10 on the matrices that are not skewed.
+void fill(db::TuningDb& db, bool crux, bool marginal = false) {
   for (const auto& name : kMatrices) {
     const Csr64 a =
         io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/" + name + ".mtx.gz");
@@ -51,6 +52,7 @@ void fill(db::TuningDb& db, bool crux) {
       m.params = R"({"origin": "crux"})";
       const bool best = skewed ? (c == 0.8 && r == 0.4) : (c == 0.3 && r == 0.1);
       m.time_us = best ? 10.0 : 13.0 + c + r;
+      if (marginal && !skewed && c == 0 && r == 0) m.time_us = 10.1;
       db.add(m);
       if (!crux) break;
     }
@@ -85,7 +87,7 @@ TEST_CASE("the crux predictor learns a feature-decided crux and round trips", "[
   for (const auto& row : test["per_matrix"]) {
     const auto p = row["predicted"];
     CHECK(p[1].get<double>() <= p[0].get<double>());  // inside the triangle
-    CHECK(row["nearest_us"].get<double>() >= row["bo_best_us"].get<double>());
+    CHECK(row["judged_us"].get<double>() >= row["bo_best_us"].get<double>());
   }
   // The model is found where tune looks, and predicts the same from the same features.
   std::string why;
@@ -109,4 +111,42 @@ TEST_CASE("a database without crux searches is nothing to learn from", "[models]
   models::TrainOptions o;
   CHECK_THROWS_AS(models::train_crux(db, o), models::NothingToLearn);
   CHECK_THROWS_WITH(models::train_crux(db, o), Catch::Contains("0 matrices with a crux search"));
+}
+
+TEST_CASE("a hot part gaining under 2 % is labelled all cold and predicted as (0, 0)",
+          "[models][crux]") {
+  testing::TempDir t("sparsetune-crux-marginal");
+  db::TuningDb db(t.file("crux.db"));
+  fill(db, true, true);
+  models::TrainOptions o;
+  o.out_dir = (t.path / "models").string();
+  o.created = "2026-11-26";
+  const auto r = models::find_predictor("crux").train(db, o);
+  CHECK(r.report["train"]["hot_or_cold_agrees"].get<double>() == Approx(1.0));
+  CHECK(r.report["train"]["within_10pct"].get<double>() == Approx(1.0));
+  int cold = 0;
+  for (const char* set : {"train", "test"})
+    for (const auto& row : r.report[set].value("per_matrix", nlohmann::json::array())) {
+      const auto p = row["predicted"], label = row["label"];
+      // Below tau_r 0.01 a crux has no hot part and is written (0, 0): one graph, judged by
+      // the all-cold point's own time.
+      if (p[1].get<double>() == 0) {
+        ++cold;
+        CHECK(p[0].get<double>() == 0);
+        CHECK(row["judged_by"] == "the all-cold point");
+        CHECK(row["judged_us"].get<double>() == row["all_cold_us"].get<double>());
+      } else {
+        CHECK(p[1].get<double>() >= 0.01);
+      }
+      if (label[1].get<double>() == 0) {
+        CHECK(label[0].get<double>() == 0);
+        CHECK(row["all_cold_us"].get<double>() <= 1.02 * row["bo_best_us"].get<double>());
+      }
+    }
+  CHECK(cold >= 1);  // the held-out matrices that are not skewed
+  const auto model = models::CruxPredictor::read(r.files.front());
+  const Csr64 a = io::read_matrix(std::string(SPARSETUNE_SHARED_DIR) + "/matrices/1138_bus.mtx.gz");
+  const auto p = model.predict(features::feature_row(features::matrix_features(a)), "f64");
+  CHECK(p.tau_c == 0);
+  CHECK(p.tau_r == 0);
 }
