@@ -263,15 +263,19 @@ case "${1:-}" in
     mkdir -p "$work/json" "$work/mtx" "$work/data"
     peers=$PWD/$dev/peers
     names=${PEER_MATRICES:-"G3_circuit landmark Maragal_6 delaunay_n16 bcsstk16 luxembourg_osm ca-CondMat wiki-Vote pubmed kron18 kron20 stencil27_100 powerlaw_1m geometric_1m banded_1m"}
+    # $PEER_DTYPE: f64 (default; DASP's spmv_double and MatXtract) or f16 (DASP's spmv_half;
+    # MatXtract has no fp16 program).
+    dt=${PEER_DTYPE:-f64}
+    dasp=spmv_double; [ "$dt" = f16 ] && dasp=spmv_half
     for name in $names; do
       plain_named "$work/mtx" "$name" || continue
       m=$work/mtx/$name.mtx
-      echo "== peers on $name $(date +%T)"
-      tune_one "$m" "$work/tuning.db" "$work/out-$name" "$work/json/$name-tune"
-      if [ -x "$peers/spmv_double" ]; then
-        (cd "$work" && timeout "$(left 60)" "$peers/spmv_double" "$m") >"$work/json/$name-dasp.txt" 2>&1
+      echo "== peers on $name ($dt) $(date +%T)"
+      tune_one "$m" "$work/tuning.db" "$work/out-$name" "$work/json/$name-tune" "$dt"
+      if [ -x "$peers/$dasp" ]; then
+        (cd "$work" && timeout "$(left 60)" "$peers/$dasp" "$m") >"$work/json/$name-dasp.txt" 2>&1
       fi
-      if [ -x "$peers/matxtract_perftest" ]; then
+      if [ "$dt" = f64 ] && [ -x "$peers/matxtract_perftest" ]; then
         # $MATX_SETTINGS: "tau_c,tau_r" pairs separated by spaces ("default": its own choice).
         for tc in ${MATX_SETTINGS:-default 0.2,0.1 0.5,0.3 0.8,0.5 1.0,0.9}; do
           [ "$tc" = default ] && tc="" || tc=${tc/,/ }
