@@ -21,4 +21,13 @@ Graph crux_graph(double tau_c, double tau_r, std::vector<OpNode> cold, int encod
   return g;
 }
 
+Graph without_empty_crux(const Graph& g) {
+  if (g.ops.size() != 1 || g.ops[0].op != "CRUX_SPLIT" || g.ops[0].branches.size() != 2) return g;
+  const auto& p = g.ops[0].params;
+  if (!p.contains("tau_r") || !p["tau_r"].is_number() || p["tau_r"].get<double>() != 0.0) return g;
+  Graph cold = g;
+  cold.ops = g.ops[0].branches[1];
+  return cold;
+}
+
 }  // namespace sparsetune::graph

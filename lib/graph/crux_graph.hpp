@@ -16,4 +16,8 @@ std::vector<OpNode> csr_vector_ops();
 Graph crux_graph(double tau_c, double tau_r, std::vector<OpNode> cold = csr_vector_ops(),
                  int encoding = 0, int width = 4);
 
+// A crux with tau_r = 0 has no hot part: its format is its cold branch's on the whole matrix. That
+// branch as a graph of its own (same name and op); any other graph unchanged.
+Graph without_empty_crux(const Graph& g);
+
 }  // namespace sparsetune::graph

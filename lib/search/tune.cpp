@@ -661,9 +661,11 @@ TuneOutcome tune(const TuneOptions& o) {
   std::optional<Checked> chosen;
   const Scored* best = nullptr;
   json skipped = json::array();
+  // A crux without a hot part is emitted as its cold branch: the same kernel, named for what runs.
   for (const auto& s : ranked) {
     try {
-      chosen = check_and_compile(s.candidate.graph, a, o.dtype, arch, o.n, o.layout);
+      chosen = check_and_compile(graph::without_empty_crux(s.candidate.graph), a, o.dtype, arch,
+                                 o.n, o.layout);
       best = &s;
       break;
     } catch (const Error& e) {
@@ -676,7 +678,7 @@ TuneOutcome tune(const TuneOptions& o) {
                 (skipped.empty() ? std::string()
                                  : "; the first: " + skipped[0]["reason"].get<std::string>()));
 
-  graph::Graph g = best->candidate.graph;
+  graph::Graph g = graph::without_empty_crux(best->candidate.graph);
   g.name = "tuned-" + name_of(o.matrix);
   // The outputs are staged and put in place together with report.json at the end: a killed tune
   // leaves the previous outputs whole.

@@ -438,3 +438,23 @@ TEST_CASE("a crux holding every entry runs as one kernel that writes every row o
   CHECK_FALSE(g.store_only);
   CHECK(g.storing_part == 1);
 }
+
+TEST_CASE("a crux without a hot part is emitted as its cold branch", "[graph][crux]") {
+  const Csr64 a = test::random_matrix(5, 120, 80, 0.05, 0.3);
+  const Graph empty = crux_graph(0.7, 0.0);
+  const Graph cold = without_empty_crux(empty);
+  REQUIRE(cold.ops.size() == csr_vector_ops().size());
+  for (std::size_t i = 0; i < cold.ops.size(); ++i) CHECK(cold.ops[i].op == csr_vector_ops()[i].op);
+  // The same rows of y from the same kernel shape: one part writing every row.
+  std::vector<double> x(a.cols);
+  for (std::int64_t i = 0; i < a.cols; ++i) x[i] = 0.125 * static_cast<double>(i % 11) - 0.5;
+  const Format fc = design(cold, a), fe = design(empty, a);
+  REQUIRE(fc.parts.size() == 1);
+  CHECK(fc.store_only);
+  CHECK(fe.parts[0].n_bmtb == 0);
+  const auto yc = interpret(fc, x), ye = interpret(fe, x);
+  for (std::int64_t r = 0; r < a.rows; ++r) CHECK(yc[r] == ye[r]);
+  // A crux with a hot part, and other graphs, stay as they are.
+  CHECK(without_empty_crux(crux_graph(0.7, 0.2)).ops.at(0).op == "CRUX_SPLIT");
+  CHECK(without_empty_crux(cold).ops.size() == cold.ops.size());
+}
