@@ -93,6 +93,19 @@ void add_eval_command(CLI::App& app, const GlobalOptions& g) {
       evals.push_back(report::evaluate_spmv_ranker(*db, rankers[k], only[k]));
       evals.push_back(report::evaluate_spmv_ranker(*db, rankers[k], only[k], true));
     }
+    // MatXtract's crux predictor, when one ships for the architecture and no --model is given.
+    std::string why_no_crux;
+    const auto crux =
+        o->model.empty() ? models::CruxPredictor::find(
+                               o->models_dir.empty() ? search::default_models_dir() : o->models_dir,
+                               o->arch, &why_no_crux)
+                         : std::nullopt;
+    if (crux) {
+      std::vector<std::string> crux_only = o->only;
+      if (o->test_split) crux_only = crux->file().split.value("test", std::vector<std::string>{});
+      if (!o->test_split || !crux_only.empty())
+        evals.push_back(report::evaluate_crux(*db, *crux, crux_only));
+    }
     nlohmann::json j = {{"database", o->db}, {"predictors", nlohmann::json::array()}};
     for (const auto& e : evals) j["predictors"].push_back(report::to_json(e));
     if (!o->out.empty()) io::write_file_atomic(o->out, j.dump(2) + "\n");

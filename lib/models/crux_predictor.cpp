@@ -25,19 +25,6 @@ constexpr double kHotGain = 0.02;
 // as it is, it would put one short row on tensor cores, a launch for nothing.
 constexpr double kMinTauR = 0.01;
 
-constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-
-// One matrix (value type, device) with a crux search: every CRUX_SPLIT point measured.
-struct Searched {
-  const MatrixSet* m = nullptr;
-  std::vector<Crux> points;
-  std::vector<double> us;
-  std::size_t best = 0;
-  std::size_t cold =
-      kNone;   // the fastest all-cold point (tau_r = 0: every such point is one graph)
-  Crux label;  // best's crux, or (0, 0) when a hot part gains under kHotGain
-};
-
 // Into the triangle 0 <= tau_r <= tau_c <= 1; no hot part is written (0, 0).
 Crux clamp(double c, double r) {
   Crux x;
@@ -101,12 +88,11 @@ std::optional<CruxPredictor> CruxPredictor::find(const std::string& dir, const s
   return find_model<CruxPredictor>(dir, arch, kCruxName, &CruxPredictor::read, why);
 }
 
-TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
-  const TrainingSet t = read_spmv_training_set(db, opt.arch, true);
-  std::vector<Searched> all;
+std::vector<CruxSearch> crux_searches(const TrainingSet& t) {
+  std::vector<CruxSearch> all;
   for (const auto& m : t.matrices) {
-    Searched s;
-    s.m = &m;
+    CruxSearch s;
+    s.matrix = &m;
     for (const auto& x : m.samples)
       if (!x.graph.ops.empty() && x.graph.ops.front().op == "CRUX_SPLIT") {
         const auto& p = x.graph.ops.front().params;
@@ -116,27 +102,48 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
     if (s.points.size() < 3) continue;  // no crux search here, a seed or two
     s.best = static_cast<std::size_t>(std::min_element(s.us.begin(), s.us.end()) - s.us.begin());
     for (std::size_t k = 0; k < s.points.size(); ++k)
-      if (s.points[k].tau_r == 0 && (s.cold == kNone || s.us[k] < s.us[s.cold])) s.cold = k;
-    s.label = s.cold != kNone && s.us[s.cold] <= (1 + kHotGain) * s.us[s.best] ? Crux{}
-                                                                               : s.points[s.best];
+      if (s.points[k].tau_r == 0 && (!s.cold || s.us[k] < s.us[*s.cold])) s.cold = k;
+    s.label = s.cold && s.us[*s.cold] <= (1 + kHotGain) * s.us[s.best] ? Crux{} : s.points[s.best];
     all.push_back(std::move(s));
   }
+  return all;
+}
+
+std::size_t judged_point(const CruxSearch& s, Crux p, std::string* how) {
+  if (p.tau_r == 0 && s.cold) {
+    if (how) *how = "the all-cold point";
+    return *s.cold;
+  }
+  if (how) *how = "the nearest measured point";
+  std::optional<std::size_t> near;
+  double d_near = 1e300;
+  for (std::size_t k = 0; k < s.points.size(); ++k) {
+    if ((s.points[k].tau_r > 0) != (p.tau_r > 0)) continue;
+    const double d = std::hypot(s.points[k].tau_c - p.tau_c, s.points[k].tau_r - p.tau_r);
+    if (d < d_near) d_near = d, near = k;
+  }
+  return near ? *near : s.cold ? *s.cold : s.best;
+}
+
+TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
+  const TrainingSet t = read_spmv_training_set(db, opt.arch, true);
+  const std::vector<CruxSearch> all = crux_searches(t);
   std::map<std::string, std::int64_t> nnz_of;
-  for (const auto& s : all) nnz_of[s.m->fingerprint] = s.m->nnz;
+  for (const auto& s : all) nnz_of[s.matrix->fingerprint] = s.matrix->nnz;
   if (nnz_of.size() < 4)
     throw NothingToLearn((opt.database.empty() ? db.path() : opt.database) + ": " +
                          std::to_string(nnz_of.size()) +
                          " matrices with a crux search of 3 or more points (tune --op spmv with "
                          "a budget measures one); the crux predictor needs at least 4");
   auto [split, is_test] = hold_out(nnz_of, opt.split);
-  std::vector<const Searched*> train, test;
-  for (const auto& s : all) (is_test[s.m->fingerprint] ? test : train).push_back(&s);
+  std::vector<const CruxSearch*> train, test;
+  for (const auto& s : all) (is_test[s.matrix->fingerprint] ? test : train).push_back(&s);
 
   const XgbOptions xo = predictor_xgb(opt);
   std::vector<std::vector<double>> x;
   std::vector<double> yc, yr;
   for (const auto* s : train) {
-    x.push_back(crux_inputs(s->m->features, s->m->dtype));
+    x.push_back(crux_inputs(s->matrix->features, s->matrix->dtype));
     yc.push_back(s->label.tau_c);
     yr.push_back(s->label.tau_r);
   }
@@ -166,41 +173,29 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
   // nearest one: all cold is the all-cold point (every tau_r = 0 is one graph); a hot crux, the
   // nearest measured hot point. Its time against the search's best (a new point would need the
   // GPU: scripts/crux-eval.sh measures the predicted crux itself).
-  auto evaluate = [&](const std::vector<const Searched*>& set, bool rows) {
+  auto evaluate = [&](const std::vector<const CruxSearch*>& set, bool rows) {
     double sec = 0, ser = 0;
     std::vector<double> share;
     int within = 0, same_kind = 0;
     json per = json::array();
     for (const auto* s : set) {
-      const Crux p = model.predict(s->m->features, s->m->dtype);
+      const Crux p = model.predict(s->matrix->features, s->matrix->dtype);
       const Crux& b = s->label;
       sec += (p.tau_c - b.tau_c) * (p.tau_c - b.tau_c);
       ser += (p.tau_r - b.tau_r) * (p.tau_r - b.tau_r);
       same_kind += (p.tau_r > 0) == (b.tau_r > 0);
-      std::size_t near = kNone;
-      const char* judged = "the all-cold point";
-      if (p.tau_r == 0 && s->cold != kNone) {
-        near = s->cold;
-      } else {
-        judged = "the nearest measured point";
-        double d_near = 1e300;
-        for (std::size_t k = 0; k < s->points.size(); ++k) {
-          if ((s->points[k].tau_r > 0) != (p.tau_r > 0)) continue;
-          const double d = std::hypot(s->points[k].tau_c - p.tau_c, s->points[k].tau_r - p.tau_r);
-          if (d < d_near) d_near = d, near = k;
-        }
-        if (near == kNone) near = s->cold != kNone ? s->cold : s->best;
-      }
+      std::string judged;
+      const std::size_t near = judged_point(*s, p, &judged);
       share.push_back(s->us[s->best] / s->us[near]);
       within += s->us[near] <= 1.1 * s->us[s->best];
       if (rows)
-        per.push_back({{"matrix", s->m->name},
-                       {"dtype", s->m->dtype},
+        per.push_back({{"matrix", s->matrix->name},
+                       {"dtype", s->matrix->dtype},
                        {"predicted", {p.tau_c, p.tau_r}},
                        {"label", {b.tau_c, b.tau_r}},
                        {"bo_best", {s->points[s->best].tau_c, s->points[s->best].tau_r}},
                        {"bo_best_us", s->us[s->best]},
-                       {"all_cold_us", s->cold != kNone ? json(s->us[s->cold]) : json(nullptr)},
+                       {"all_cold_us", s->cold ? json(s->us[*s->cold]) : json(nullptr)},
                        {"judged_by", judged},
                        {"judged", {s->points[near].tau_c, s->points[near].tau_r}},
                        {"judged_us", s->us[near]}});
@@ -216,7 +211,7 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
     return j;
   };
   std::vector<std::string> test_names;
-  for (const auto* s : test) test_names.push_back(s->m->name);
+  for (const auto* s : test) test_names.push_back(s->matrix->name);
   json split_json = split.description;
   split_json["test"] = test_names;
   file.training_set = {

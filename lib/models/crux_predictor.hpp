@@ -11,6 +11,7 @@
 
 #include "models/model_file.hpp"
 #include "models/predictors.hpp"
+#include "models/training_set.hpp"
 #include "models/xgb_regressor.hpp"
 
 namespace sparsetune::models {
@@ -41,6 +42,27 @@ class CruxPredictor {
   ModelFile file_;
   XgbRegressor tau_c_, tau_r_;
 };
+
+// One matrix's crux search as the database holds it (a value type, a device): every CRUX_SPLIT
+// point measured, the fastest, the fastest all-cold one (tau_r = 0: every such point is one
+// graph), and the label the predictor learns (the fastest point, or (0, 0) when a hot part gains
+// under 2 % over the all-cold point).
+struct CruxSearch {
+  const MatrixSet* matrix = nullptr;
+  std::vector<Crux> points;
+  std::vector<double> us;
+  std::size_t best = 0;
+  std::optional<std::size_t> cold;
+  Crux label;
+};
+
+// The crux searches of a training set: its matrices with 3 or more crux points.
+std::vector<CruxSearch> crux_searches(const TrainingSet& t);
+
+// The measured point that stands for a predicted crux: the all-cold point when it has no hot part
+// (else, and with no all-cold point, the nearest measured point of the same kind, hot or cold);
+// `how` says which.
+std::size_t judged_point(const CruxSearch& s, Crux p, std::string* how = nullptr);
 
 TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -102,6 +103,53 @@ PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRan
   e.geomean_share = r.geomean_share;
   e.min_share = r.min_share;
   e.within_10_percent = r.within_10_percent;
+  return e;
+}
+
+PredictorEval evaluate_crux(const db::TuningDb& db, const models::CruxPredictor& crux,
+                            const std::vector<std::string>& only) {
+  const auto t = models::read_spmv_training_set(db, crux.file().arch, true);
+  const auto point = [](const models::Crux& c) {
+    char s[64];
+    std::snprintf(s, sizeof s, "(%.2f, %.2f)", c.tau_c, c.tau_r);
+    return std::string(s);
+  };
+  PredictorEval e;
+  e.predictor = crux.file().model;
+  e.note = crux.file().arch + ", trained " + crux.file().created +
+           "; a prediction is judged by the measured point of its graph (the all-cold point "
+           "when it has no hot part), else the nearest measured point";
+  std::vector<double> shares;
+  int top = 0;
+  for (const auto& s : models::crux_searches(t)) {
+    const auto& m = *s.matrix;
+    if (!only.empty() && std::find(only.begin(), only.end(), m.matrix) == only.end()) continue;
+    const auto p = crux.predict(m.features, m.dtype);
+    const std::size_t k = models::judged_point(s, p);
+    PickResult r;
+    r.name = m.matrix;
+    r.op = "spmv";
+    r.dtype = m.dtype;
+    r.device = m.device;
+    r.ranked = static_cast<int>(s.points.size());
+    r.pick = point(p);
+    r.best = point(s.points[s.best]);
+    r.pick_us = s.us[k];
+    r.oracle_us = s.us[s.best];
+    r.share = r.pick_us > 0 ? r.oracle_us / r.pick_us : 0.0;
+    top += k == s.best;
+    shares.push_back(r.share);
+    e.matrices.push_back(std::move(r));
+  }
+  if (!shares.empty()) {
+    double lg = 0;
+    for (double x : shares) lg += std::log(x);
+    e.geomean_share = std::exp(lg / static_cast<double>(shares.size()));
+    e.min_share = *std::min_element(shares.begin(), shares.end());
+    e.top1 = static_cast<double>(top) / static_cast<double>(shares.size());
+    e.within_10_percent = static_cast<int>(
+        std::count_if(shares.begin(), shares.end(), [](double x) { return x >= 1 / 1.1; }));
+  }
   return e;
 }
 

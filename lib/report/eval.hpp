@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "db/tuning_db.hpp"
+#include "models/crux_predictor.hpp"
 #include "models/spmv_ranker.hpp"
 
 namespace sparsetune::report {
@@ -41,6 +42,12 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db,
 PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRanker& ranker,
                                    const std::vector<std::string>& only = {},
                                    bool as_cost_model = false);
+
+// MatXtract's crux predictor: on every matrix with a crux search of the model's architecture,
+// the measured point standing for the predicted crux (models::judged_point) against the search's
+// fastest point. `pick` and `best` are "(tau_c, tau_r)"; `ranked` the crux points measured.
+PredictorEval evaluate_crux(const db::TuningDb& db, const models::CruxPredictor& crux,
+                            const std::vector<std::string>& only = {});
 
 nlohmann::json to_json(const PredictorEval& e);
 

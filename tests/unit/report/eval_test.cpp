@@ -3,7 +3,13 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
+#include <tuple>
 
+#include "graph/crux_graph.hpp"
+#include "graph/graph.hpp"
+#include "models/crux_predictor.hpp"
+#include "models/spmv_rank_features.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
@@ -63,4 +69,57 @@ TEST_CASE("eval: the cost model's pick as a share of the fastest measured candid
   const auto j = report::to_json(e);
   CHECK(j["per_matrix"].size() == 2);
   CHECK(j["top1_accuracy"] == 0.5);
+}
+
+TEST_CASE("eval: the crux predictor's crux judged by the measured point of its graph",
+          "[eval][crux]") {
+  testing::TempDir dir("sparsetune-eval-crux");
+  db::TuningDb d(dir.file("t.db"));
+  // Four matrices whose hot parts gain under 2 % at best: every label is all cold, so the model
+  // predicts (0, 0) and each prediction is judged by the all-cold point. By hand: m0, m2 and m3
+  // have the all-cold point fastest (share 1); m1's best is a hot point 1 % faster (share 0.99).
+  const std::vector<std::vector<std::tuple<double, double, double>>> points = {
+      {{0, 0, 10.0}, {0.5, 0.2, 12.0}, {1, 1, 11.0}},
+      {{0, 0, 10.0}, {0.5, 0.2, 9.9}, {1, 1, 13.0}},
+      {{0, 0, 20.0}, {0.7, 0.4, 25.0}, {1, 1, 30.0}},
+      {{0, 0, 5.0}, {0.2, 0.1, 6.0}, {0.9, 0.5, 7.0}}};
+  for (std::size_t m = 0; m < points.size(); ++m) {
+    // Every matrix feature the training set reads (the ranking's and the crux's), made up.
+    nlohmann::json f = nlohmann::json::object();
+    auto names = models::spmv_rank_feature_names();
+    const auto crux = models::crux_feature_names();
+    names.insert(names.end(), crux.begin(), crux.end());
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (names[k].find('.') != std::string::npos)
+        f[names[k]] = static_cast<double>(m + 1) * static_cast<double>(k % 7 + 1);
+    const std::string fp = "f" + std::to_string(m), name = "m" + std::to_string(m);
+    d.put_matrix({fp, name, 100, 100, 500 + 100 * static_cast<std::int64_t>(m), f.dump()});
+    for (const auto& [c, r, us] : points[m]) {
+      auto x = row(fp, "", us, R"({"origin":"crux"})");
+      x.arch = "sm_90";
+      x.graph = graph::graph_to_json(graph::crux_graph(c, r)).dump();
+      x.candidate = "graph/" + std::to_string(std::hash<std::string>{}(x.graph));
+      d.add(x);
+    }
+  }
+  models::TrainOptions o;
+  o.out_dir = (dir.path / "models").string();
+  o.created = "2026-11-26";
+  const auto r = models::train_crux(d, o);
+  const auto model = models::CruxPredictor::read(r.files.front());
+  const auto e = report::evaluate_crux(d, model);
+  REQUIRE(e.matrices.size() == 4);
+  for (const auto& m : e.matrices) {
+    INFO(m.name);
+    CHECK(m.pick == "(0.00, 0.00)");
+    CHECK(m.ranked == 3);
+    CHECK(m.pick_us == Approx(m.name == "m2" ? 20.0 : m.name == "m3" ? 5.0 : 10.0));
+    CHECK(m.share == Approx(m.name == "m1" ? 0.99 : 1.0));
+  }
+  CHECK(e.top1 == Approx(0.75));
+  CHECK(e.within_10_percent == 4);
+  CHECK(e.min_share == Approx(0.99));
+  const auto only = report::evaluate_crux(d, model, {"m1"});
+  REQUIRE(only.matrices.size() == 1);
+  CHECK(only.matrices[0].best == "(0.50, 0.20)");
 }
