@@ -46,30 +46,26 @@ class CruxSplit final : public Operator {
       for (auto k = s.hot.row_ptr[i]; k < s.hot.row_ptr[i + 1]; ++k)
         hot.row_entries[i].push_back({s.hot.col_idx[k], s.hot.val[k]});
     }
-    // When the crux holds every entry (tau_c = tau_r = 1), the hot part takes the empty rows
-    // too, after the others, and the cold part has no rows: the format is one kernel that writes
-    // every row once (DASP's whole-matrix tensor-core SpMV), not two.
     if (s.cold.val.empty() && !s.hot.val.empty()) {
-      std::vector<char> hot_row(static_cast<std::size_t>(part.rows()), 0);
-      for (auto r : s.hot_rows) hot_row[static_cast<std::size_t>(r)] = 1;
+      // The crux holds every entry (tau_c = tau_r = 1): the hot part takes the empty rows too,
+      // after the others, and the cold part has no rows, so the format is one kernel that writes
+      // every row once (DASP's whole-matrix tensor-core SpMV), not two.
+      std::vector<char> in_hot(static_cast<std::size_t>(part.rows()), 0);
+      for (auto r : s.hot_rows) in_hot[static_cast<std::size_t>(r)] = 1;
       for (std::int64_t r = 0; r < part.rows(); ++r)
-        if (!hot_row[static_cast<std::size_t>(r)]) {
+        if (!in_hot[static_cast<std::size_t>(r)]) {
           hot.origin_row.push_back(part.origin_row[r]);
           hot.row_entries.emplace_back();
         }
-      part.row_entries.clear();
-      std::vector<Part> out;
-      out.push_back(std::move(hot));
-      out.push_back(std::move(cold));
-      return out;
+    } else {
+      // The cold part keeps every row (empty ones too), so that with tau_r = 0 it is the part
+      // itself and a sub-graph that writes every row once still does.
+      cold.origin_row = part.origin_row;
+      cold.row_entries.resize(part.rows());
+      for (std::int64_t r = 0; r < part.rows(); ++r)
+        for (auto k = s.cold.row_ptr[r]; k < s.cold.row_ptr[r + 1]; ++k)
+          cold.row_entries[r].push_back({s.cold.col_idx[k], s.cold.val[k]});
     }
-    // The cold part keeps every row (empty ones too), so that with tau_r = 0 it is the part
-    // itself and a sub-graph that writes every row once still does.
-    cold.origin_row = part.origin_row;
-    cold.row_entries.resize(part.rows());
-    for (std::int64_t r = 0; r < part.rows(); ++r)
-      for (auto k = s.cold.row_ptr[r]; k < s.cold.row_ptr[r + 1]; ++k)
-        cold.row_entries[r].push_back({s.cold.col_idx[k], s.cold.val[k]});
     part.row_entries.clear();
     std::vector<Part> out;
     out.push_back(std::move(hot));
