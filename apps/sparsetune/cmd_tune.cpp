@@ -58,7 +58,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--crux-evaluations", o->crux_evaluations,
                   "SpMV with a budget: points of the crux search (tensor-core split, Bayesian "
-                  "optimisation) after the graph search, in its last fifth; 0: none")
+                  "optimisation) after the graph search, in its last --crux-share; 0: none")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--crux-share", o->crux_share,

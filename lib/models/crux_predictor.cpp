@@ -172,7 +172,7 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
   // The predicted crux is judged by a measured point of the same graph or, failing that, the
   // nearest one: all cold is the all-cold point (every tau_r = 0 is one graph); a hot crux, the
   // nearest measured hot point. Its time against the search's best (a new point would need the
-  // GPU: scripts/crux-eval.sh measures the predicted crux itself).
+  // GPU: scripts/crux-eval.py measures the predicted crux itself).
   auto evaluate = [&](const std::vector<const CruxSearch*>& set, bool rows) {
     double sec = 0, ser = 0;
     std::vector<double> share;

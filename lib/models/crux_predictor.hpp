@@ -3,7 +3,8 @@
 // the value type, two XGBoost regressions give the crux (τc, τr) that `tune --budget 0` uses and
 // a searching tune tries first. `sparsetune train --model crux` learns it from the tuning
 // database: each matrix's label is the fastest point of its crux search (the CRUX_SPLIT graphs
-// measured there, the Bayesian optimisation's points).
+// measured there, the Bayesian optimisation's points), or no hot part, (0, 0), when that point
+// gains under 2 % over the all-cold one.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
