@@ -257,3 +257,28 @@ TEST_CASE("collect: a matrix whose tune hangs or crashes fails alone", "[search]
   CHECK(c.failed == 2);
   CHECK_THAT(c.items[0].reason, Catch::Contains("killed by signal 11"));
 }
+
+TEST_CASE("collect: --crux-share reaches each SpMV tune", "[search]") {
+  testing::TempDir t("sparsetune-collect-test");
+  // A stand-in for the sparsetune executable that says how it was called, then fails.
+  write(t.file("args.sh"), "#!/bin/sh\necho \"called with: $*\" >&2\nexit 1\n");
+  std::filesystem::permissions(t.file("args.sh"), std::filesystem::perms::owner_all);
+  write(t.file("run.list"), data("general_real.mtx") + "\n");
+  const auto items = search::read_collect_list(t.file("run.list"));
+  search::CollectOptions o;
+  o.db_path = t.file("tuning.db");
+  o.compile_only = true;
+  o.budget_s = 4;
+  o.work_dir = t.file("work");
+  o.program = t.file("args.sh");
+  o.crux_share = 0.6;
+  auto s = search::collect(items, o);
+  REQUIRE(s.items.size() == 1);
+  CHECK_THAT(s.items[0].reason,
+             Catch::Contains("--budget 4") && Catch::Contains("--crux-share 0.6"));
+  // Left at 0, tune's own default stands: no flag.
+  o.crux_share = 0;
+  o.db_path = t.file("tuning2.db");
+  s = search::collect(items, o);
+  CHECK_THAT(s.items[0].reason, !Catch::Contains("--crux-share"));
+}
