@@ -187,4 +187,11 @@ CostEstimate estimate_cost(const graph::MetadataSet& m, std::int64_t format_byte
   return c;
 }
 
+double output_pass_us(std::int64_t rows, std::int64_t n, int out_bytes, const DeviceSpec& dev) {
+  const double bytes = static_cast<double>(rows) *
+                       static_cast<double>(std::max<std::int64_t>(n, 1)) *
+                       static_cast<double>(out_bytes);
+  return 0.5 * dev.launch_us + bytes / (dev.bandwidth_gbs * 1e3);
+}
+
 }  // namespace sparsetune::models

@@ -57,4 +57,11 @@ struct CostEstimate {
 CostEstimate estimate_cost(const graph::MetadataSet& m, std::int64_t format_bytes, int val_bytes,
                            const DeviceSpec& dev = {}, std::int64_t n = 0);
 
+// The pass an adding format runs before its kernels (Format::scales_output_first): y, or C's
+// rows x n values, zeroed (a memset; scaled by beta when beta != 0). Half a launch, as a graph
+// node of its own costs on an H100 (1.2-1.5 us, docs/benchmarks.md), plus writing the output
+// once; `out_bytes` is one output value's size (8 for f64, else 4). Store-only formats and those
+// whose storing part runs first have none.
+double output_pass_us(std::int64_t rows, std::int64_t n, int out_bytes, const DeviceSpec& dev = {});
+
 }  // namespace sparsetune::models
