@@ -517,13 +517,9 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
   // The storing part writes every row once and runs first: a row it missed would keep the
   // caller's y, a row it wrote twice would lose a share.
   if (f.storing_part >= 0) {
-    const auto& p = f.parts[static_cast<std::size_t>(f.storing_part)];
-    bool holds = !p.atomic;
+    bool holds = false;
     try {
-      if (holds) {
-        const auto w = count_writes(f, static_cast<std::size_t>(f.storing_part));
-        holds = std::all_of(w.begin(), w.end(), [](std::int64_t k) { return k == 1; });
-      }
+      holds = writes_each_row_once(f, static_cast<std::size_t>(f.storing_part));
     } catch (const Error& e) {
       throw bad(e.what());
     }

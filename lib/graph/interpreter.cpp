@@ -172,12 +172,9 @@ std::vector<double> interpret(const Format& f, const std::vector<double>& x) {
   if (static_cast<std::int64_t>(x.size()) != f.cols)
     throw Error("x has " + std::to_string(x.size()) + " entries, the matrix " +
                 std::to_string(f.cols) + " columns");
-  if (f.store_only) {
-    std::vector<double> y(f.rows, std::numeric_limits<double>::quiet_NaN());
-    for (const auto& p : f.parts) walk(f, p, x, [&](std::int64_t r, double v) { y[r] = v; });
-    return y;
-  }
-  if (f.storing_part >= 0) {  // it runs first and assigns; a row it misses stays NaN
+  if (!f.scales_output_first()) {
+    // Store-only, or a storing part first: the storing parts assign, in launch order, so a row
+    // no storing unit writes stays NaN.
     std::vector<double> y(f.rows, std::numeric_limits<double>::quiet_NaN());
     for (const std::size_t i : f.launch_order())
       walk(f, f.parts[i], x, [&](std::int64_t r, double v) {
@@ -201,16 +198,9 @@ void interpret(const Format& f, const std::vector<double>& x, double alpha, doub
   if (static_cast<std::int64_t>(y.size()) != f.rows)
     throw Error("y has " + std::to_string(y.size()) + " entries, the matrix " +
                 std::to_string(f.rows) + " rows");
-  if (f.store_only) {
-    // y is read only through beta, as the store fragment does; a row no unit writes keeps its
-    // old value, which the NaN-start interpret() above exposes.
-    for (const auto& p : f.parts)
-      walk(f, p, x, [&](std::int64_t r, double v) {
-        y[r] = beta == 0.0 ? alpha * v : alpha * v + beta * y[r];
-      });
-    return;
-  }
-  if (f.storing_part >= 0) {
+  if (!f.scales_output_first()) {
+    // y is read only through beta, as the store fragment does; a row no storing unit writes
+    // keeps its old value, which the NaN-start interpret() above exposes.
     for (const std::size_t i : f.launch_order())
       walk(f, f.parts[i], x, [&](std::int64_t r, double v) {
         if (f.part_stores(i))
@@ -306,6 +296,12 @@ std::vector<std::int64_t> count_writes(const Format& f, std::size_t part) {
   const std::vector<double> x(f.cols, 1.0);
   walk(f, f.parts.at(part), x, [&](std::int64_t r, double) { ++n[r]; });
   return n;
+}
+
+bool writes_each_row_once(const Format& f, std::size_t part) {
+  if (f.parts.at(part).atomic) return false;
+  const auto n = count_writes(f, part);
+  return std::all_of(n.begin(), n.end(), [](std::int64_t k) { return k == 1; });
 }
 
 bool writes_each_row_once(const Format& f) {

@@ -41,5 +41,8 @@ std::vector<std::int64_t> count_writes(const Format& f, std::size_t part);
 // Whether no part uses atomics and every row of y is written exactly once over all parts: the
 // condition for Format::store_only.
 bool writes_each_row_once(const Format& f);
+// Whether part `part` alone, without atomics, writes every row of y exactly once: the condition
+// for Format::storing_part.
+bool writes_each_row_once(const Format& f, std::size_t part);
 
 }  // namespace sparsetune::graph
