@@ -12,6 +12,26 @@
 
 namespace sparsetune::report {
 
+namespace {
+
+// The summary of e's matrices, worst share first: `top1` of them picked the oracle.
+void summarize(PredictorEval& e, int top1) {
+  std::sort(e.matrices.begin(), e.matrices.end(),
+            [](const PickResult& x, const PickResult& y) { return x.share < y.share; });
+  if (e.matrices.empty()) return;
+  double log_sum = 0;
+  for (const auto& r : e.matrices) {
+    log_sum += std::log(r.share);
+    e.within_10_percent += r.share >= 1.0 / 1.1;
+  }
+  const double n = static_cast<double>(e.matrices.size());
+  e.top1 = top1 / n;
+  e.geomean_share = std::exp(log_sum / n);
+  e.min_share = e.matrices.front().share;
+}
+
+}  // namespace
+
 PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std::string>& only) {
   std::map<std::string, std::string> names;
   for (const auto& m : db.matrices()) names[m.fingerprint] = m.name;
@@ -38,7 +58,6 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std:
   PredictorEval e;
   e.predictor = "cost-model";
   e.note = "its predictions stored beside the measured candidates it ranked";
-  double log_sum = 0;
   int top1 = 0;
   for (const auto& [k, a] : acc) {
     if (!a.pick) continue;
@@ -56,19 +75,10 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std:
     r.pick_us = a.pick->time_us;
     r.oracle_us = a.best->time_us;
     r.share = r.oracle_us / r.pick_us;
-    log_sum += std::log(r.share);
     top1 += r.pick == r.best;
-    e.within_10_percent += r.share >= 1.0 / 1.1;
     e.matrices.push_back(std::move(r));
   }
-  std::sort(e.matrices.begin(), e.matrices.end(),
-            [](const PickResult& x, const PickResult& y) { return x.share < y.share; });
-  if (!e.matrices.empty()) {
-    const double n = static_cast<double>(e.matrices.size());
-    e.top1 = top1 / n;
-    e.geomean_share = std::exp(log_sum / n);
-    e.min_share = e.matrices.front().share;
-  }
+  summarize(e, top1);
   return e;
 }
 
@@ -119,8 +129,7 @@ PredictorEval evaluate_crux(const db::TuningDb& db, const models::CruxPredictor&
   e.note = crux.file().arch + ", trained " + crux.file().created +
            "; a prediction is judged by the measured point of its graph (the all-cold point "
            "when it has no hot part), else the nearest measured point";
-  std::vector<double> shares;
-  int top = 0;
+  int top1 = 0;
   for (const auto& s : models::crux_searches(t)) {
     const auto& m = *s.matrix;
     if (!only.empty() && std::find(only.begin(), only.end(), m.matrix) == only.end()) continue;
@@ -136,20 +145,11 @@ PredictorEval evaluate_crux(const db::TuningDb& db, const models::CruxPredictor&
     r.best = point(s.points[s.best]);
     r.pick_us = s.us[k];
     r.oracle_us = s.us[s.best];
-    r.share = r.pick_us > 0 ? r.oracle_us / r.pick_us : 0.0;
-    top += k == s.best;
-    shares.push_back(r.share);
+    r.share = r.oracle_us / r.pick_us;  // measured times are positive
+    top1 += k == s.best;
     e.matrices.push_back(std::move(r));
   }
-  if (!shares.empty()) {
-    double lg = 0;
-    for (double x : shares) lg += std::log(x);
-    e.geomean_share = std::exp(lg / static_cast<double>(shares.size()));
-    e.min_share = *std::min_element(shares.begin(), shares.end());
-    e.top1 = static_cast<double>(top) / static_cast<double>(shares.size());
-    e.within_10_percent = static_cast<int>(
-        std::count_if(shares.begin(), shares.end(), [](double x) { return x >= 1 / 1.1; }));
-  }
+  summarize(e, top1);
   return e;
 }
 

@@ -54,8 +54,7 @@ Evaluation CostModelEvaluator::evaluate_one(const graph::Graph& g0) const {
     e.time_us = c.launch_us + (c.time_us - c.launch_us) * sample_.scale;
     // An adding format zeroes the whole output first, every row of the full matrix.
     const double pass_us = f.scales_output_first()
-                               ? models::output_pass_us(a_.rows, std::max<std::int64_t>(n, 1),
-                                                        dtype_ == "f64" ? 8 : 4, dev_)
+                               ? models::output_pass_us(a_.rows, n, dtype_ == "f64" ? 8 : 4, dev_)
                                : 0.0;
     e.time_us += pass_us;
     e.detail = {{"model_bytes", c.bytes},    {"memory_us", c.memory_us},

@@ -661,11 +661,13 @@ TuneOutcome tune(const TuneOptions& o) {
   std::optional<Checked> chosen;
   const Scored* best = nullptr;
   json skipped = json::array();
-  // A crux without a hot part is emitted as its cold branch: the same kernel, named for what runs.
+  // The graph emitted is the best's; a crux without a hot part is emitted as its cold branch (the
+  // same kernel, named for what runs).
+  graph::Graph g;
   for (const auto& s : ranked) {
     try {
-      chosen = check_and_compile(graph::without_empty_crux(s.candidate.graph), a, o.dtype, arch,
-                                 o.n, o.layout);
+      g = graph::without_empty_crux(s.candidate.graph);
+      chosen = check_and_compile(g, a, o.dtype, arch, o.n, o.layout);
       best = &s;
       break;
     } catch (const Error& e) {
@@ -678,7 +680,6 @@ TuneOutcome tune(const TuneOptions& o) {
                 (skipped.empty() ? std::string()
                                  : "; the first: " + skipped[0]["reason"].get<std::string>()));
 
-  graph::Graph g = graph::without_empty_crux(best->candidate.graph);
   g.name = "tuned-" + name_of(o.matrix);
   // The outputs are staged and put in place together with report.json at the end: a killed tune
   // leaves the previous outputs whole.
