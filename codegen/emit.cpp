@@ -6,6 +6,7 @@
 
 #include "codegen/emit_pipeline.hpp"
 #include "codegen/emit_spmm.hpp"
+#include "codegen/fusion.hpp"
 #include "core/error.hpp"
 #include "core/reference.hpp"
 #include "core/version.hpp"
@@ -145,17 +146,24 @@ std::string build_host_header(const graph::Format& f, const std::string& bytes) 
   for (std::size_t i = 0; i < f.parts.size(); ++i)
     for (const auto& [name, a] : f.parts[i].arrays)
       if (a.stored()) part_arrays[i].push_back(index++);
+  // SpMV: one kernel per part, or the fused kernel taking every part's arrays (p<i>_<name>).
+  const Fusion u = plan_fusion(f);
+  const auto spmv_head = [&](const std::string& kernel) {
+    return "extern \"C\" __global__ void " + kernel + "(const " + val + "* __restrict__ x, " + acc +
+           "* __restrict__ y, const " + acc + " alpha, const " + acc + " beta";
+  };
+  if (f.op != "spmm" && u.fused) h += spmv_head(kFusedKernel);
   for (std::size_t i = 0; i < f.parts.size() && f.op != "spmm"; ++i) {
     if (f.parts[i].n_bmtb == 0) continue;
-    h += "extern \"C\" __global__ void " + f.parts[i].kernel + "(const " + val +
-         "* __restrict__ x, " + acc + "* __restrict__ y, const " + acc + " alpha, const " + acc +
-         " beta";
+    if (!u.fused) h += spmv_head(f.parts[i].kernel);
+    const std::string prefix = u.fused ? "p" + std::to_string(i) + "_" : "p_";
     for (const auto& [name, a] : f.parts[i].arrays)
       if (a.stored())
-        h += ", const " + (a.dtype[0] == 'F' ? val : c_type(a.dtype, a.dtype)) +
-             "* __restrict__ p_" + name;
-    h += ");\n";
+        h += ", const " + (a.dtype[0] == 'F' ? val : c_type(a.dtype, a.dtype)) + "* __restrict__ " +
+             prefix + name;
+    if (!u.fused) h += ");\n";
   }
+  if (f.op != "spmm" && u.fused) h += ");\n";
   if (f.op == "spmm")
     h += spmm_declarations(f, val, acc);
   else if (f.scales_output_first())
@@ -253,9 +261,10 @@ inline cudaError_t load(const char* path, Format* f) {
     return h;
   }
   if (f.store_only)
-    h += "// y = alpha A x + beta y (cuSPARSE's convention): runs the part kernels in order on "
-         "`stream`.\n// Store-only: every row of y is written exactly once by one thread, "
-         "which reads y only\n// when beta != 0, so a y holding NaN is fine with beta = 0.\n";
+    h += std::string("// y = alpha A x + beta y (cuSPARSE's convention): runs ") +
+         (u.fused ? "every part in one launch (horizontal fusion)" : "the part kernels in order") +
+         " on\n// `stream`. Store-only: every row of y is written exactly once by one thread, "
+         "which reads y\n// only when beta != 0, so a y holding NaN is fine with beta = 0.\n";
   else if (f.storing_part >= 0)
     h += "// y = alpha A x + beta y (cuSPARSE's convention), on `stream`: part " +
          std::to_string(f.storing_part) +
@@ -271,9 +280,20 @@ inline cudaError_t load(const char* path, Format* f) {
   if (f.scales_output_first()) {
     h += y_prologue(f.rows);
   }
+  if (u.fused) {
+    int threads = 0;
+    std::string arrays;
+    for (std::size_t i = 0; i < f.parts.size(); ++i)
+      if (f.parts[i].n_bmtb > 0) {
+        threads = f.parts[i].threads;
+        arrays += part_array_args(f.parts[i], part_arrays[i], val);
+      }
+    h += "  " + std::string(kFusedKernel) + "<<<" + std::to_string(u.grid) + ", " +
+         std::to_string(threads) + ", 0, stream>>>(x, y, alpha, beta" + arrays + ");\n";
+  }
   for (const std::size_t i : f.launch_order()) {
     const auto& p = f.parts[i];
-    if (p.n_bmtb == 0) continue;
+    if (p.n_bmtb == 0 || u.fused) continue;
     h += "  " + p.kernel + "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
          ", 0, stream>>>(x, y, alpha, beta";
     h += part_array_args(p, part_arrays[i], val);

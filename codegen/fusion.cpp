@@ -33,7 +33,11 @@ Fusion plan_fusion(const graph::Format& f) {
                              : std::min<std::int64_t>(u.narrowest_tile, f.parts[i].col_span());
       work.push_back(i);
     }
-  if (f.op != "spmm" || work.size() < 2) return u;
+  if ((f.op != "spmm" && f.op != "spmv") || work.size() < 2) return u;
+  if (f.op == "spmv" && !f.store_only) {
+    u.why = "its parts add into y one after another (only a store-only SpMV format is fused)";
+    return u;
+  }
   std::int64_t shared = 0;
   for (auto i : work) {
     const auto& p = f.parts[i];
@@ -69,6 +73,14 @@ Fusion plan_fusion(const graph::Format& f) {
       if (r >= 0 && r < f.rows && owners[r] > 1) {
         u.atomic[i] = true;
         break;
+      }
+  // A store-only SpMV format writes each row once over all parts: parts sharing a row would
+  // need atomics into a y nobody zeroed.
+  if (f.op == "spmv")
+    for (auto i : work)
+      if (u.atomic[i]) {
+        u.why = "part " + std::to_string(i) + " shares rows of y with another part";
+        return u;
       }
   u.fused = true;
   return u;

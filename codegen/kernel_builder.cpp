@@ -428,12 +428,13 @@ std::string array_params(const graph::Format& f, const graph::PartFormat& p,
   return params;
 }
 
-// The fused kernel: the SpMM arguments and every part's arrays (p<i>_<name>), dispatching each
-// range of blocks to its part's device function.
+// The fused kernel: the operation's arguments and every part's arrays (p<i>_<name>),
+// dispatching each range of blocks to its part's device function.
 std::string fused_kernel(const graph::Format& f) {
   const Sections& sk = template_sections("skeleton.cu");
+  const bool spmm = f.op == "spmm";
   std::string kernel = section(sk, "fused");
-  std::string args = section(sk, "args_spmm");
+  std::string args = section(sk, spmm ? "args_spmm" : "args_spmv");
   replace_all(kernel, "$ARGS", args.substr(0, args.find_last_not_of('\n') + 1));
   std::string params, dispatch;
   std::int64_t first = 0;
@@ -444,7 +445,7 @@ std::string fused_kernel(const graph::Format& f) {
     const std::string prefix = "p" + std::to_string(i) + "_";
     params += array_params(f, p, prefix);
     std::string call = p.kernel + "(st_b - " + lit(first) + ", " + lit(p.grid) +
-                       ", B, ldb, C, ldc, n, alpha, beta";
+                       (spmm ? ", B, ldb, C, ldc, n, alpha, beta" : ", x, y, alpha, beta");
     for (const auto& [name, a] : p.arrays)
       if (a.stored()) call += ", " + prefix + name;
     first += p.grid;
@@ -560,13 +561,21 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
     s += "// Adding: " + std::string(kScaleKernel) +
          " first sets y = beta y (zeros when beta = 0), then the parts add\n// alpha times "
          "their results (atomically where rows are shared).\n";
-  s += std::string("// One kernel per part, launched ") +
-       (f.storing_part >= 0 ? "storing part first, then by part index," : "in order") +
-       " on one stream; each takes x, y, alpha,\n// beta and the part's stored arrays in name "
-       "order (see kernel.h).\n\n";
+  const Fusion u = plan_fusion(f);
+  if (u.fused)
+    s += "// All parts in one launch (" + std::string(kFusedKernel) +
+         ", horizontal fusion): part i takes its own range\n// of grid x; it takes x, y, alpha, "
+         "beta and every part's stored arrays, part by part in\n// name order (see kernel.h).\n\n";
+  else
+    s += std::string("// One kernel per part, launched ") +
+         (f.storing_part >= 0 ? "storing part first, then by part index," : "in order") +
+         " on one stream; each takes x, y, alpha,\n// beta and the part's stored arrays in name "
+         "order (see kernel.h)." +
+         (u.why.empty() ? std::string() : "\n// Not fused into one launch: " + u.why + ".") +
+         "\n\n";
   s += section(prelude, "common");
   s += section(prelude, f.dtype);
-  add_parts(f, k, "scale_y", kScaleKernel);
+  add_parts(f, k, "scale_y", kScaleKernel, u);
   return k;
 }
 

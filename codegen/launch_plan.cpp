@@ -100,7 +100,7 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
   p.arrays = graph::to_safetensors(f, kVersion);
   p.arrays.metadata.clear();
   std::size_t next = 0;
-  const Fusion u = spmm ? plan_fusion(f) : Fusion{};
+  const Fusion u = plan_fusion(f);
   const std::size_t first_part = p.launches.size();
   for (const std::size_t i : f.launch_order()) {
     const auto& part = f.parts[i];
@@ -137,18 +137,22 @@ SpmvPlan make_launch_plan(const graph::Format& f, const KernelSource& k, const s
     p.launches.push_back(std::move(l));
   }
   if (u.fused) {
-    // One launch: the SpMM arguments, then every part's arrays in turn, over the parts' grids.
+    // One launch: the operation's arguments (SpMM 7, SpMV 4), then every part's arrays in turn,
+    // over the parts' grids.
     if (k.kernels != std::vector<std::string>{kFusedKernel})
       throw Error("the kernels do not match the format: no fused kernel");
     PlanLaunch l = p.launches.at(first_part);
     l.kernel = kFusedKernel;
     l.grid = u.grid;
-    l.grid_y = (n + u.narrowest_tile - 1) / u.narrowest_tile;
-    if (l.grid_y > 65535)
-      throw Error(std::to_string(l.grid_y) + " column tiles exceed a grid's 65535");
-    l.args.resize(7);
+    if (spmm) {
+      l.grid_y = (n + u.narrowest_tile - 1) / u.narrowest_tile;
+      if (l.grid_y > 65535)
+        throw Error(std::to_string(l.grid_y) + " column tiles exceed a grid's 65535");
+    }
+    const std::size_t op_args = spmm ? 7 : 4;
+    l.args.resize(op_args);
     for (std::size_t j = first_part; j < p.launches.size(); ++j)
-      l.args.insert(l.args.end(), p.launches[j].args.begin() + 7, p.launches[j].args.end());
+      l.args.insert(l.args.end(), p.launches[j].args.begin() + op_args, p.launches[j].args.end());
     p.launches.resize(first_part);
     p.launches.push_back(std::move(l));
     next = 1;

@@ -88,8 +88,8 @@ for (long long bmtb = st_block; bmtb < $N_BMTB; bmtb += st_grid)
 if (const long long bmtb = st_block; bmtb < $N_BMTB)
 //@ fused
 // Horizontal fusion: every part in one launch, part i on its own range of grid x (its thread
-// blocks st_b - first_i = 0 .. grid_i - 1), all on the same column tile (grid y); a part whose
-// tiles are wider than another's returns on the tiles past n.
+// blocks st_b - first_i = 0 .. grid_i - 1). SpMM: all on the same column tile (grid y); a part
+// whose tiles are wider than another's returns on the tiles past n.
 extern "C" __global__ void __launch_bounds__($THREADS)
 $KERNEL(
     $ARGS$PARAMS) {

@@ -125,7 +125,7 @@ RunResult run_emitted(const std::string& dir, const RunOptions& o) {
     if (k.source.find(kernel + "(") == std::string::npos)
       throw Error(source_path.string() + " has no kernel " + kernel + hint);
   };
-  if (spmm && codegen::plan_fusion(f).fused) {
+  if (codegen::plan_fusion(f).fused) {
     need(codegen::kFusedKernel, " (its parts run fused; emit the folder again)");
     k.kernels.push_back(codegen::kFusedKernel);
   } else {

@@ -1,10 +1,12 @@
-// Horizontal fusion of SpMM parts: CELL's buckets in one launch (parts sharing rows of C add
-// atomically, parts alone on their rows do not), the reasons a format is not fused, the one
-// launch of kernel.h and of the launch plan, and the fused folder built by nvcc as a user would.
+// Horizontal fusion: CELL's SpMM buckets in one launch (parts sharing rows of C add atomically,
+// parts alone on their rows do not), store-only SpMV parts in one launch, the reasons a format is
+// not fused, the one launch of kernel.h and of the launch plan, and fused folders built by nvcc
+// as a user would.
 #include "codegen/fusion.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <set>
 
 #include "../graph/graph_test_util.hpp"
 #include "codegen/emit.hpp"
@@ -84,7 +86,7 @@ TEST_CASE("a fused launch plan: one launch over the parts' grids", "[codegen][sp
   CHECK(p.zero_output);
 }
 
-TEST_CASE("formats that cannot fuse say why; SpMV never fuses", "[codegen][spmm]") {
+TEST_CASE("formats that cannot fuse say why", "[codegen][spmm]") {
   const auto g = graph::parse_graph(
       R"({"op": "spmm", "ops": [{"op": "ROW_DIV", "count": 2, "branches": [
       [{"op": "COMPRESS"}, {"op": "COL_TILE"}, {"op": "BMT_ROW_BLOCK", "rows": 1},
@@ -108,12 +110,95 @@ TEST_CASE("formats that cannot fuse say why; SpMV never fuses", "[codegen][spmm]
   CHECK(s.format.store_only);
   CHECK_FALSE(us.atomic[0]);
   CHECK_FALSE(us.atomic[1]);
-  // SpMV (and SpTV) formats keep one kernel per part.
+  // SpMV: a store-only format fuses when its parts share a thread count, others never do.
+  for (const auto& k : test::known_graphs()) {
+    INFO(k.name);
+    const auto v = codegen::generate(k, matrix());
+    std::set<int> threads;
+    std::size_t with_work = 0;
+    for (const auto& p : v.format.parts)
+      if (p.n_bmtb > 0) threads.insert(p.threads), ++with_work;
+    CHECK(codegen::plan_fusion(v.format).fused ==
+          (v.format.store_only && with_work >= 2 && threads.size() == 1));
+  }
+}
+
+namespace {
+
+// SpMV over two row bands (store-only), CSR-scalar in each, with these thread counts.
+graph::Graph spmv_bands(int t0, int t1) {
+  const std::string branch = R"([{"op": "COMPRESS"}, {"op": "BMT_ROW_BLOCK", "rows": 1},
+       {"op": "SET_RESOURCES", "threads": @}, {"op": "THREAD_TOTAL_RED"}])";
+  std::string b0 = branch, b1 = branch;
+  b0.replace(b0.find('@'), 1, std::to_string(t0));
+  b1.replace(b1.find('@'), 1, std::to_string(t1));
+  return graph::parse_graph(
+      R"({"op": "spmv", "ops": [{"op": "ROW_DIV", "count": 2, "branches": [)" + b0 + ", " + b1 +
+          "]}]}",
+      "test");
+}
+
+}  // namespace
+
+TEST_CASE("SpMV: store-only row bands run in one launch, stored without atomics",
+          "[codegen][spmv]") {
+  const auto e = codegen::generate(spmv_bands(128, 128), matrix());
+  REQUIRE(e.format.store_only);
+  const auto u = codegen::plan_fusion(e.format);
+  REQUIRE(u.fused);
+  CHECK_FALSE(u.atomic[0]);
+  CHECK_FALSE(u.atomic[1]);
+  CHECK(u.grid == e.format.parts[0].grid + e.format.parts[1].grid);
+  CHECK(e.kernels.kernels == std::vector<std::string>{codegen::kFusedKernel});
+  CHECK(e.kernels.scale_kernel.empty());
+  // Each part is a device function over its range of blocks; both store, neither adds.
+  const auto& s = e.kernels.source;
+  for (const auto& p : e.format.parts)
+    CHECK(s.find("static __device__ void\n" + p.kernel + "(\n    const long long st_block") !=
+          std::string::npos);
+  CHECK(s.find("atomicAdd") == std::string::npos);
+  CHECK(s.find(e.format.parts[1].kernel + "(st_b - " + std::to_string(e.format.parts[0].grid) +
+               "LL, " + std::to_string(e.format.parts[1].grid) + "LL, x, y, alpha, beta") !=
+        std::string::npos);
+  // kernel.h: the one launch, no memset, no per-part launch.
+  const auto& h = e.host_header;
+  CHECK(h.find(std::string(codegen::kFusedKernel) + "<<<" + std::to_string(u.grid) + ", 128") !=
+        std::string::npos);
+  CHECK(h.find(e.format.parts[0].kernel + "<<<") == std::string::npos);
+  CHECK(h.find("cudaMemsetAsync") == std::string::npos);
+  // The launch plan: one launch of x, y, alpha, beta and both parts' arrays; y is not zeroed.
+  const auto plan = codegen::make_launch_plan(e.format, e.kernels, "bands", {2.0, 0.5});
+  REQUIRE(plan.launches.size() == 1);
+  const auto& l = plan.launches[0];
+  CHECK(l.kernel == codegen::kFusedKernel);
+  CHECK(l.grid == u.grid);
+  CHECK(l.block == 128);
+  CHECK(l.grid_y == 1);
+  std::size_t arrays = 0;
+  for (const auto& p : e.format.parts)
+    for (const auto& [name, a] : p.arrays) arrays += a.stored();
+  CHECK(l.args.size() == 4 + arrays);
+  CHECK(l.args[4].buffer.rfind("p0.", 0) == 0);
+  CHECK(l.args.back().buffer.rfind("p1.", 0) == 0);
+  CHECK_FALSE(plan.zero_output);
+}
+
+TEST_CASE("SpMV: parts of two thread counts, or adding parts, are not fused", "[codegen][spmv]") {
+  const auto e = codegen::generate(spmv_bands(128, 256), matrix());
+  const auto u = codegen::plan_fusion(e.format);
+  CHECK_FALSE(u.fused);
+  CHECK(u.why == "parts 0 and 1 run 128 and 256 threads a block");
+  CHECK(e.kernels.kernels.size() == 2);
+  CHECK(make_launch_plan(e.format, e.kernels).launches.size() == 2);
+  // HYB: its ELL part stores first, its COO part adds after it: order matters, no fusion.
   for (const auto& k : test::known_graphs())
-    if (k.name == "acsr-binned") {
-      const auto v = codegen::generate(k, matrix());
-      CHECK_FALSE(codegen::plan_fusion(v.format).fused);
-      CHECK(v.kernels.kernels.size() >= 2);
+    if (k.name == "hyb") {
+      const auto v = codegen::generate(k, test::random_matrix(5, 200, 150, 0.03));
+      if (v.format.storing_part < 0) continue;
+      const auto uv = codegen::plan_fusion(v.format);
+      CHECK_FALSE(uv.fused);
+      CHECK(uv.why.find("one after another") != std::string::npos);
+      CHECK(v.kernels.source.find("Not fused into one launch") != std::string::npos);
     }
 }
 
@@ -136,6 +221,21 @@ TEST_CASE("a fused SpMM folder compiles with nvcc in a user's program", "[codege
       "  sparsetune_kernel::release(&f);\n  return 0;\n}\n";
   std::string log;
   const int rc = test::nvcc_compile_as_user(e, g, dir.path, log, user);
+  INFO(log);
+  REQUIRE(rc == 0);
+}
+
+TEST_CASE("a fused SpMV folder compiles with nvcc in a user's program", "[codegen][spmv]") {
+  if (test::nvcc_path().empty()) {
+    WARN("nvcc not found; the NVRTC tests cover the same source");
+    return;
+  }
+  testing::TempDir dir("sparsetune-nvcc-fused-spmv");
+  const auto g = spmv_bands(128, 128);
+  const auto e = codegen::generate(g, matrix());
+  REQUIRE(codegen::plan_fusion(e.format).fused);
+  std::string log;
+  const int rc = test::nvcc_compile_as_user(e, g, dir.path, log);
   INFO(log);
   REQUIRE(rc == 0);
 }

@@ -8,6 +8,7 @@
 
 #include "../graph/graph_test_util.hpp"
 #include "codegen/emit.hpp"
+#include "codegen/fusion.hpp"
 #include "codegen_test_util.hpp"
 #include "runtime/nvrtc.hpp"
 #include "test_support.hpp"
@@ -22,8 +23,18 @@ void require_complete(const codegen::Emitted& e, const std::string& name) {
   for (const char* leftover :
        {"$EMIT", "$SIDE", "IN_ROW", "IN_V", "$THREADS", "$WARPS", "$N_BMTB", "$PARAMS", "$KERNEL"})
     REQUIRE(s.find(leftover) == std::string::npos);
+  const auto u = codegen::plan_fusion(e.format);
   for (const auto& p : e.format.parts) {
     if (p.n_bmtb == 0) continue;
+    if (u.fused) {  // a device function of the one fused kernel, over its own range of blocks
+      REQUIRE(s.find("static __device__ void\n" + p.kernel + "(") != std::string::npos);
+      REQUIRE(s.find("void __launch_bounds__(" + std::to_string(p.threads) + ")\n" +
+                     codegen::kFusedKernel + "(") != std::string::npos);
+      REQUIRE(e.host_header.find(std::string(codegen::kFusedKernel) + "<<<" +
+                                 std::to_string(u.grid) + ", " + std::to_string(p.threads)) !=
+              std::string::npos);
+      continue;
+    }
     REQUIRE(s.find("void __launch_bounds__(" + std::to_string(p.threads) + ")\n" + p.kernel +
                    "(") != std::string::npos);
     REQUIRE(e.host_header.find(p.kernel + "<<<" + std::to_string(p.grid) + ", " +
@@ -44,6 +55,10 @@ TEST_CASE("kernel sources are complete and name their graph", "[codegen]") {
       for (const auto& [name, arr] : p.arrays) {
         if (p.n_bmtb == 0) continue;  // no kernel
         const bool param = e.kernels.source.find("__restrict__ p_" + name) != std::string::npos;
+        // Fused: the one kernel also takes it, prefixed by its part (p<i>_<name>).
+        if (arr.stored() && codegen::plan_fusion(e.format).fused)
+          REQUIRE(e.kernels.source.find("__restrict__ p" + std::to_string(&p - &e.format.parts[0]) +
+                                        "_" + name) != std::string::npos);
         if (arr.stored()) REQUIRE(param);
         if (arr.model.kind == graph::ArrayModel::Kind::Derived)
           REQUIRE(e.kernels.source.find("#define A_" + name + "(i) ") != std::string::npos);

@@ -11,6 +11,7 @@
 
 #include "../graph/graph_test_util.hpp"
 #include "codegen/emit.hpp"
+#include "codegen/fusion.hpp"
 #include "codegen/launch_plan.hpp"
 #include "codegen_test_util.hpp"
 #include "core/reference.hpp"
@@ -128,8 +129,10 @@ TEST_CASE("store-only formats store into y and are not zeroed", "[codegen][store
     INFO(name);
     require_store_only(codegen::generate(known(name), a), a);
   }
+  // Two row bands: two parts with work, fused into one launch (codegen/fusion.hpp).
   const auto bands = codegen::generate(parse(kRowBands), a);
-  REQUIRE(bands.kernels.kernels.size() == 2);
+  REQUIRE(bands.format.parts.size() == 2);
+  REQUIRE(bands.kernels.kernels == std::vector<std::string>{codegen::kFusedKernel});
   require_store_only(bands, a);
   require_store_only(codegen::generate(parse(kFourRowsPerThread), a), a);
 }
