@@ -92,10 +92,11 @@ plain_named() {
 
 # tune_one MATRIX DB OUT LOG [DTYPE]: `sparsetune tune` in DTYPE (default f64) with a $TUNE_BUDGET s
 # budget (default 60) into folder OUT, its JSON report to LOG.json and its messages to LOG.err,
-# within the deadline.
+# within the deadline; $TUNE_RANK (flushed or warm, default flushed) is its --rank-by.
 tune_one() {
   timeout "$(left $(( ${TUNE_BUDGET:-60} + 90 )))" "$dev/bundle/run" sparsetune --json tune "$1" \
-    --dtype "${5:-f64}" --budget "${TUNE_BUDGET:-60}" --db "$2" --force -o "$3" >"$4.json" 2>"$4.err"
+    --dtype "${5:-f64}" --budget "${TUNE_BUDGET:-60}" --db "$2" --force -o "$3" \
+    --rank-by "${TUNE_RANK:-flushed}" >"$4.json" 2>"$4.err"
 }
 
 # prof OUT.csv SKIP COUNT FILTER PROGRAM ARGS...: Nsight Compute over COUNT kernels whose names

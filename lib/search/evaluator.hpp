@@ -30,11 +30,14 @@ struct Candidate {
 struct Evaluation {
   bool ok = false;        // designed, ran (or was modeled) and gave the right answer
   bool measured = false;  // timed on the GPU; false: predicted by the cost model
+  // The time the search ranks by (flushed median, or warm with GpuEvaluator::rank_warm) and its
+  // rates.
   double time_us = 0, gflops = 0, gbs = 0;
   double error = -1;    // relative L2 error against the fp64 reference (-1: not run)
   std::string failure;  // why not ok
   nlohmann::json detail = nlohmann::json::object();
-  std::string category;  // of the failure (search/failure.hpp); "": classified from `failure`
+  std::string category;   // of the failure (search/failure.hpp); "": classified from `failure`
+  double flushed_us = 0;  // the flushed median whenever it was measured (0: not measured)
 };
 
 // Marks `e` failed by an exception thrown while designing or compiling it (category from its type).

@@ -41,6 +41,11 @@ class GpuEvaluator : public Evaluator {
 
   const std::string& note() const { return note_; }  // why candidates were modeled instead
 
+  // Rank by the warm median (back-to-back runs, the matrix held in L2 where it fits) instead of
+  // the flushed one; Evaluation::flushed_us keeps the flushed median either way.
+  void rank_warm(bool on) { rank_warm_ = on; }
+  bool ranks_warm() const { return rank_warm_; }
+
   // For tests: the nth candidate measured (0-based) crashes the worker instead of running.
   void plant_crash(int nth) { crash_at_ = nth; }
   // For tests: edits each candidate's kernel source before NVRTC.
@@ -59,7 +64,7 @@ class GpuEvaluator : public Evaluator {
   std::string inputs_;        // x and y_ref, shared by every plan
   std::int64_t max_len_ = 0;  // longest row: the tolerance
   std::string device_ = "cost-model", arch_ = "sm_90", note_;
-  bool loaded_ = false, fallback_ = false;
+  bool loaded_ = false, fallback_ = false, rank_warm_ = false;
   int serial_ = 0;
   int crash_at_ = -1;
   SourceEdit edit_;

@@ -38,6 +38,10 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   std::string db_path;  // "": TuningDb::default_path()
   bool force = false;   // search even when the database has an answer
+  // Rank measured candidates by their warm median (back-to-back calls, the matrix kept in L2 where
+  // it fits: an iterative solver's calls) instead of the flushed one (a single call). The
+  // database keeps flushed times either way, so a warm tune always searches.
+  bool rank_warm = false;
   std::string family;   // recorded with the run: SuiteSparse group, generator kind, ...
   // With a GPU, a matrix of more entries than this is searched on a row sample of about
   // screen_sample entries and its best candidates confirmed on the full matrix (0: never).

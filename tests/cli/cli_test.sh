@@ -303,6 +303,13 @@ expect_fail "tune --op sptv with a mode too large" "--mode 3 is not a mode" \
 printf '1 1 1 x\n' >"$tmp/bad.tns"
 expect_fail "tune --op sptv of a malformed tensor" "bad.tns" \
   "$st" tune "$tmp/bad.tns" --op sptv --mode 0 --budget 0 -o "$tmp/sptv-bad"
+# --- tune --rank-by: flushed or warm; without a GPU nothing is ranked by a measured time --------
+expect_fail "tune --rank-by of an unknown timing" "--rank-by" \
+  "$st" tune "$example" --rank-by hot --budget 0 -o "$tmp/rank-bad"
+[ ! -e "$tmp/rank-bad" ] && ok || bad "a refused --rank-by left an output folder"
+expect_ok "tune --rank-by warm --budget 0" "$st" --json tune "$example" --rank-by warm --budget 0 \
+  --db "$tmp/rank.db" -o "$tmp/rank"
+expect_out "a predicted answer is ranked by no measured time" '"ranked_by": "predicted"'
 # --- tune --op spmm: rank by the cost model, emit, compile without a GPU; bad input named -------
 expect_ok "tune --op spmm --n 128" "$st" --json tune "$example" --op spmm --n 128 --budget 0 \
   --db "$tmp/spmm.db" -o "$tmp/spmm"

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "db/tuning_db.hpp"
 #include "features/matrix_features.hpp"
 #include "io/matrix_file.hpp"
 #include "search/engine.hpp"
@@ -151,4 +152,42 @@ TEST_CASE("tune --op spmm --dtype f16 on a GPU measures verified fp16 SpMM kerne
     if (b.value("name", std::string()) == "csr-alg1" && b.value("verified", false))
       csr_fp32_c = b.value("note", std::string()).find("fp32 C") != std::string::npos;
   CHECK(csr_fp32_c);
+}
+
+TEST_CASE("tune --rank-by warm ranks by back-to-back time and keeps flushed times", "[gpu]") {
+  testing::TempDir t("sparsetune-gpu-tune-warm");
+  search::TuneOptions o;
+  o.matrix = testing::shared_dir().string() + "/matrices/dwt_2680.mtx.gz";
+  o.out_dir = (t.path / "out").string();
+  o.db_path = (t.path / "tuning.db").string();
+  o.budget_s = 10;
+  o.max_candidates = 12;
+  o.rank_warm = true;
+  o.launch = self_launch();
+  const auto j = search::tune(o).report;
+  INFO(j.dump(2));
+  REQUIRE(j["measured"].get<bool>());
+  CHECK(j["ranked_by"] == "warm");
+  REQUIRE(j["warm"].is_object());
+  // The search's list is in warm time; the winner's entry is its warm median.
+  const auto& top = j["search"]["top"];
+  REQUIRE(top.size() >= 2);
+  for (std::size_t i = 1; i < top.size(); ++i)
+    if (top[i]["ok"].get<bool>())
+      CHECK(top[i - 1]["time_us"].get<double>() <= top[i]["time_us"].get<double>());
+  if (top[0]["graph"] == j["graph_line"])
+    CHECK(top[0]["time_us"].get<double>() ==
+          Approx(j["warm"]["median_us"].get<double>()).epsilon(1e-9));
+  // The report and the database hold the winner's flushed median, not its warm one.
+  db::TuningDb db(o.db_path);
+  bool found = false;
+  for (const auto& m : db.measurements(j["matrix"]["fingerprint"].get<std::string>()))
+    if (m.ok && !m.graph.empty() && nlohmann::json::parse(m.graph) == j["graph"]) {
+      found = true;
+      CHECK(m.time_us == Approx(j["time_us"].get<double>()).epsilon(1e-9));
+    }
+  CHECK(found);
+  // A second warm tune searches again instead of answering from the (flushed) database.
+  const auto again = search::tune(o).report;
+  CHECK_FALSE(again["search"].value("from_database", false));
 }
