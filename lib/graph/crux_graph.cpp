@@ -9,13 +9,19 @@ std::vector<OpNode> csr_vector_ops() {
           {"WARP_TOTAL_RED", nlohmann::json::object(), {}}};
 }
 
-Graph crux_graph(double tau_c, double tau_r, std::vector<OpNode> cold, int encoding, int width) {
+Graph crux_graph(double tau_c, double tau_r, std::vector<OpNode> cold, int encoding, int width,
+                 bool own_rows) {
   Graph g;
-  g.name = "crux";
+  g.name = own_rows ? "crux-own-rows" : "crux";
   OpNode split{"CRUX_SPLIT", {{"tau_c", tau_c}, {"tau_r", tau_r}}, {}};
-  split.branches.push_back(
-      {{"TC_COMPRESS", {{"encoding", encoding}, {"width", width}}, {}},
-       {width == 8 ? "TC_MMA_F16" : "TC_MMA_F64", nlohmann::json::object(), {}}});
+  if (own_rows) split.params["own_rows"] = 1;
+  std::vector<OpNode> hot = {{"TC_COMPRESS", {{"encoding", encoding}, {"width", width}}, {}}};
+  if (own_rows)  // the cold part's block size: fusion needs one thread count
+    for (const auto& n : cold)
+      if (n.op == "SET_RESOURCES" && n.params.contains("threads"))
+        hot.push_back({"SET_RESOURCES", {{"threads", n.params["threads"]}}, {}});
+  hot.push_back({width == 8 ? "TC_MMA_F16" : "TC_MMA_F64", nlohmann::json::object(), {}});
+  split.branches.push_back(std::move(hot));
   split.branches.push_back(std::move(cold));
   g.ops.push_back(std::move(split));
   return g;

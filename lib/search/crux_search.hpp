@@ -17,12 +17,15 @@ struct CruxSearchOptions {
   std::vector<graph::OpNode> cold;  // empty: CSR-vector
   int encoding = 0;                 // TC_COMPRESS's: 0 the storage criterion, 1 dense, 2 sparse
   int width = 4;                    // 4: fp64 tensor cores; 8: fp16 (f16 formats)
+  // Each point with a hot part is measured twice, the hot part holding the crux only and holding
+  // its rows whole (one launch; CRUX_SPLIT's own_rows), and scores the faster.
+  bool own_rows_too = true;
 };
 
 struct CruxSearchResult {
   CruxBoResult bo;
-  std::vector<Candidate> candidates;    // one per point tried, in order
-  std::vector<Evaluation> evaluations;  // the same points' evaluations
+  std::vector<Candidate> candidates;    // one per graph measured (one or two a point), in order
+  std::vector<Evaluation> evaluations;  // the same graphs' evaluations
   graph::Graph best;                    // the best point's graph (empty ops when all failed)
   std::vector<graph::OpNode> cold;      // the cold sub-graph every point used
   std::string cold_note;                // why the given cold graph was not used ("" when it was)

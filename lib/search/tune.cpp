@@ -414,10 +414,16 @@ TuneOutcome tune(const TuneOptions& o) {
       const auto c = cp->predict(feature_row, o.dtype);
       crux_first = CruxPoint{c.tau_c, c.tau_r};
       crux_pick = {{"tau_c", c.tau_c}, {"tau_r", c.tau_r}, {"by", "the crux model (" + arch + ")"}};
-      graph::Graph g =
-          graph::crux_graph(c.tau_c, c.tau_r, graph::csr_vector_ops(), 0, o.dtype == "f16" ? 8 : 4);
+      const int width = o.dtype == "f16" ? 8 : 4;
+      graph::Graph g = graph::crux_graph(c.tau_c, c.tau_r, graph::csr_vector_ops(), 0, width);
       g.name = "crux-predicted";
       seeds.push_back(std::move(g));
+      if (c.tau_r > 0) {  // and with the hot part owning its rows: one launch
+        graph::Graph own =
+            graph::crux_graph(c.tau_c, c.tau_r, graph::csr_vector_ops(), 0, width, true);
+        own.name = "crux-predicted-own-rows";
+        seeds.push_back(std::move(own));
+      }
     } else {
       crux_pick = {{"why_not_predicted", why}};
     }
@@ -609,10 +615,14 @@ TuneOutcome tune(const TuneOptions& o) {
           so.on_scored(h);
           r.history.push_back(std::move(h));
         }
-        crux_json = {{"evaluations", cr.evaluations.size()},
+        const bool best_owns =
+            !cr.best.ops.empty() && cr.best.ops[0].params.value("own_rows", 0) == 1;
+        crux_json = {{"points", cr.bo.tried.size()},
+                     {"evaluations", cr.evaluations.size()},
                      {"failed", cr.bo.failed},
                      {"best_tau_c", cr.bo.best.tau_c},
                      {"best_tau_r", cr.bo.best.tau_r},
+                     {"best_own_rows", best_owns},
                      {"best_us", cr.bo.best_value > 0 ? json(cr.bo.best_value) : json(nullptr)},
                      {"cold", graph::describe(graph::Graph{"cold", "spmv", cr.cold})}};
         if (!cr.cold_note.empty()) crux_json["cold_note"] = cr.cold_note;

@@ -1,7 +1,8 @@
 // [gpu] MatXtract's graphs on the device: CRUX_SPLIT with the hot part on fp64 tensor cores
 // (mma.sync m8n8k4) or fp16 ones (m16n8k8, fp32 accumulation), dense unfolding and sparse
-// encoding, and a CUDA-core cold part, over a few cruxes (all cold, all hot and between), dtypes
-// and alpha/beta; y must match the fp64 reference.
+// encoding, and a CUDA-core cold part, over a few cruxes (all cold, all hot and between; the hot
+// part holding the crux or its rows whole, one launch), dtypes and alpha/beta; y must match the
+// fp64 reference.
 #include <catch2/catch.hpp>
 
 #include "gpu_cases.hpp"
@@ -41,8 +42,18 @@ TEST_CASE("crux graphs on tensor cores verify", "[gpu][crux]") {
         co.note += " fp16 m16n8k8";
         add_case(cases, graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding, 8), name, a,
                  "f16", co);
+        // The hot part owning its rows (store-only, one fused launch), between the extremes.
+        if (tr > 0 && tr < 1 && encoding > 0) {
+          co.note = " crux (" + std::to_string(tc) + ", " + std::to_string(tr) +
+                    ") own rows, encoding " + std::to_string(encoding);
+          add_case(cases, graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding, 4, true),
+                   name, a, "f64", co);
+          co.note += " fp16 m16n8k8";
+          add_case(cases, graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding, 8, true),
+                   name, a, "f16", co);
+        }
         ++k;
       }
-  REQUIRE(cases.size() == matrices.size() * cruxes.size() * 3 * 2);
+  REQUIRE(cases.size() == matrices.size() * (cruxes.size() * 3 * 2 + 2 * 2 * 2));
   run_cases(cases);
 }

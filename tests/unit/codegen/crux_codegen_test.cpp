@@ -8,6 +8,7 @@
 
 #include "../graph/graph_test_util.hpp"
 #include "codegen/emit.hpp"
+#include "codegen/fusion.hpp"
 #include "codegen/launch_plan.hpp"
 #include "codegen_test_util.hpp"
 #include "core/reference.hpp"
@@ -36,7 +37,7 @@ TEST_CASE("crux kernels issue mma.sync, verify on the CPU and compile for sm_90"
       {"tiny", test::from_triples(3, 2, {{0, 0, 1.0}, {2, 1, -2.0}})}};
   const std::vector<std::pair<double, double>> cruxes = {{0.6, 0.4}, {1.0, 1.0}, {0.5, 0.0}};
   std::vector<runtime::CompileJob> jobs;
-  int k = 0;
+  int k = 0, fused = 0;
   for (const auto& [name, a] : matrices)
     for (const auto& [tc, tr] : cruxes)
       for (int encoding : {0, 1, 2}) {
@@ -44,11 +45,18 @@ TEST_CASE("crux kernels issue mma.sync, verify on the CPU and compile for sm_90"
         o.design.dtype = std::vector<std::string>{"f64", "f32", "f16"}[k % 3];
         o.optimizer.compress = k % 4 != 1;
         ++k;
-        const auto g = graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding);
+        const bool own = k % 2 == 0;  // (k was just advanced) every other, the rows owned
+        const auto g = graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding, 4, own);
         INFO(name << " crux (" << tc << ", " << tr << ") encoding " << encoding << " "
-                  << o.design.dtype);
+                  << o.design.dtype << (own ? " own rows" : ""));
         const auto e = codegen::generate(g, a, o);
         const auto& hot = e.format.parts[0];
+        // Rows owned, both parts with work: store-only, the two in one launch.
+        if (own && hot.n_bmtb > 0 && e.format.parts[1].n_bmtb > 0) {
+          REQUIRE(e.format.store_only);
+          REQUIRE(e.kernels.kernels == std::vector<std::string>{codegen::kFusedKernel});
+          ++fused;
+        }
         if (tr > 0 && a.nnz() > 0) {
           REQUIRE(hot.n_bmtb > 0);
           REQUIRE(e.kernels.source.find("mma.sync.aligned.m8n8k4.row.col.f64") !=
@@ -66,7 +74,7 @@ TEST_CASE("crux kernels issue mma.sync, verify on the CPU and compile for sm_90"
         codegen::EmitOptions h;
         h.design.dtype = "f16";
         const auto e16 = codegen::generate(
-            graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding, 8), a, h);
+            graph::crux_graph(tc, tr, graph::csr_vector_ops(), encoding, 8, own), a, h);
         if (tr > 0 && a.nnz() > 0)
           REQUIRE(e16.kernels.source.find("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32") !=
                   std::string::npos);
@@ -74,5 +82,6 @@ TEST_CASE("crux kernels issue mma.sync, verify on the CPU and compile for sm_90"
         REQUIRE(rel_error(graph::interpret(e16.format, in16.x), in16.y_ref) <= 1e-5);
         jobs.push_back({"crux-f16-" + std::to_string(k), e16.kernels.source});
       }
+  REQUIRE(fused >= 2);
   test::require_all_compile(jobs);
 }

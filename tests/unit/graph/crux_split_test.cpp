@@ -192,6 +192,7 @@ TEST_CASE("CRUX_SPLIT graphs equal the fp64 reference on 240 random configuratio
   RandomGraphOptions flat;
   flat.max_div_depth = 0;  // sub-graphs without a further division
   int dense = 0, sparse = 0, hot_empty = 0, all_hot = 0, cuda_hot = 0, random_cold = 0;
+  int owned = 0, owned_split = 0;
   for (int i = 0; i < 240; ++i) {
     // Matrices: the edge cases (empty, no entries, one column, a long row), smaller than one TC
     // block, rectangular both ways, with empty rows and columns.
@@ -229,7 +230,10 @@ TEST_CASE("CRUX_SPLIT graphs equal the fp64 reference on 240 random configuratio
       cold = random_graph(rng, flat).ops;
       ++random_cold;
     }
-    Graph g = crux_graph(tau_c, tau_r, cold, encoding);
+    // Every other configuration with the hot part owning its rows (own_rows).
+    const bool own = (i / 2) % 2 == 1;
+    if (own) ++owned;
+    Graph g = crux_graph(tau_c, tau_r, cold, encoding, 4, own);
     if (i % 11 == 5) {  // the hot part on CUDA cores: any sub-graph serves either part
       g.ops[0].branches[0] = colds[(i / 11) % colds.size()];
       ++cuda_hot;
@@ -249,7 +253,13 @@ TEST_CASE("CRUX_SPLIT graphs equal the fp64 reference on 240 random configuratio
     const auto split = crux::crux_split(a, tau_c, tau_r);
     REQUIRE(f.parts.size() >= 2);
     const auto& hot = f.parts[0];
-    if (split.cold.nnz() == 0 && split.hot.nnz() > 0) {
+    // Entries outside the hot part: outside the crux, or (rows owned) outside the hot rows.
+    std::int64_t outside = split.cold.nnz();
+    if (own) {
+      outside = a.nnz();
+      for (auto r : split.hot_rows) outside -= a.row_ptr[r + 1] - a.row_ptr[r];
+    }
+    if (outside == 0 && split.hot.nnz() > 0) {
       // The crux holds every entry: the hot part takes the empty rows too, after the others.
       REQUIRE(hot.rows == a.rows);
       REQUIRE(f.parts[1].rows == 0);
@@ -262,12 +272,30 @@ TEST_CASE("CRUX_SPLIT graphs equal the fp64 reference on 240 random configuratio
     } else {
       REQUIRE(hot.rows == static_cast<std::int64_t>(split.hot_rows.size()));
       if (hot.rows > 0) REQUIRE(hot.array(Arr::origin_row).ints == split.hot_rows);
+      // Rows owned, a hot part: the cold part holds exactly the other rows, in order.
+      if (own && split.hot.nnz() > 0) {
+        ++owned_split;
+        std::vector<char> in_hot(a.rows, 0);
+        for (auto r : split.hot_rows) in_hot[r] = 1;
+        std::vector<std::int64_t> rest;
+        for (std::int64_t r = 0; r < a.rows; ++r)
+          if (!in_hot[r]) rest.push_back(r);
+        REQUIRE(f.parts[1].rows == static_cast<std::int64_t>(rest.size()));
+        if (!hot.atomic && !f.parts[1].atomic) {  // both store: every row of y once, no order
+          REQUIRE(f.store_only);
+          if (f.parts[1].rows > 0) {  // in order, or as a random cold graph's SORT left them
+            auto rows = f.parts[1].array(Arr::origin_row).ints;
+            std::sort(rows.begin(), rows.end());
+            REQUIRE(rows == rest);
+          }
+        }
+      }
     }
     if (split.hot.nnz() == 0) ++hot_empty;
     if (split.hot.nnz() == a.nnz() && a.nnz() > 0) ++all_hot;
     if (hot.has(Arr::tc_bit)) {
       ++dense;
-      REQUIRE(hot.nnz_stored == split.hot.nnz());
+      REQUIRE(hot.nnz_stored == (own ? a.nnz() - outside : split.hot.nnz()));
     } else if (!hot.reductions.empty() && hot.reductions[0] == "TC_MMA_F64") {
       ++sparse;
     }
@@ -298,6 +326,8 @@ TEST_CASE("CRUX_SPLIT graphs equal the fp64 reference on 240 random configuratio
   REQUIRE(all_hot >= 20);
   REQUIRE(cuda_hot >= 15);
   REQUIRE(random_cold >= 20);
+  REQUIRE(owned >= 100);
+  REQUIRE(owned_split >= 30);
 }
 
 TEST_CASE("fp16 tensor-core crux graphs equal the reference on 80 random configurations",
@@ -437,6 +467,66 @@ TEST_CASE("a crux holding every entry runs as one kernel that writes every row o
   CHECK(g.parts[1].rows == 20);
   CHECK_FALSE(g.store_only);
   CHECK(g.storing_part == 1);
+}
+
+TEST_CASE("a crux whose hot part owns its rows writes disjoint rows in one launch",
+          "[graph][crux]") {
+  // 16 x 10, 43 entries: column 0 in every row but 5 and 11 (empty), rows 0-7 also hold columns
+  // 1-3, rows 8-15 one entry each in columns 4-8, row 2 one in column 9. The hot columns covering
+  // 0.6 of the entries are 0-2 (14 + 7 + 7); in them, 0.48 of the entries (21) are rows 0-7 but 5,
+  // 3 each.
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> t;
+  for (std::int64_t r = 0; r < 16; ++r) {
+    if (r == 5 || r == 11) continue;
+    t.emplace_back(r, 0, 1.0 + 0.5 * static_cast<double>(r));
+    for (std::int64_t c = 1; r < 8 && c < 4; ++c)
+      t.emplace_back(r, c, 0.25 * static_cast<double>(c + r));
+    if (r >= 8) t.emplace_back(r, 4 + r % 6, -2.0);
+    if (r == 2) t.emplace_back(r, 9, 3.0);  // a hot row's entry outside the hot columns
+  }
+  const Csr64 a = test::from_triples(16, 10, t);
+  std::vector<double> x(10);
+  for (std::int64_t i = 0; i < 10; ++i) x[i] = 0.3 * static_cast<double>(i) - 1.0;
+  const auto ref = spmv_reference(a, x);
+  const auto split = crux::crux_split(a, 0.6, 0.48);
+  REQUIRE(split.hot_cols.size() == 3);
+  REQUIRE(split.hot_rows.size() == 7);  // rows 0-7 but 5
+  for (int encoding : {1, 2}) {
+    INFO("encoding " << encoding);
+    // MatXtract's split: the hot rows' entries in columns 3 and 9 stay cold, so both parts
+    // write those rows.
+    const Format crux_only = design(crux_graph(0.6, 0.48, csr_vector_ops(), encoding), a);
+    CHECK(crux_only.parts[1].rows == 16);
+    CHECK_FALSE(crux_only.store_only);
+    // Rows owned: the hot part holds rows 0-7 but 5 whole, columns 3 and 9 included.
+    const Format f = design(crux_graph(0.6, 0.48, csr_vector_ops(), encoding, 4, true), a);
+    REQUIRE(f.parts.size() == 2);
+    CHECK(f.parts[0].rows == 7);
+    if (encoding == 1) CHECK(f.parts[0].nnz_stored == 7 * 4 + 1);  // the dense unfolding
+    CHECK(f.parts[1].rows == 9);                                   // rows 5 and 8-15
+    CHECK(f.parts[1].array(Arr::origin_row).ints ==
+          std::vector<std::int64_t>{5, 8, 9, 10, 11, 12, 13, 14, 15});
+    CHECK(f.store_only);
+    CHECK(f.storing_part == -1);
+    // Every row once, from a y of NaNs; with alpha and beta.
+    const auto y = interpret(f, x);
+    for (std::int64_t r = 0; r < 16; ++r) CHECK(std::abs(y[r] - ref[r]) <= 1e-14);
+    std::vector<double> yb(16, 2.0);
+    interpret(f, x, -1.0, 0.5, yb);
+    for (std::int64_t r = 0; r < 16; ++r) CHECK(std::abs(yb[r] - (1.0 - ref[r])) <= 1e-14);
+  }
+  // The hot part takes the cold part's thread count, so the two can share a launch.
+  auto cold = csr_vector_ops();
+  cold.insert(cold.begin() + 2, {"SET_RESOURCES", {{"threads", 256}}, {}});
+  const Graph g = crux_graph(0.6, 0.48, cold, 1, 4, true);
+  const Format f = design(g, a);
+  CHECK(f.parts[0].threads == 256);
+  CHECK(f.parts[1].threads == 256);
+  // Every non-empty row hot: the cold part has no entry, so the hot part takes the empty rows.
+  const Format all = design(crux_graph(1.0, 0.99, csr_vector_ops(), 1, 4, true), a);
+  CHECK(all.parts[0].rows == 16);
+  CHECK(all.parts[1].rows == 0);
+  CHECK(all.store_only);
 }
 
 TEST_CASE("a crux without a hot part is emitted as its cold branch", "[graph][crux]") {

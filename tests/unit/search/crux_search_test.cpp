@@ -32,16 +32,21 @@ class KnownTimes final : public Evaluator {
       REQUIRE(split.branches.at(0).at(0).op == "TC_COMPRESS");
       REQUIRE(split.branches.at(0).at(1).op == "TC_MMA_F64");
       const double tc = split.params.at("tau_c"), tr = split.params.at("tau_r");
+      const bool own = split.params.value("own_rows", 0) == 1;
+      if (own) ++own_calls;
       Evaluation e;
       e.ok = tc <= 0.95;
-      e.time_us = e.ok ? 1.0 + (tc - 0.7) * (tc - 0.7) + (tr - 0.4) * (tr - 0.4) : 0.0;
+      // The hot part owning its rows saves 0.05 where tau_r > 0.3.
+      e.time_us = e.ok ? 1.0 + (tc - 0.7) * (tc - 0.7) + (tr - 0.4) * (tr - 0.4) -
+                             (own && tr > 0.3 ? 0.05 : 0.0)
+                       : 0.0;
       if (!e.ok) e.failure = "out of range";
       ++calls;
       out.push_back(e);
     }
     return out;
   }
-  int calls = 0;
+  int calls = 0, own_calls = 0;
 };
 
 }  // namespace
@@ -49,13 +54,19 @@ class KnownTimes final : public Evaluator {
 TEST_CASE("the crux search scores crux graphs and returns the best point's", "[search][crux]") {
   KnownTimes ev;
   const auto r = search_crux(ev);
-  REQUIRE(ev.calls == static_cast<int>(r.bo.tried.size()));
-  REQUIRE(ev.calls <= 20);
-  REQUIRE(r.evaluations.size() == r.bo.tried.size());
+  // One graph a point without a hot part, two with one (the crux only, and rows owned).
+  std::size_t with_hot = 0;
+  for (const auto& p : r.bo.tried) with_hot += p.tau_r > 0;
+  REQUIRE(r.bo.tried.size() <= 20);
+  REQUIRE(ev.calls == static_cast<int>(r.bo.tried.size() + with_hot));
+  REQUIRE(ev.own_calls == static_cast<int>(with_hot));
+  REQUIRE(r.evaluations.size() == r.candidates.size());
+  REQUIRE(static_cast<int>(r.evaluations.size()) == ev.calls);
   int failed = 0;
   double best = 1e300;
-  for (std::size_t i = 0; i < r.bo.tried.size(); ++i) {
-    if (r.bo.tried[i].tau_c > 0.95) {
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const auto& split = r.candidates[i].graph.ops.at(0);
+    if (split.params.at("tau_c").get<double>() > 0.95) {
       ++failed;
       REQUIRE_FALSE(r.evaluations[i].ok);
     } else {
@@ -63,13 +74,23 @@ TEST_CASE("the crux search scores crux graphs and returns the best point's", "[s
     }
   }
   REQUIRE(failed >= 1);  // the all-hot point (1, 1) is among the first tried
-  REQUIRE(r.bo.failed == failed);
+  REQUIRE(r.bo.failed >= 1);
   REQUIRE(r.best_evaluation.time_us == best);
+  REQUIRE(r.bo.best_value == best);  // a point scores its faster graph
   REQUIRE(r.best.ops.at(0).params.at("tau_c").get<double>() == r.bo.best.tau_c);
   REQUIRE(r.best.ops.at(0).params.at("tau_r").get<double>() == r.bo.best.tau_r);
-  REQUIRE(best < 1.01);  // within 0.1 of the minimum at (0.7, 0.4)
+  REQUIRE(best < 0.96);  // within 0.1 of the minimum at (0.7, 0.4), rows owned
+  REQUIRE(r.best.ops.at(0).params.value("own_rows", 0) == 1);
   graph::Graph g = r.best;
   graph::validate(g);
+  SECTION("the crux alone when asked") {
+    KnownTimes once;
+    CruxSearchOptions o;
+    o.own_rows_too = false;
+    const auto q = search_crux(once, o);
+    CHECK(once.own_calls == 0);
+    CHECK(once.calls == static_cast<int>(q.bo.tried.size()));
+  }
 }
 
 TEST_CASE("the crux search runs on the cost model and its best graph computes A x",

@@ -73,9 +73,12 @@ TEST_CASE("with a budget, SpMV's search ends with the crux search, recorded like
   const auto r = search::tune(o);
   const auto& crux = r.report["search"]["crux"];
   REQUIRE(crux.is_object());
-  // The cost model scores every point here: the six first points at least, at most 20.
-  CHECK(crux["evaluations"].get<int>() >= 6);
-  CHECK(crux["evaluations"].get<int>() <= 20);
+  // The cost model scores every point here: the six first points at least, at most 20, each
+  // with a hot part twice (the hot part holding the crux, and holding its rows whole).
+  CHECK(crux["points"].get<int>() >= 6);
+  CHECK(crux["points"].get<int>() <= 20);
+  CHECK(crux["evaluations"].get<int>() > crux["points"].get<int>());
+  CHECK(crux["evaluations"].get<int>() <= 2 * crux["points"].get<int>());
   CHECK(crux["failed"].get<int>() < crux["evaluations"].get<int>());
   CHECK(crux["best_tau_r"].get<double>() <= crux["best_tau_c"].get<double>());
   // Every crux point is a row of the database, a CRUX_SPLIT graph with the crux search as its
