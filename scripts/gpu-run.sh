@@ -324,7 +324,8 @@ case "${1:-}" in
     # Where the time goes, tuned against the peers: for each of $NCU_MATRICES, `tune` (budget
     # $TUNE_BUDGET, default 60), the winner rebuilt with nvcc as a user's program
     # (kernel_driver.cu), then Nsight Compute over its launches, over cuSPARSE's (inside
-    # `sparsetune bench`) and over DASP's; scripts/ncu-summary.py turns the CSVs into one table.
+    # `sparsetune bench`), over DASP's and MatXtract's; scripts/ncu-summary.py turns the CSVs into
+    # one table. $TUNE_RANK is the tune's --rank-by.
     work=/tmp/sparsetune-ncu
     dt=${NCU_DTYPE:-f64}  # f32: tuned and cuSPARSE only (DASP's program is fp64)
     mkdir -p "$work/csv" "$work/mtx"
@@ -346,6 +347,9 @@ case "${1:-}" in
         "$PWD/$dev/bundle/run" sparsetune bench "$m" --op spmv --dtype "$dt" --runs 3
       [ "$dt" = f64 ] && [ -x "$peers/spmv_double" ] &&
         (cd "$work" && prof "$work/csv/$name-dasp.csv" 0 20 "dasp|longPart" "$peers/spmv_double" "$m")
+      # MatXtract's default crux: every kernel of its first 30 launches (hot and cold parts).
+      [ "$dt" = f64 ] && [ -x "$peers/matxtract_perftest" ] &&
+        (cd "$work" && prof "$work/csv/$name-matxtract.csv" 0 30 . "$peers/matxtract_perftest" "$m")
       tar -czf "$out/ncu.tar.gz" -C "$work" csv
     done
     python3 scripts/ncu-summary.py "$work/csv" | tee "$out/ncu-table.md"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One table from the Nsight Compute CSVs of `scripts/gpu-run.sh ncu` (`--csv --page raw`).
 
-For every NAME-WHO.csv (WHO: tuned, cusparse, dasp) the launches are grouped by kernel name;
+For every NAME-WHO.csv (WHO: tuned, cusparse, dasp, matxtract) the launches are grouped by kernel name;
 each group prints its launch count and the median of: duration, achieved DRAM bandwidth (bytes
 read + written over the duration) and its share of peak, L2 hit rate, achieved occupancy,
 registers, grid and block, and the three largest stall reasons (cycles per issued instruction).
