@@ -29,6 +29,8 @@
 // Build: nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a probe.cu  (or -arch=sm_90a)
 // Run:   probe                      built-in configurations
 //        probe ROWS CMIN CMAX DENSITY NCOLS   one configuration (CMIN, CMAX multiples of 8)
+//        probe --cpu [ROWS CMIN CMAX DENSITY NCOLS]   no GPU: both kernels emulated on the CPU
+//                                   (index math and fragment mappings; see emulate_config)
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -74,21 +76,42 @@ struct DevHot {
   const unsigned short* val = nullptr;         // [nnz] fp16 bits
 };
 
-__device__ __forceinline__ unsigned short ld_u16(const unsigned short* p) { return __ldg(p); }
+// Read-only loads: __ldg on the device, plain loads in the CPU emulation (probe --cpu), which runs
+// block_pair() itself.
+template <class T>
+__host__ __device__ __forceinline__ T ld_ro(const T* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+__host__ __device__ __forceinline__ int popc64(unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(v);
+#else
+  return __builtin_popcountll(v);
+#endif
+}
+
+__host__ __device__ __forceinline__ unsigned short ld_u16(const unsigned short* p) {
+  return ld_ro(p);
+}
 
 // Lane l's two slots of block b are bits 2l and 2l + 1 of its bitmap: row l / 4, block columns
 // 2(l % 4) and 2(l % 4) + 1. This is the same (row, column pair) that both the m16n8k8 B
 // fragment (transposed) and the m64n8k16 A fragment give lane l, so both kernels share it.
 // Returns the two values as an f16x2 (low half = the even column), zero for an empty slot or a
 // block past the chunk's end; set0 / set1 tell which slots hold an entry.
-__device__ __forceinline__ unsigned block_pair(const DevHot& h, int b, int b_end, int lane,
-                                               bool& set0, bool& set1) {
+__host__ __device__ __forceinline__ unsigned block_pair(const DevHot& h, int b, int b_end, int lane,
+                                                        bool& set0, bool& set1) {
   set0 = set1 = false;
   if (b >= b_end) return 0u;
-  const unsigned long long bits = __ldg(&h.tc_bit[b]);
+  const unsigned long long bits = ld_ro(&h.tc_bit[b]);
   const int bit = 2 * lane;
   // Entries of the block are stored in bit order, so slot 2l sits after the set bits below it.
-  int at = __ldg(&h.tc_ptr[b]) + __popcll(bits & ((1ull << bit) - 1ull));
+  int at = ld_ro(&h.tc_ptr[b]) + popc64(bits & ((1ull << bit) - 1ull));
   set0 = (bits >> bit) & 1ull;
   set1 = (bits >> (bit + 1)) & 1ull;
   const unsigned v0 = set0 ? ld_u16(&h.val[at]) : 0u;
@@ -151,12 +174,15 @@ constexpr bool kHasWgmma = false;
 // other way round for this no-swizzle, K-major case.
 constexpr unsigned kCoreBytes = 128;
 
+// Base offset 0 and swizzle mode 0 (bits 49-51, 62-63) stay zero.
+__host__ __device__ constexpr unsigned long long desc_encode(unsigned smem_addr) {
+  return ((smem_addr & 0x3FFFFu) >> 4) |                             // start address
+         (static_cast<unsigned long long>(kCoreBytes >> 4) << 16) |  // LBO
+         (static_cast<unsigned long long>(kCoreBytes >> 4) << 32);   // SBO
+}
+
 __device__ __forceinline__ unsigned long long smem_desc(const void* tile) {
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(tile));
-  unsigned long long desc = (addr & 0x3FFFFu) >> 4;
-  desc |= static_cast<unsigned long long>(kCoreBytes >> 4) << 16;  // LBO
-  desc |= static_cast<unsigned long long>(kCoreBytes >> 4) << 32;  // SBO
-  return desc;                                                     // base offset 0, swizzle mode 0
+  return desc_encode(static_cast<unsigned>(__cvta_generic_to_shared(tile)));
 }
 
 // Byte offset of B[k][n] in the k16 x n8 tile (K-major, no swizzle, see smem_desc).
@@ -164,11 +190,12 @@ __host__ __device__ constexpr unsigned tile_offset(int k, int n) {
   return (k / 8) * kCoreBytes + n * 16 + (k % 8) * 2;
 }
 
-// A register copy the compiler can neither elide nor move above an earlier asm volatile (the
-// wgmma.wait_group): the result is a PTX register of its own.
-__device__ __forceinline__ unsigned pinned_copy(unsigned r) {
+// An A fragment register for the next group: v ^ (prev & z), which is v, since z is 0 at run time
+// (see "A registers" at spmv_wgmma). Reading prev here, after the wgmma.wait_group, keeps the
+// previous group's fragment registers allocated, and untouched, until that group has retired.
+__device__ __forceinline__ unsigned renew_fragment(unsigned v, unsigned prev, unsigned z) {
   unsigned out;
-  asm volatile("mov.b32 %0, %1;\n" : "=r"(out) : "r"(r));
+  asm volatile("lop3.b32 %0, %1, %2, %3, 0x78;\n" : "=r"(out) : "r"(v), "r"(prev), "r"(z));
   return out;
 }
 
@@ -246,13 +273,29 @@ static_assert(kStages == 2, "spmv_wgmma flips between two tiles (stage ^= 1)");
 // column 2w + 1 = 2t + 1, d3, both in the lanes with t = w. The other 7/8 of D is discarded.
 //
 // Ordering, per commit group i: global loads (A values, x) -> wgmma.wait_group 0 (group i - 1,
-// which ran during the loads) -> A fragments copied into fresh registers -> stores to B tile
+// which ran during the loads) -> A fragments renewed (renew_fragment) -> stores to B tile
 // i % 2 -> fence.proxy.async -> barrier -> wgmma.fence -> wgmma (reads the A registers and the
 // tile asynchronously) -> commit. Tile i % 2 was last read by group i - 2; every thread executed
 // group i - 1's wait_group 0 (retiring group i - 2) before barrier i - 1, which precedes any
 // store of group i, so that reader has completed in every warp. No C++ code reads the tiles
 // (wgmma reads them through the descriptor); the "memory" clobber of the fence.proxy.async asm
 // is what keeps the compiler from dropping the stores.
+//
+// A registers: group i - 1 reads its A fragments asynchronously until the wait, and the loads of
+// group i run in that window, so no register they write may be one of group i - 1's fragment
+// registers (writing an in-flight wgmma's A registers is undefined). Which registers those are is
+// ptxas's choice, and a copy made after the wait is not enough: ptxas (CUDA 13.0) counts a
+// wgmma's A registers as free once the instruction has issued, folded such a copy (mov) into the
+// loads, and the next group's loads and address arithmetic then wrote the A registers of the
+// group still running. The first GPU run showed it in R=2^18 C=256 d=1.00, the only
+// configuration with more than two groups per warpgroup under full load: a few rows off by
+// hundreds (index values read as fp16 A entries). So the fragments are carried across
+// iterations and renewed after the wait as v ^ (a & z), with z = d0 & hold_mask = 0 at run time
+// (hold_mask = chunks >> 31, which neither compiler can fold): the old fragment is read after the
+// wait, so its registers stay allocated through the loads, and z reads the accumulator, which
+// ptxas must place after the wait, so the renewal cannot move above it. After the loop the last
+// group's fragments are held the same way until its wait. sasscheck.py checks the SASS for any
+// access to an in-flight wgmma's A or D registers (run.sh runs it where cuobjdump is available).
 template <int kSteps>
 __global__ void __launch_bounds__(128)
     spmv_wgmma(DevHot h, const unsigned short* __restrict__ x, float* __restrict__ y) {
@@ -281,7 +324,10 @@ __global__ void __launch_bounds__(128)
   range(first + xn, x_beg, x_end);
   const unsigned x_at = tile_offset(xk, xn) / 2;  // in fp16 elements
 
+  // 0 at run time (chunks >= 0), but not a constant to nvcc or ptxas; see "A registers" above.
+  const unsigned hold_mask = static_cast<unsigned>(h.chunks) >> 31;
   float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
+  unsigned a[kSteps][4] = {};  // the A fragments of the group in flight (none before the first)
   int stage = 0;
   for (int base = 0; base < steps; base += kSteps) {
     // Global loads first: they overlap the previous group's wgmma.
@@ -300,14 +346,14 @@ __global__ void __launch_bounds__(128)
                           : static_cast<unsigned short>(0);
     }
     wgmma_wait<0>();
-    // The A fragments: copies made after the wait. The loads above may write their registers
-    // while the previous group still runs; the registers the wgmma below reads are written only
-    // here, with no wgmma in flight (writing an in-flight wgmma's A registers is undefined).
-    unsigned a[kSteps][4];
+    // The A fragments of this group, written only now, with no wgmma in flight, over those of the
+    // group just retired (which the loads above therefore could not overwrite).
+    fence_operand(d0), fence_operand(d1), fence_operand(d2), fence_operand(d3);
+    const unsigned z = __float_as_uint(d0) & hold_mask;  // 0
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) {
 #pragma unroll
-      for (int r = 0; r < 4; ++r) a[s][r] = pinned_copy(v[s][r]);
+      for (int r = 0; r < 4; ++r) a[s][r] = renew_fragment(v[s][r], a[s][r], z);
     }
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) tiles[stage][s][x_at] = xb[s];
@@ -326,6 +372,17 @@ __global__ void __launch_bounds__(128)
   }
   wgmma_wait<0>();
   fence_operand(d0), fence_operand(d1), fence_operand(d2), fence_operand(d3);
+  {
+    // The last group's fragments, held until its wait as well: held is 0, d0 stays bit for bit.
+    const unsigned z = __float_as_uint(d0) & hold_mask;
+    unsigned held = 0;
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) held = renew_fragment(held, a[s][r], z);
+    }
+    d0 = __uint_as_float(__float_as_uint(d0) | held);
+  }
 
   const int g = lane >> 2, t = lane & 3;
   if (t == warp) {
@@ -483,6 +540,9 @@ Verdict verify(const std::vector<float>& y, const std::vector<double>& ref,
     }
     if (!(err <= v.max_err)) v.max_err = err;
   }
+  if (v.bad_rows > 0) {
+    std::printf("  %s %s: %lld of %zu rows wrong\n", kernel, config.c_str(), v.bad_rows, y.size());
+  }
   v.pass = v.bad_rows == 0;
   return v;
 }
@@ -535,6 +595,307 @@ struct Row {
 
 const char* const kKernelName[2] = {"mma.sync.m16n8k8", "wgmma.m64n8k16"};
 
+// k16 steps per wgmma commit group: 4, or fewer when the chunks are short (C = 16: one step).
+// WGMMA_GROUP=1|2|4 forces it: more steps per group keep more loads in flight per thread but take
+// more registers (48 with 1 step, 56 with 2, 72 with 4), so fewer warpgroups per SM.
+int wgmma_group(const HostHot& h) {
+  int max_blocks = 0;
+  for (int ch = 0; ch < h.chunks; ++ch) {
+    max_blocks = std::max(max_blocks, h.chunk_ptr[ch + 1] - h.chunk_ptr[ch]);
+  }
+  const int steps = (max_blocks + 1) / 2;
+  int group = steps >= 4 ? 4 : steps >= 2 ? 2 : 1;
+  if (const char* env = std::getenv("WGMMA_GROUP")) {
+    const int forced = std::atoi(env);
+    if (forced == 1 || forced == 2 || forced == 4) group = forced;
+  }
+  return group;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU emulation (probe --cpu): both kernels run thread by thread on the host, with the kernels'
+// own block_pair(), tile_offset() and desc_encode(), 32-bit indices as in the kernels, and the
+// tensor-core instructions emulated from the PTX ISA fragment layouts (not from the kernels'
+// comments). It checks the index math and the fragment mappings of any configuration without a
+// GPU; it cannot show hazards of the asynchronous wgmma (nothing runs concurrently here).
+// Every index a kernel forms is also recomputed in 64 bits and checked against its array.
+// ---------------------------------------------------------------------------------------------
+
+float half_to_float(unsigned short bits) { return static_cast<float>(from_half_bits(bits)); }
+
+struct IndexCheck {
+  const HostHot* h = nullptr;
+  long long max_val = -1, max_block = -1, max_tc_col = -1, max_x = -1, max_y = -1;
+  long long bad = 0;
+  void at(long long i64, long long i32, size_t size, long long& max_seen) {
+    if (i64 != i32 || i64 < 0 || i64 >= static_cast<long long>(size)) ++bad;
+    max_seen = std::max(max_seen, i64);
+  }
+  // The indices block_pair(b) forms: the block, and the values of its set bits.
+  void block(int b, int b_end) {
+    if (b >= b_end) return;
+    at(b, b, h->tc_bit.size(), max_block);
+    const long long first = h->tc_ptr[b];
+    const long long count = popc64(h->tc_bit[b]);
+    if (h->tc_ptr[b + 1] != first + count) ++bad;
+    if (count > 0) at(first + count - 1, first + count - 1, h->val.size(), max_val);
+  }
+};
+
+// mma.sync.m16n8k8 .row.col f32.f16.f16.f32 on the 32 lanes' fragments (PTX ISA, "Matrix
+// Fragments for mma.m16n8k8", .f16): a0,a1 (register 0) A[g][2t + i], a2,a3 (register 1)
+// A[g + 8][2t + i]; b0,b1 B[2t + i][g]; c0,c1 D[g][2t + i], c2,c3 D[g + 8][2t + i].
+void emulate_m16n8k8(float d[32][4], const unsigned a[32][2], const unsigned b[32]) {
+  float A[16][8], B[8][8], D[16][8];
+  for (int l = 0; l < 32; ++l) {
+    const int g = l >> 2, t = l & 3;
+    for (int i = 0; i < 2; ++i) {
+      A[g][2 * t + i] = half_to_float(static_cast<unsigned short>(a[l][0] >> (16 * i)));
+      A[g + 8][2 * t + i] = half_to_float(static_cast<unsigned short>(a[l][1] >> (16 * i)));
+      B[2 * t + i][g] = half_to_float(static_cast<unsigned short>(b[l] >> (16 * i)));
+      D[g][2 * t + i] = d[l][i];
+      D[g + 8][2 * t + i] = d[l][2 + i];
+    }
+  }
+  for (int m = 0; m < 16; ++m) {
+    for (int n = 0; n < 8; ++n) {
+      for (int k = 0; k < 8; ++k) D[m][n] += A[m][k] * B[k][n];
+    }
+  }
+  for (int l = 0; l < 32; ++l) {
+    const int g = l >> 2, t = l & 3;
+    for (int i = 0; i < 2; ++i) d[l][i] = D[g][2 * t + i], d[l][2 + i] = D[g + 8][2 * t + i];
+  }
+}
+
+// wgmma.mma_async.m64n8k16 f32.f16.f16, A from the 128 threads' registers, B through a shared
+// memory descriptor (PTX ISA, "Register Fragments and Shared Memory Matrix Layouts"): thread
+// 32w + l (g = l / 4, t = l % 4) holds A[16w + g + 8(r % 2)][2t + 8(r / 2) + i] in half i of
+// register r, and d0,d1 = D[16w + g][2t + i], d2,d3 = D[16w + 8 + g][2t + i]. B is K-major without
+// swizzle: B[k][n] at start + (n / 8) SBO + (n % 8) 16 + (k / 8) LBO + (k % 8) 2 bytes, with start,
+// LBO and SBO decoded from the descriptor (bits 0-13, 16-29, 32-45, each >> 4).
+void emulate_m64n8k16(float d[128][4], const unsigned a[128][4], unsigned long long desc,
+                      const std::vector<unsigned char>& smem, IndexCheck& check) {
+  const unsigned start = static_cast<unsigned>(desc & 0x3FFF) << 4;
+  const unsigned lbo = static_cast<unsigned>((desc >> 16) & 0x3FFF) << 4;
+  const unsigned sbo = static_cast<unsigned>((desc >> 32) & 0x3FFF) << 4;
+  float A[64][16], B[16][8], D[64][8];
+  for (int tid = 0; tid < 128; ++tid) {
+    const int w = tid >> 5, l = tid & 31, g = l >> 2, t = l & 3;
+    for (int r = 0; r < 4; ++r) {
+      for (int i = 0; i < 2; ++i) {
+        A[16 * w + g + 8 * (r & 1)][2 * t + 8 * (r >> 1) + i] =
+            half_to_float(static_cast<unsigned short>(a[tid][r] >> (16 * i)));
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      D[16 * w + g][2 * t + i] = d[tid][i];
+      D[16 * w + 8 + g][2 * t + i] = d[tid][2 + i];
+    }
+  }
+  for (int k = 0; k < 16; ++k) {
+    for (int n = 0; n < 8; ++n) {
+      const unsigned byte = start + (n / 8) * sbo + (n % 8) * 16 + (k / 8) * lbo + (k % 8) * 2;
+      if (byte + 2 > smem.size()) {
+        ++check.bad;
+        B[k][n] = NAN;
+        continue;
+      }
+      B[k][n] = half_to_float(static_cast<unsigned short>(smem[byte] | (smem[byte + 1] << 8)));
+    }
+  }
+  for (int m = 0; m < 64; ++m) {
+    for (int n = 0; n < 8; ++n) {
+      for (int k = 0; k < 16; ++k) D[m][n] += A[m][k] * B[k][n];
+    }
+  }
+  for (int tid = 0; tid < 128; ++tid) {
+    const int w = tid >> 5, l = tid & 31, g = l >> 2, t = l & 3;
+    for (int i = 0; i < 2; ++i) {
+      d[tid][i] = D[16 * w + g][2 * t + i];
+      d[tid][2 + i] = D[16 * w + 8 + g][2 * t + i];
+    }
+  }
+}
+
+DevHot host_view(const HostHot& hh) {
+  DevHot h;
+  h.chunks = hh.chunks;
+  h.chunk_ptr = hh.chunk_ptr.data();
+  h.tc_bit = hh.tc_bit.data();
+  h.tc_col = hh.tc_col.data();
+  h.tc_ptr = hh.tc_ptr.data();
+  h.val = hh.val.data();
+  return h;
+}
+
+// spmv_mma, warp by warp (one chunk each).
+void emulate_mma(const HostHot& hh, std::vector<float>& y, IndexCheck& check) {
+  const DevHot h = host_view(hh);
+  const unsigned short* x = hh.x.data();
+  for (int chunk = 0; chunk < h.chunks; ++chunk) {
+    const int b_beg = ld_ro(&h.chunk_ptr[chunk]), b_end = ld_ro(&h.chunk_ptr[chunk + 1]);
+    float d[32][4] = {};
+    for (int b = b_beg; b < b_end; ++b) {
+      unsigned a[32][2], bv[32];
+      check.block(b, b_end);
+      for (int lane = 0; lane < 32; ++lane) {
+        const int t = lane & 3;
+        bool set0, set1;
+        bv[lane] = block_pair(h, b, b_end, lane, set0, set1);
+        const int ci = b * kBlockCols + 2 * t;
+        check.at(static_cast<long long>(b) * kBlockCols + 2 * t + 1, ci + 1, hh.tc_col.size(),
+                 check.max_tc_col);
+        const int col_x = h.tc_col[ci], col_y = h.tc_col[ci + 1];
+        if (set0) check.at(col_x, col_x, hh.x.size(), check.max_x);
+        if (set1) check.at(col_y, col_y, hh.x.size(), check.max_x);
+        const unsigned x0 = set0 ? ld_u16(&x[col_x]) : 0u;
+        const unsigned x1 = set1 ? ld_u16(&x[col_y]) : 0u;
+        a[lane][0] = x0 | (x1 << 16);
+        a[lane][1] = 0u;
+      }
+      emulate_m16n8k8(d, a, bv);
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+      const int g = lane >> 2, t = lane & 3;
+      if (t == (g >> 1)) {
+        const int yi = chunk * kChunkRows + g;
+        check.at(static_cast<long long>(chunk) * kChunkRows + g, yi, y.size(), check.max_y);
+        y[yi] = (g & 1) ? d[lane][1] : d[lane][0];
+      }
+    }
+  }
+}
+
+// spmv_wgmma<kSteps>, warpgroup by warpgroup, the 128 threads in turn at each step of the kernel.
+template <int kSteps>
+void emulate_wgmma(const HostHot& hh, std::vector<float>& y, IndexCheck& check) {
+  const DevHot h = host_view(hh);
+  const unsigned short* x = hh.x.data();
+  std::vector<unsigned char> smem(sizeof(unsigned short) * kStages * kSteps * 128);
+  const unsigned tile_bytes = sizeof(unsigned short) * 128;
+  const int grid = (h.chunks + kWgChunks - 1) / kWgChunks;
+  for (int cta = 0; cta < grid; ++cta) {
+    const int first = cta * kWgChunks;
+    auto range = [&](int c, int& b, int& e) {
+      b = e = 0;
+      if (c < h.chunks) b = ld_ro(&h.chunk_ptr[c]), e = ld_ro(&h.chunk_ptr[c + 1]);
+    };
+    int steps = 0;
+    for (int i = 0; i < kWgChunks; ++i) {
+      int b, e;
+      range(first + i, b, e);
+      steps = std::max(steps, (e - b + 1) / 2);
+    }
+    int a0_beg[128], a0_end[128], a1_beg[128], a1_end[128], x_beg[128], x_end[128];
+    unsigned x_at[128];
+    for (int tid = 0; tid < 128; ++tid) {
+      const int warp = tid >> 5, xn = tid >> 4, xk = tid & 15;
+      range(first + 2 * warp, a0_beg[tid], a0_end[tid]);
+      range(first + 2 * warp + 1, a1_beg[tid], a1_end[tid]);
+      range(first + xn, x_beg[tid], x_end[tid]);
+      x_at[tid] = tile_offset(xk, xn) / 2;
+    }
+    float d[128][4] = {};
+    int stage = 0;
+    for (int base = 0; base < steps; base += kSteps) {
+      unsigned v[kSteps][128][4];
+      unsigned short xb[kSteps][128];
+      for (int tid = 0; tid < 128; ++tid) {
+        const int lane = tid & 31, xk = tid & 15;
+        bool unused0, unused1;
+        for (int s = 0; s < kSteps; ++s) {
+          const int j = base + s;
+          const int bs[4] = {a0_beg[tid] + 2 * j, a1_beg[tid] + 2 * j, a0_beg[tid] + 2 * j + 1,
+                             a1_beg[tid] + 2 * j + 1};
+          const int es[4] = {a0_end[tid], a1_end[tid], a0_end[tid], a1_end[tid]};
+          for (int r = 0; r < 4; ++r) {
+            check.block(bs[r], es[r]);
+            v[s][tid][r] = block_pair(h, bs[r], es[r], lane, unused0, unused1);
+          }
+          const int blk = x_beg[tid] + 2 * j + (xk >> 3);
+          xb[s][tid] = 0;
+          if (blk < x_end[tid]) {
+            const int ci = blk * kBlockCols + (xk & 7);
+            check.at(static_cast<long long>(blk) * kBlockCols + (xk & 7), ci, hh.tc_col.size(),
+                     check.max_tc_col);
+            const int col = ld_ro(&h.tc_col[ci]);
+            check.at(col, col, hh.x.size(), check.max_x);
+            xb[s][tid] = ld_u16(&x[col]);
+          }
+        }
+      }
+      // wgmma.wait_group 0: nothing runs concurrently here. The renewed fragments equal v.
+      for (int s = 0; s < kSteps; ++s) {
+        for (int tid = 0; tid < 128; ++tid) {
+          const unsigned byte = ((stage * kSteps + s) * 128 + x_at[tid]) * 2;
+          smem[byte] = static_cast<unsigned char>(xb[s][tid]);
+          smem[byte + 1] = static_cast<unsigned char>(xb[s][tid] >> 8);
+        }
+      }
+      for (int s = 0; s < kSteps; ++s) {
+        emulate_m64n8k16(d, v[s], desc_encode((stage * kSteps + s) * tile_bytes), smem, check);
+      }
+      stage ^= 1;
+    }
+    for (int tid = 0; tid < 128; ++tid) {
+      const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+      if (t != warp) continue;
+      const int c0 = first + 2 * warp, c1 = c0 + 1;
+      if (c0 < h.chunks) {
+        check.at(static_cast<long long>(c0) * kChunkRows + g, c0 * kChunkRows + g, y.size(),
+                 check.max_y);
+        y[c0 * kChunkRows + g] = d[tid][0];
+      }
+      if (c1 < h.chunks) {
+        check.at(static_cast<long long>(c1) * kChunkRows + g, c1 * kChunkRows + g, y.size(),
+                 check.max_y);
+        y[c1 * kChunkRows + g] = d[tid][3];
+      }
+    }
+  }
+}
+
+// Both kernels emulated on one configuration (the wgmma one with every group size); true if all
+// pass and every index is in range.
+bool emulate_config(const Config& c) {
+  const HostHot h = make_hot(c, 0x5eed0000ull + static_cast<unsigned long long>(c.rows));
+  std::vector<double> ref, abs_sum;
+  reference(h, ref, abs_sum);
+  bool ok = true;
+  const int chosen = wgmma_group(h);
+  for (int k = 0; k < 4; ++k) {
+    const int group = k == 0 ? 0 : 1 << (k - 1);
+    IndexCheck check;
+    check.h = &h;
+    std::vector<float> y(h.rows, NAN);
+    if (group == 0) {
+      emulate_mma(h, y, check);
+    } else if (group == 1) {
+      emulate_wgmma<1>(h, y, check);
+    } else if (group == 2) {
+      emulate_wgmma<2>(h, y, check);
+    } else {
+      emulate_wgmma<4>(h, y, check);
+    }
+    const std::string kernel =
+        group == 0 ? kKernelName[0] : std::string(kKernelName[1]) + " x" + std::to_string(group);
+    const Verdict v = verify(y, ref, abs_sum, kernel.c_str(), c.name);
+    const bool pass = v.pass && check.bad == 0;
+    ok = ok && pass;
+    std::printf(
+        "%-26s %-19s cpu %s max_err %.2e  indices %s (max value %lld of %zu, block %lld of %zu, "
+        "tc_col %lld of %zu, x %lld of %zu, y %lld of %zu; int32 max %d)%s\n",
+        c.name.c_str(), kernel.c_str(), pass ? "PASS" : "FAIL", v.max_err,
+        check.bad == 0 ? "ok" : "OUT OF RANGE", check.max_val, h.val.size(), check.max_block,
+        h.tc_bit.size(), check.max_tc_col, h.tc_col.size(), check.max_x, h.x.size(), check.max_y,
+        static_cast<size_t>(h.rows), INT32_MAX,
+        group == chosen ? " (the group the GPU run uses)" : "");
+    std::fflush(stdout);
+  }
+  return ok;
+}
+
 Row run_config(const Config& c, void* flush, size_t flush_bytes) {
   const HostHot h = make_hot(c, 0x5eed0000ull + static_cast<unsigned long long>(c.rows));
   std::vector<double> ref, abs_sum;
@@ -566,19 +927,7 @@ Row run_config(const Config& c, void* flush, size_t flush_bytes) {
   constexpr int kMmaWarps = 8;
   const int mma_grid = (h.chunks + kMmaWarps - 1) / kMmaWarps;
   const int wg_grid = (h.chunks + kWgChunks - 1) / kWgChunks;
-  // k16 steps per commit group: 4, or fewer when the chunks are short (C = 16: one step).
-  int max_blocks = 0;
-  for (int ch = 0; ch < h.chunks; ++ch) {
-    max_blocks = std::max(max_blocks, h.chunk_ptr[ch + 1] - h.chunk_ptr[ch]);
-  }
-  const int steps = (max_blocks + 1) / 2;
-  int group = steps >= 4 ? 4 : steps >= 2 ? 2 : 1;
-  // WGMMA_GROUP=1|2|4 forces it: more steps per group keep more loads in flight per thread but
-  // take more registers (40 with 1 step, 56 with 2 or 4), so fewer warpgroups per SM.
-  if (const char* env = std::getenv("WGMMA_GROUP")) {
-    const int forced = std::atoi(env);
-    if (forced == 1 || forced == 2 || forced == 4) group = forced;
-  }
+  const int group = wgmma_group(h);
   row.group = group;
   auto launch_mma = [&] { spmv_mma<<<mma_grid, 32 * kMmaWarps>>>(d, x, y); };
   auto launch_wgmma = [&] {
@@ -642,16 +991,19 @@ bool valid(const Config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool cpu = argc > 1 && std::string(argv[1]) == "--cpu";
+  char** const args = argv + (cpu ? 2 : 1);
+  const int nargs = argc - (cpu ? 2 : 1);
   std::vector<Config> configs;
-  if (argc == 6) {
+  if (nargs == 5) {
     Config c{"",
-             std::atoi(argv[1]),
-             std::atoi(argv[2]),
-             std::atoi(argv[3]),
-             std::atof(argv[4]),
-             std::atoi(argv[5])};
+             std::atoi(args[0]),
+             std::atoi(args[1]),
+             std::atoi(args[2]),
+             std::atof(args[3]),
+             std::atoi(args[4])};
     configs.push_back(c);
-  } else if (argc == 1) {
+  } else if (nargs == 0) {
     // The first one checks the edges (chunks of different lengths, odd block counts, a last
     // warpgroup with fewer than 8 chunks, a partial commit group); the others are the timed
     // shapes: few / many columns per chunk, sparse / full blocks, L2-resident to 4x L2.
@@ -661,7 +1013,7 @@ int main(int argc, char** argv) {
         {"", 1 << 18, 256, 256, 1.0, 1 << 18},
     };
   } else {
-    std::fprintf(stderr, "usage: %s [ROWS CMIN CMAX DENSITY NCOLS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--cpu] [ROWS CMIN CMAX DENSITY NCOLS]\n", argv[0]);
     return 2;
   }
   for (auto& c : configs) {
@@ -672,6 +1024,11 @@ int main(int argc, char** argv) {
       return 2;
     }
     c.name = config_name(c);
+  }
+  if (cpu) {
+    bool ok = true;
+    for (const auto& c : configs) ok = emulate_config(c) && ok;
+    return ok ? 0 : 1;
   }
 
   int dev = 0;
