@@ -188,6 +188,9 @@ TEST_CASE("tune --rank-by warm ranks by back-to-back time and keeps flushed time
       CHECK(m.time_us == Approx(j["time_us"].get<double>()).epsilon(1e-9));
     }
   CHECK(found);
+  // Break-even on warm medians: null, or the calls that pay back the format's build time.
+  const auto& be = j["format_build"]["break_even_calls_warm"];
+  if (!be.is_null()) CHECK(be.get<double>() >= 1.0);
   // A second warm tune searches again instead of answering from the (flushed) database.
   const auto again = search::tune(o).report;
   CHECK_FALSE(again["search"].value("from_database", false));
