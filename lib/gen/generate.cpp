@@ -339,7 +339,9 @@ const std::vector<Kind>& kinds() {
         {{"blocks", "", "number of blocks (default 64 unless n is given)"},
          {"n", "", "rows to cover instead of a block count (last block cut)"},
          {"block_size", "16", "block size, or a comma-separated list used in turn"},
-         {"noise", "0", "probability of each position outside the blocks"}}},
+         {"noise", "0", "probability of each position outside the blocks"},
+         {"shuffle_columns", "0",
+          "1: permute the columns at random (blocks stay dense per row chunk, no index formula)"}}},
        [](Params& p, std::uint64_t seed, GeneratedMatrix& g) {
          p.exclusive("blocks", "n");
          BlockDiagParams b;
@@ -349,6 +351,7 @@ const std::vector<Kind>& kinds() {
            b.blocks = p.integer("blocks", 64, 1, kMaxDim);
          b.block_sizes = p.list("block_size", "16", 1, kMaxDim, 1 << 20);
          b.noise = p.real("noise", 0.0, 0.0, 1.0);
+         b.shuffle_columns = p.integer("shuffle_columns", 0, 0, 1) == 1;
          g.matrix = block_diagonal(b, seed);
        }},
       {{"tensor",

@@ -1,7 +1,10 @@
 #include "gen/structured.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "gen/assemble.hpp"
@@ -141,7 +144,29 @@ Csr64 block_diagonal(const BlockDiagParams& p, std::uint64_t seed) {
     }
     start = end;
   }
-  return w.finish();
+  Csr64 a = w.finish();
+  if (p.shuffle_columns) {
+    // Fisher-Yates on its own stream (the entries above are the same with or without it), then
+    // each row's entries re-sorted by their new column.
+    Rng order(seed ^ 0x9e3779b97f4a7c15ULL);
+    std::vector<std::int64_t> to(static_cast<std::size_t>(n));
+    std::iota(to.begin(), to.end(), 0);
+    for (std::int64_t i = n - 1; i > 0; --i)
+      std::swap(to[static_cast<std::size_t>(i)],
+                to[static_cast<std::size_t>(order.below(static_cast<std::uint64_t>(i) + 1))]);
+    std::vector<std::pair<std::int64_t, double>> row;
+    for (std::int64_t r = 0; r < a.rows; ++r) {
+      row.clear();
+      for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+        row.emplace_back(to[static_cast<std::size_t>(a.col_idx[k])], a.val[k]);
+      std::sort(row.begin(), row.end());
+      for (std::size_t j = 0; j < row.size(); ++j) {
+        a.col_idx[a.row_ptr[r] + static_cast<std::int64_t>(j)] = row[j].first;
+        a.val[a.row_ptr[r] + static_cast<std::int64_t>(j)] = row[j].second;
+      }
+    }
+  }
+  return a;
 }
 
 }  // namespace sparsetune::gen

@@ -28,11 +28,15 @@ std::int64_t banded_dense_nnz(std::int64_t n, std::int64_t lower, std::int64_t u
 // blocks; otherwise blocks are laid out until `n` rows are covered, the last one cut to fit.
 // Every off-block position is present with probability `noise` (skip sampled, O(n + nnz)).
 // nnz = sum of squared block sizes when noise = 0. Values uniform in (0, 1].
+// `shuffle_columns`: the columns permuted at random afterwards (rows stay sorted). Each block's
+// rows still share one set of columns (dense per chunk of rows), but no index formula or
+// diagonal structure describes them, so a format pays for every column index.
 struct BlockDiagParams {
   std::vector<std::int64_t> block_sizes = {16};
   std::int64_t blocks = 0;
   std::int64_t n = 0;
   double noise = 0.0;
+  bool shuffle_columns = false;
 };
 Csr64 block_diagonal(const BlockDiagParams& p, std::uint64_t seed);
 

@@ -1,5 +1,6 @@
 #include "gen/structured.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -64,6 +65,46 @@ TEST_CASE("block diagonal has the sum of squared block sizes", "[gen][blockdiag]
   q.n = 10;  // 4, 4, 2
   CHECK(block_layout(q) == std::vector<std::int64_t>{4, 4, 2});
   CHECK(block_diagonal(q, 1).nnz() == 16 + 16 + 4);
+}
+
+TEST_CASE("block diagonal with shuffled columns keeps each block's rows on one column set",
+          "[gen][blockdiag]") {
+  BlockDiagParams p;
+  p.block_sizes = {8};
+  p.blocks = 40;
+  const auto plain = block_diagonal(p, 5);
+  p.shuffle_columns = true;
+  const auto a = block_diagonal(p, 5);
+  gen_test::require_well_formed(a);  // rows sorted, columns in range
+  REQUIRE(a.nnz() == plain.nnz());
+  // The same entries, only their columns moved: each row holds the same values.
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    std::vector<double> x(a.val.begin() + a.row_ptr[r], a.val.begin() + a.row_ptr[r + 1]);
+    std::vector<double> y(plain.val.begin() + plain.row_ptr[r],
+                          plain.val.begin() + plain.row_ptr[r + 1]);
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    REQUIRE(x == y);
+  }
+  // Every block's 8 rows share one set of 8 columns; the sets of the 40 blocks partition the
+  // 320 columns (a permutation); and they are not the blocks' own columns any more.
+  std::vector<int> seen(320, 0);
+  int moved = 0;
+  for (std::int64_t b = 0; b < 40; ++b) {
+    const std::vector<std::int64_t> cols(a.col_idx.begin() + a.row_ptr[8 * b],
+                                         a.col_idx.begin() + a.row_ptr[8 * b + 1]);
+    REQUIRE(cols.size() == 8);
+    for (std::int64_t r = 8 * b; r < 8 * b + 8; ++r)
+      CHECK(std::vector<std::int64_t>(a.col_idx.begin() + a.row_ptr[r],
+                                      a.col_idx.begin() + a.row_ptr[r + 1]) == cols);
+    for (auto c : cols) ++seen[static_cast<std::size_t>(c)];
+    moved += cols.front() != 8 * b;
+  }
+  for (int k : seen) CHECK(k == 1);
+  CHECK(moved >= 30);
+  // Deterministic for a seed, another order for another seed.
+  CHECK(block_diagonal(p, 5).col_idx == a.col_idx);
+  CHECK(block_diagonal(p, 6).col_idx != a.col_idx);
 }
 
 TEST_CASE("block diagonal noise lands outside the blocks at the asked density",
