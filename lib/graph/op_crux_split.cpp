@@ -53,6 +53,7 @@ class CruxSplit final : public Operator {
     // the matrix's indices, so x is read through no permutation.
     hot.origin_row.reserve(s.hot_rows.size());
     hot.row_entries.resize(s.hot_rows.size());
+    std::int64_t hot_entries = 0;
     for (std::size_t i = 0; i < s.hot_rows.size(); ++i) {
       hot.origin_row.push_back(part.origin_row[s.hot_rows[i]]);
       if (own)  // the whole row, in the part's order
@@ -60,14 +61,10 @@ class CruxSplit final : public Operator {
       else
         for (auto k = s.hot.row_ptr[i]; k < s.hot.row_ptr[i + 1]; ++k)
           hot.row_entries[i].push_back({s.hot.col_idx[k], s.hot.val[k]});
+      hot_entries += static_cast<std::int64_t>(hot.row_entries[i].size());
     }
-    std::int64_t cold_entries = 0;
-    for (std::int64_t r = 0; r < part.rows(); ++r)
-      cold_entries += own ? (in_hot[static_cast<std::size_t>(r)]
-                                 ? 0
-                                 : static_cast<std::int64_t>(
-                                       part.row_entries[static_cast<std::size_t>(r)].size()))
-                          : s.cold.row_ptr[r + 1] - s.cold.row_ptr[r];
+    // Every entry is in the hot or the cold region: the cold part holds the rest.
+    const std::int64_t cold_entries = s.hot.nnz() + s.cold.nnz() - hot_entries;
     if (cold_entries == 0 && !s.hot.val.empty()) {
       // The cold part would hold no entry (the crux holds every entry, or with own_rows every row
       // with one): the hot part takes the empty rows too, after the others, and the cold part

@@ -67,6 +67,17 @@ db::Measurement row_of(const std::string& fp, const TuneOptions& o, const Evalua
 }
 
 // The tuning-database row of one scored candidate.
+// An evaluation's flushed median and its rates: the time the database and report.json hold,
+// whatever the search ranked by (a warm-ranked evaluation's rates rescaled to it).
+struct Flushed {
+  double us = 0, gflops = 0, gbs = 0;
+};
+Flushed flushed_of(const Evaluation& e) {
+  const double us = e.flushed_us > 0 ? e.flushed_us : e.time_us;
+  const double k = us > 0 && e.time_us > 0 ? e.time_us / us : 1.0;
+  return {us, e.gflops * k, e.gbs * k};
+}
+
 db::Measurement measurement_of(const Scored& h, const std::string& fp, const TuneOptions& o,
                                const Evaluator& eval) {
   db::Measurement m = row_of(fp, o, eval);
@@ -83,12 +94,10 @@ db::Measurement measurement_of(const Scored& h, const std::string& fp, const Tun
   if (h.candidate.learned_us > 0 && h.evaluation.measured)
     params["learned_us"] = h.candidate.learned_us;
   m.params = params.dump();
-  // The database holds flushed times; a warm-ranked evaluation's rates are rescaled to them.
-  const auto& e = h.evaluation;
-  const double k = e.flushed_us > 0 && e.time_us > 0 ? e.time_us / e.flushed_us : 1.0;
-  m.time_us = e.flushed_us > 0 ? e.flushed_us : e.time_us;
-  m.gflops = e.gflops * k;
-  m.gbps = e.gbs * k;
+  const Flushed t = flushed_of(h.evaluation);
+  m.time_us = t.us;
+  m.gflops = t.gflops;
+  m.gbps = t.gbs;
   m.error = h.evaluation.error;
   m.ok = h.evaluation.ok;
   m.failure = h.evaluation.ok ? std::string() : h.evaluation.category + ": " + h.evaluation.failure;
@@ -706,7 +715,7 @@ TuneOutcome tune(const TuneOptions& o) {
   // cuSPARSE, measured alongside when a GPU is there.
   json cusparse = nullptr;
   double cusparse_best = 0, cusparse_best_warm = 0, bandwidth = 0, baseline_us = 0;
-  double baseline_warm_us = 0;  // the fastest verified cuSPARSE algorithm's warm median
+  double baseline_warm_us = 0;   // the fastest verified cuSPARSE algorithm's warm median
   std::string fastest_cusparse;  // the fastest verified algorithm's candidate id
   if (gpu && !from_db) {
     try {
@@ -754,9 +763,7 @@ TuneOutcome tune(const TuneOptions& o) {
     warm = {};
   }
   // The flushed time and its rates, whatever the search ranked by.
-  const double flushed_us = e.flushed_us > 0 ? e.flushed_us : e.time_us;
-  const double to_flushed = flushed_us > 0 ? e.time_us / flushed_us : 1.0;
-  const double gflops = e.gflops * to_flushed, gbs = e.gbs * to_flushed;
+  const auto [flushed_us, gflops, gbs] = flushed_of(e);
   json f = json::object();
   for (const auto& x : feats) f[x.group][x.name] = x.value;
   // Building the format pays for itself after this many calls saved against the fastest cuSPARSE
