@@ -146,24 +146,16 @@ std::string build_host_header(const graph::Format& f, const std::string& bytes) 
   for (std::size_t i = 0; i < f.parts.size(); ++i)
     for (const auto& [name, a] : f.parts[i].arrays)
       if (a.stored()) part_arrays[i].push_back(index++);
-  // SpMV: one kernel per part, or the fused kernel taking every part's arrays (p<i>_<name>).
+  // SpMV: one kernel per part, or the fused kernel taking every part's arrays.
   const Fusion u = plan_fusion(f);
-  const auto spmv_head = [&](const std::string& kernel) {
-    return "extern \"C\" __global__ void " + kernel + "(const " + val + "* __restrict__ x, " + acc +
-           "* __restrict__ y, const " + acc + " alpha, const " + acc + " beta";
-  };
-  if (f.op != "spmm" && u.fused) h += spmv_head(kFusedKernel);
-  for (std::size_t i = 0; i < f.parts.size() && f.op != "spmm"; ++i) {
-    if (f.parts[i].n_bmtb == 0) continue;
-    if (!u.fused) h += spmv_head(f.parts[i].kernel);
-    const std::string prefix = u.fused ? "p" + std::to_string(i) + "_" : "p_";
-    for (const auto& [name, a] : f.parts[i].arrays)
-      if (a.stored())
-        h += ", const " + (a.dtype[0] == 'F' ? val : c_type(a.dtype, a.dtype)) + "* __restrict__ " +
-             prefix + name;
-    if (!u.fused) h += ");\n";
-  }
-  if (f.op != "spmm" && u.fused) h += ");\n";
+  if (f.op != "spmm")
+    h += part_declarations(
+        f,
+        [&](const std::string& kernel) {
+          return "extern \"C\" __global__ void " + kernel + "(const " + val + "* __restrict__ x, " +
+                 acc + "* __restrict__ y, const " + acc + " alpha, const " + acc + " beta";
+        },
+        val);
   if (f.op == "spmm")
     h += spmm_declarations(f, val, acc);
   else if (f.scales_output_first())

@@ -6,16 +6,11 @@
 
 namespace sparsetune::codegen {
 
-std::string spmm_declarations(const graph::Format& f, const std::string& val,
-                              const std::string& acc) {
+std::string part_declarations(const graph::Format& f,
+                              const std::function<std::string(const std::string&)>& head,
+                              const std::string& val) {
   std::string h;
   const bool fused = plan_fusion(f).fused;
-  const auto head = [&](const std::string& kernel) {
-    return "extern \"C\" __global__ void " + kernel + "(const " + val +
-           "* __restrict__ B, const long long ldb, " + acc +
-           "* __restrict__ C, const long long ldc, const long long n, const " + acc +
-           " alpha, const " + acc + " beta";
-  };
   if (fused) h += head(kFusedKernel);  // then every part's arrays
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     const auto& p = f.parts[i];
@@ -29,6 +24,20 @@ std::string spmm_declarations(const graph::Format& f, const std::string& val,
     if (!fused) h += ");\n";
   }
   if (fused) h += ");\n";
+  return h;
+}
+
+std::string spmm_declarations(const graph::Format& f, const std::string& val,
+                              const std::string& acc) {
+  std::string h = part_declarations(
+      f,
+      [&](const std::string& kernel) {
+        return "extern \"C\" __global__ void " + kernel + "(const " + val +
+               "* __restrict__ B, const long long ldb, " + acc +
+               "* __restrict__ C, const long long ldc, const long long n, const " + acc +
+               " alpha, const " + acc + " beta";
+      },
+      val);
   if (!f.store_only)
     h += "extern \"C\" __global__ void " + std::string(kScaleKernelSpmm) + "(" + acc +
          "* __restrict__ C, const long long rows, const long long n, const long long ldc, const " +

@@ -1,12 +1,19 @@
 #pragma once
 // kernel.h's SpMM side: the kernels' declarations and run(f, B, ldb, C, ldc, n, alpha, beta).
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "graph/format.hpp"
 
 namespace sparsetune::codegen {
+
+// extern "C" declarations of the parts' kernels, or of the one fused kernel taking every part's
+// arrays (p<i>_<name>): `head(kernel)` opens a declaration with the operation's arguments.
+std::string part_declarations(const graph::Format& f,
+                              const std::function<std::string(const std::string&)>& head,
+                              const std::string& val);
 
 // extern "C" declarations of the parts' kernels and the C scaling kernel (before the namespace).
 std::string spmm_declarations(const graph::Format& f, const std::string& val,
