@@ -133,8 +133,15 @@ std::string pipelined_run_section(const graph::Format& f,
     count += (count.empty() ? "" : ", ") + std::to_string(part_arrays[i].size());
   }
   if (parts.empty()) first = count = "0";
-  std::string h = "constexpr int kParts = " + std::to_string(parts.size()) +
-                  ";  // parts with work, in launch order\n";
+  // Which entry of Y each y[i] is: the tensor's user needs the order to read y.
+  std::string order;
+  for (int k : f.sptv.y_order) order += (order.empty() ? "" : ", ") + std::to_string(k);
+  std::string h = "// SpTV: y holds Y = X x_" + std::to_string(f.sptv.mode) +
+                  " v, one entry per non-empty fiber, sorted by the tensor's modes (" + order +
+                  ")\n// in that order, slice by slice along mode " +
+                  std::to_string(f.sptv.slice_mode) + ".\n";
+  h += "constexpr int kParts = " + std::to_string(parts.size()) +
+       ";  // parts with work, in launch order\n";
   h += "constexpr int kPartFirst[" + std::to_string(std::max<std::size_t>(1, parts.size())) +
        "] = {" + first + "};  // first array (in kRanges) of each part\n";
   h += "constexpr int kPartCount[" + std::to_string(std::max<std::size_t>(1, parts.size())) +

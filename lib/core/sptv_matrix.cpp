@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/reference.hpp"
 
 namespace sparsetune {
 
@@ -14,6 +15,13 @@ int default_slice_mode(const SparseTensor& t, int mode) {
   return best;
 }
 
+std::vector<int> sptv_output_order(int order, int mode, int slice_mode) {
+  std::vector<int> o{slice_mode};
+  for (int k = 0; k < order; ++k)
+    if (k != mode && k != slice_mode) o.push_back(k);
+  return o;
+}
+
 SptvMatrix sptv_matrix(SparseTensor t, int mode, int slice_mode) {
   if (mode < 0 || mode >= t.order())
     throw Error("sptv: mode " + std::to_string(mode) + " out of range for an order-" +
@@ -22,7 +30,9 @@ SptvMatrix sptv_matrix(SparseTensor t, int mode, int slice_mode) {
   if (slice_mode < 0 || slice_mode >= t.order() || slice_mode == mode)
     throw Error("sptv: slice mode " + std::to_string(slice_mode) +
                 " must be another mode of the order-" + std::to_string(t.order()) + " tensor");
-  sort_by_modes(t, fiber_mode_order(t.order(), mode));
+  auto order = sptv_output_order(t.order(), mode, slice_mode);
+  order.push_back(mode);  // fibers as contiguous runs, slice by slice
+  sort_by_modes(t, order);
   merge_duplicates(t);
   const auto ptr = fiber_ptr(t, mode);
   SptvMatrix m;
@@ -51,6 +61,17 @@ SliceTable slice_table(const SptvMatrix& m) {
       s.nnz.push_back(s.nnz.back() + count[i]);
     }
   return s;
+}
+
+SparseTensor sptv_reference_in_view_order(const SparseTensor& x, int mode, int slice_mode,
+                                          const std::vector<double>& v) {
+  SparseTensor y = sptv_reference(x, mode, v);
+  // Y's modes are X's without `mode`: X's mode k is Y's k - (k > mode).
+  std::vector<int> order;
+  for (int k : sptv_output_order(x.order(), mode, slice_mode))
+    order.push_back(k - (k > mode ? 1 : 0));
+  sort_by_modes(y, order);
+  return y;
 }
 
 }  // namespace sparsetune

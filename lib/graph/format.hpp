@@ -80,6 +80,9 @@ struct PartFormat {
 struct SptvSlices {
   std::vector<std::int64_t> dims;  // the tensor's mode sizes
   int mode = -1, slice_mode = -1;
+  // The modes that order y's entries (core/sptv_matrix.hpp's sptv_output_order). Binaries
+  // without it are ordered lexicographically by the remaining modes.
+  std::vector<int> y_order;
   std::vector<std::int64_t> slice_idx, slice_nnz, slice_format;
 };
 

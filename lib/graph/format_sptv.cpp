@@ -1,6 +1,7 @@
 // The SpTV slice table of a format binary: three arrays and one metadata entry.
 #include <algorithm>
 
+#include "core/sptv_matrix.hpp"
 #include "graph/format.hpp"
 
 namespace sparsetune::graph {
@@ -10,6 +11,7 @@ void pack_sptv(const Format& f, io::SafetensorsFile& s) {
   s.metadata["sptv"] = nlohmann::json{{"dims", t.dims},
                                       {"mode", t.mode},
                                       {"slice_mode", t.slice_mode},
+                                      {"y_order", t.y_order},
                                       {"formats", {"CSR", "COO", "ELL", "HYB", "Dense"}}}
                            .dump();
   io::add_array(s, "htf.slice_idx", t.slice_idx);
@@ -36,6 +38,23 @@ void unpack_sptv(const io::SafetensorsFile& s, Format& f, const std::string& sou
       t.mode == t.slice_mode)
     throw bad("mode or slice_mode out of range");
   if (t.dims[t.mode] != f.cols) throw bad("the mode's size is not the matrix's column count");
+  // y's order: slice by slice since it was recorded; lexicographic in binaries before that.
+  std::vector<int> lexicographic;
+  for (int k = 0; k < order; ++k)
+    if (k != t.mode) lexicographic.push_back(k);
+  const auto slice_major = sptv_output_order(order, t.mode, t.slice_mode);
+  if (j.contains("y_order")) {
+    const auto& y = j.at("y_order");
+    if (!y.is_array()) throw bad("y_order must be an array of modes");
+    for (const auto& k : y) {
+      if (!k.is_number_integer()) throw bad("y_order must be an array of modes");
+      t.y_order.push_back(k.get<int>());
+    }
+    if (t.y_order != slice_major && t.y_order != lexicographic)
+      throw bad("y_order must be the modes other than 'mode', ascending or the slice mode first");
+  } else {
+    t.y_order = lexicographic;
+  }
   for (const char* name : {"htf.slice_idx", "htf.slice_nnz", "htf.slice_format"})
     if (!s.find(name)) throw bad(std::string("array ") + name + " is missing");
   t.slice_idx = io::get_int_array(s, "htf.slice_idx");

@@ -230,6 +230,7 @@ SptvSlices sptv_slices(const SptvMatrix& m, const std::vector<SliceFormat>& form
   s.dims = m.dims;
   s.mode = m.mode;
   s.slice_mode = m.slice_mode;
+  s.y_order = sptv_output_order(static_cast<int>(m.dims.size()), m.mode, m.slice_mode);
   s.slice_idx = table.index;
   s.slice_nnz = table.nnz;
   for (auto i : table.index) s.slice_format.push_back(static_cast<int>(format_of_slice.at(i)));

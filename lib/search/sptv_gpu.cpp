@@ -132,7 +132,7 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   const int mode = in.view.mode;
   codegen::PlanInputs inputs;
   inputs.x = sptv_check_v(in.tensor.dims[mode], in.dtype);
-  inputs.y_ref = sptv_reference(in.tensor, mode, inputs.x).val;  // independent of the IR
+  inputs.y_ref = sptv_reference_in_view_order(in.tensor, in.view, inputs.x).val;  // not the IR's
   inputs.max_len = in.max_len;
   const std::string dir = temp_dir();
   struct Cleanup {

@@ -107,7 +107,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   // CPU check: the interpreter's walk of the format against the fp64 SpTV reference.
   const auto v = sptv_check_v(t.dims[o.mode], o.dtype);
   const auto y = graph::interpret(e.format, v);
-  const double cpu_error = relative_l2_error(y, sptv_reference(t, o.mode, v).val);
+  const double cpu_error = relative_l2_error(y, sptv_reference_in_view_order(t, m, v).val);
   std::int64_t max_len = 1;
   for (std::int64_t r = 0; r < m.a.rows; ++r) max_len = std::max(max_len, m.a.row_length(r));
   const double tolerance = runtime::error_tolerance(runtime::parse_dtype(o.dtype), max_len);

@@ -49,7 +49,7 @@ std::vector<double> test_v(std::int64_t n) {
   return v;
 }
 
-// Y = X ×_mode v through the IR, in the order of sptv_reference's entries.
+// Y = X ×_mode v through the IR, in the view's order (slice by slice).
 std::vector<double> ir_sptv(const SparseTensor& t, int mode, const std::vector<double>& v,
                             const std::vector<SliceFormat>& formats, int slice_mode = -1,
                             int hyb_width = 2) {
@@ -71,8 +71,8 @@ std::vector<SliceFormat> mixed(std::int64_t n, std::uint64_t seed) {
 
 void check_all_formats(const SparseTensor& t, int mode, int slice_mode = -1) {
   const auto v = test_v(t.dims[mode]);
-  const auto ref = sptv_reference(t, mode, v).val;
   const auto m = sptv_matrix(t, mode, slice_mode);
+  const auto ref = sptv_reference_in_view_order(t, m, v).val;
   for (int f = 0; f < kSliceFormats; ++f) {
     INFO("format " << slice_format_name(static_cast<SliceFormat>(f)));
     const auto y = ir_sptv(t, mode, v, uniform(m.slices, static_cast<SliceFormat>(f)), slice_mode);
@@ -89,14 +89,17 @@ void check_all_formats(const SparseTensor& t, int mode, int slice_mode = -1) {
 TEST_CASE("SpTV through the IR gives the paper's hand-computed example", "[graph][sptv]") {
   const auto t = paper_tensor();
   const std::vector<double> v = {1, 2, 3, 4};
-  // Y = X ×_2 v = [130 120; 150 140; 170 160], entries ordered by (i, k).
-  const std::vector<double> want = {130, 120, 150, 140, 170, 160};
+  // Y = X ×_2 v = [130 120; 150 140; 170 160] (rows i, columns k). Sliced along i its entries
+  // come ordered by (i, k); sliced along k, slice by slice: by (k, i).
+  const std::vector<double> by_i = {130, 120, 150, 140, 170, 160};
+  const std::vector<double> by_k = {130, 150, 170, 120, 140, 160};
   for (int f = 0; f < kSliceFormats; ++f)
     for (int slice_mode : {0, 2}) {
       INFO(slice_format_name(static_cast<SliceFormat>(f)) << ", sliced along mode " << slice_mode);
       const auto m = sptv_matrix(t, 1, slice_mode);
       const auto y = ir_sptv(t, 1, v, uniform(m.slices, static_cast<SliceFormat>(f)), slice_mode);
-      REQUIRE(y == want);
+      REQUIRE(y == (slice_mode == 0 ? by_i : by_k));
+      REQUIRE(sptv_reference_in_view_order(t, m, v).val == y);
     }
   SECTION("the default slice mode is the smallest other mode") {
     CHECK(default_slice_mode(t, 1) == 2);
@@ -111,7 +114,12 @@ TEST_CASE("SpTV matrix view: rows are fibers, grouped by slice", "[graph][sptv]"
   CHECK(m.a.rows == 6);
   CHECK(m.a.cols == 4);
   CHECK(m.slices == 2);
-  CHECK(m.row_slice == std::vector<std::int64_t>{0, 1, 0, 1, 0, 1});
+  // Slice by slice: fibers (i, k) ordered by k, then i, so each slice's rows are consecutive.
+  CHECK(sptv_output_order(3, 1, 2) == std::vector<int>{2, 0});
+  CHECK(m.row_slice == std::vector<std::int64_t>{0, 0, 0, 1, 1, 1});
+  // Sliced along mode 0, the first remaining mode, the order is the reference's (i, k).
+  CHECK(sptv_output_order(3, 1, 0) == std::vector<int>{0, 2});
+  CHECK(sptv_matrix(t, 1, 0).row_slice == std::vector<std::int64_t>{0, 0, 1, 1, 2, 2});
   const auto table = slice_table(m);
   CHECK(table.index == std::vector<std::int64_t>{0, 1});
   CHECK(table.nnz == std::vector<std::int64_t>{0, 12, 23});
@@ -196,7 +204,8 @@ TEST_CASE("SpTV alpha and beta follow SpMV's contract", "[graph][sptv]") {
     Format f = design(sptv_graph(formats, slice_stats(m)), m.a, sptv_design_options(m, "f64"));
     std::vector<double> y = {1, 2, 3, 4, 5, 6};
     interpret(f, v, 2.0, -1.0, y);
-    CHECK(y == std::vector<double>{259, 238, 297, 276, 335, 314});
+    // Y slice by slice along k: 130, 150, 170, 120, 140, 160; y = 2 Y - y.
+    CHECK(y == std::vector<double>{259, 298, 337, 236, 275, 314});
   }
 }
 
@@ -214,6 +223,31 @@ TEST_CASE("SpTV formats keep HTF's slice table through the format binary", "[gra
   CHECK(back.sptv.slice_idx == std::vector<std::int64_t>{0, 1, 2});
   CHECK(back.sptv.slice_nnz == std::vector<std::int64_t>{0, 7, 15, 23});
   CHECK(back.sptv.slice_format == std::vector<std::int64_t>{4, 3, 1});
+  CHECK(back.sptv.y_order == std::vector<int>{0, 2});
+  SECTION("y's order: recorded, read as lexicographic when absent, refused when foreign") {
+    const auto mk = sptv_matrix(t, 1, 2);  // sliced along k: y ordered by (k, i)
+    const std::vector<SliceFormat> two = {SliceFormat::CSR, SliceFormat::COO};
+    Format fk = design(sptv_graph(two, slice_stats(mk)), mk.a, sptv_design_options(mk, "f64"));
+    fk.sptv = sptv_slices(mk, two);
+    const auto with = [&](const std::string& order) {
+      auto s = to_safetensors(fk, "test");
+      auto j = nlohmann::json::parse(s.metadata.at("sptv"));
+      if (order.empty())
+        j.erase("y_order");
+      else
+        j["y_order"] = nlohmann::json::parse(order);
+      s.metadata["sptv"] = j.dump();
+      return s;
+    };
+    CHECK(from_safetensors(to_safetensors(fk, "test"), "new").sptv.y_order ==
+          std::vector<int>{2, 0});
+    CHECK(from_safetensors(with(""), "old").sptv.y_order == std::vector<int>{0, 2});
+    CHECK(from_safetensors(with("[0, 2]"), "lexicographic").sptv.y_order == std::vector<int>{0, 2});
+    REQUIRE_THROWS_WITH(from_safetensors(with("[2, 1]"), "bad.safetensors"),
+                        Catch::Contains("bad.safetensors") && Catch::Contains("y_order"));
+    REQUIRE_THROWS_WITH(from_safetensors(with("\"k\""), "bad.safetensors"),
+                        Catch::Contains("y_order"));
+  }
   SECTION("a corrupted table is refused naming the array") {
     auto s = to_safetensors(f, "test");
     for (auto& a : s.arrays)
@@ -250,8 +284,8 @@ TEST_CASE("SpTV through the IR on the shared tensors", "[graph][sptv][shared]") 
     for (int mode = 0; mode < t.order(); ++mode) {
       INFO(name << ", mode " << mode);
       const auto v = test_v(t.dims[mode]);
-      const auto ref = sptv_reference(t, mode, v).val;
       const auto m = sptv_matrix(t, mode);
+      const auto ref = sptv_reference_in_view_order(t, m, v).val;
       auto formats = mixed(m.slices, 11);
       for (auto& f : formats)  // Dense only where it stays small
         if (f == SliceFormat::Dense) f = SliceFormat::CSR;
@@ -273,7 +307,7 @@ TEST_CASE("Alg. 1's stream batches: each format's slices in runs of about equal 
   const auto formats = mixed(m.slices, 4);
   const auto nnz = slice_entries(m);
   const auto v = test_v(25);
-  const auto ref = sptv_reference(t, 2, v).val;
+  const auto ref = sptv_reference_in_view_order(t, m, v).val;
   for (int batches : {1, 3, 8, 64}) {
     INFO(batches << " batches");
     const auto b = sptv_batched_graph(formats, slice_stats(m), 2, batches);
@@ -329,9 +363,10 @@ Graph forced_lanes_graph(const SptvMatrix& m, SliceFormat fmt, int lanes, int hy
   return g;
 }
 
-std::vector<double> sptv_alpha_beta(const SparseTensor& t, int mode, const std::vector<double>& v,
-                                    double alpha, double beta, std::vector<double> y) {
-  const auto ref = sptv_reference(t, mode, v).val;
+std::vector<double> sptv_alpha_beta(const SparseTensor& t, const SptvMatrix& m,
+                                    const std::vector<double>& v, double alpha, double beta,
+                                    std::vector<double> y) {
+  const auto ref = sptv_reference_in_view_order(t, m, v).val;
   for (std::size_t i = 0; i < y.size(); ++i) y[i] = alpha * ref[i] + beta * y[i];
   return y;
 }
@@ -408,12 +443,12 @@ TEST_CASE("Every slice format with every lane count matches the fp64 reference",
           Format d = design(forced_lanes_graph(m, fmt, lanes, hyb_width), m.a,
                             sptv_design_options(m, dtype));
           const double tol = std::string(dtype) == "f64" ? 1e-12 : 1e-5;
-          const auto ref = sptv_reference(c.t, c.mode, v).val;
+          const auto ref = sptv_reference_in_view_order(c.t, m, v).val;
           REQUIRE(relative_l2_error(interpret(d, v), ref) < tol);
           std::vector<double> y(ref.size());
           for (std::size_t i = 0; i < y.size(); ++i)
             y[i] = 1.0 - 0.125 * static_cast<double>(i % 9);
-          const auto want = sptv_alpha_beta(c.t, c.mode, v, 1.5, -0.75, y);
+          const auto want = sptv_alpha_beta(c.t, m, v, 1.5, -0.75, y);
           interpret(d, v, 1.5, -0.75, y);
           REQUIRE(relative_l2_error(y, want) < tol);
           // One thread per fiber and lane; a fiber is written once: CSR, ELL and Dense store.
@@ -432,7 +467,7 @@ TEST_CASE("Mixed slice formats with the lanes sptv_graph chooses match the refer
   for (int mode : {1, 2}) {
     const auto m = sptv_matrix(t, mode, 0);
     const auto v = test_v(t.dims[mode]);
-    const auto ref = sptv_reference(t, mode, v).val;
+    const auto ref = sptv_reference_in_view_order(t, m, v).val;
     for (std::uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
       INFO("mode " << mode << ", seed " << seed);
       const auto formats = mixed(m.slices, seed);
