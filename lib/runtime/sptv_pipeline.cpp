@@ -64,6 +64,7 @@ std::vector<double> to_doubles(const char* raw, std::int64_t count, const std::s
 
 struct Batch {
   std::vector<std::size_t> launches;
+  std::vector<std::array<std::int64_t, 2>> y_runs;  // the entries of y it writes lie in these
   std::vector<std::string> buffers;  // the batch's own arrays (x, y and shared inputs excluded)
   std::size_t bytes = 0;             // their bytes, each aligned to 256
 };
@@ -84,10 +85,23 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
   std::vector<std::vector<Batch>> groups;
   std::vector<int> streams_of;
   std::set<std::size_t> seen;
+  bool spans = true;  // every batch names its span of y: each copies its part of y back
   for (const auto& g : req.at("groups")) {
     std::vector<Batch> batches;
+    const bool has_spans = g.contains("y_spans");
+    if (has_spans && g.at("y_spans").size() != g.at("batches").size())
+      throw Error("pipeline: y_spans needs one list of [lo, hi) per batch");
+    spans = spans && has_spans;
     for (const auto& b : g.at("batches")) {
       Batch batch;
+      if (has_spans)
+        for (const auto& run : g.at("y_spans").at(batches.size())) {
+          const std::array<std::int64_t, 2> r{run.at(0).get<std::int64_t>(),
+                                              run.at(1).get<std::int64_t>()};
+          if (r[0] < 0 || r[0] > r[1] || r[1] > plan.output_length)
+            throw Error("pipeline: a y span lies outside y");
+          batch.y_runs.push_back(r);
+        }
       std::set<std::string> names;
       for (const auto& l : b) {
         const auto i = l.get<std::size_t>();
@@ -158,7 +172,11 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
   Module module(plan.cubin);
 
   // One run of Alg. 1: v over, y cleared (or reset), then every format's batches over its
-  // streams, a synchronization after each format, y back.
+  // streams, a synchronization after each format, y back. With spans, each batch copies its span
+  // of y back on its stream right after its kernels (Alg. 1, line 20), so the copy overlaps the
+  // next batches' copies in. A span may cover rows of another format's slices: a format's
+  // copies end before the next format starts (the synchronization), and a row's own batch copies
+  // it after every earlier format's copy, so the host keeps each row's final value.
   auto run = [&] {
     const cudaStream_t s0 = streams[0];
     if (!xb.empty())
@@ -214,17 +232,25 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
                         {pl.block[0], pl.block[1], pl.block[2]}, argv.data(),
                         static_cast<std::size_t>(pl.shared_bytes), s, false);
         }
+        const std::size_t es = plan_dtype_size(plan.output_dtype);
+        if (spans)
+          for (const auto& r : batch.y_runs)
+            if (r[1] > r[0])
+              SPARSETUNE_CUDA(cudaMemcpyAsync(static_cast<char*>(host_y.get()) + r[0] * es,
+                                              static_cast<char*>(dy.get()) + r[0] * es,
+                                              (r[1] - r[0]) * es, cudaMemcpyDeviceToHost, s));
       }
       SPARSETUNE_CUDA(cudaDeviceSynchronize());  // Alg. 1, line 22
     }
-    if (y_bytes)
+    if (y_bytes && !spans)
       SPARSETUNE_CUDA(cudaMemcpyAsync(host_y.get(), dy.get(), y_bytes, cudaMemcpyDeviceToHost, s0));
     SPARSETUNE_CUDA(cudaStreamSynchronize(s0));
   };
 
   // Checking run: y poisoned first (NaN in every float type) unless the kernels add into a
-  // cleared or reset y.
+  // cleared or reset y; the host's copy too, so a row no span brings back shows.
   SPARSETUNE_CUDA(cudaMemset(dy.get(), 0xff, dy.bytes()));
+  std::memset(host_y.get(), 0xff, std::max<std::size_t>(y_bytes, 1));
   run();
   const auto out = to_doubles(host_y.get(), plan.output_length, plan.output_dtype);
   const auto& rb = plan.buffers.at(plan.y_ref).bytes;
@@ -246,7 +272,8 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
             {"unwritten", check.unwritten},
             {"time_ms", {{"median", t.median}, {"min", t.min}, {"max", t.max}}},
             {"device_bytes", device_bytes},
-            {"streams", streams_of}}}};
+            {"streams", streams_of},
+            {"y_back", spans ? "per batch" : "at the end"}}}};
 }
 
 nlohmann::json stream_overhead_job(const nlohmann::json&) {

@@ -4,6 +4,7 @@
 // pipeline runs a batched design of the same slice formats from pinned host memory, with the
 // stream count of the model (eq. (20)-(24), λ and the copy bandwidths measured once per device
 // and cached) beside the measured best count.
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,6 +25,14 @@ std::vector<double> sptv_check_v(std::int64_t n, const std::string& dtype);
 // branch), in part order; a branch without work has none.
 std::vector<std::vector<std::size_t>> branch_launches(const graph::Format& f,
                                                       const codegen::SpmvPlan& plan, int branches);
+
+// Per SLICE_DIV branch 0 .. branches-1, the rows of y its parts write as ascending runs [lo, hi),
+// for the pipeline's copies of y back batch by batch: a run goes on over a gap of up to
+// `merge_gap` rows of other branches (one copy more costs more than that many bytes). Empty when
+// a part does not list its rows.
+std::vector<std::vector<std::array<std::int64_t, 2>>> branch_y_runs(const graph::Format& f,
+                                                                    int branches,
+                                                                    std::int64_t merge_gap);
 
 // Per slice format: the bytes its parts move to the device and back, and the model's stream
 // count with assumed constants (PCIe 25 GB/s, device 2000 GB/s, λ = 10 µs), which it names.
