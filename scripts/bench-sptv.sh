@@ -9,7 +9,8 @@
 # usage: scripts/bench-sptv.sh run SPARSETUNE [OUT]   one JSON pair per tensor and mode in OUT
 #        scripts/bench-sptv.sh table OUT              the Markdown table of what OUT holds
 # SHARED (default ../shared) holds tensors/*.tns.gz; GEN_NNZ (default "10000000 100000000")
-# sets the generated sizes, BUDGET (default 60) the seconds of each tune.
+# sets the generated sizes, BUDGET (default 60) the seconds of each tune, TUNE_RANK (device or
+# transfers, default device) what its search ranks the measured designs by.
 set -uo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -36,7 +37,8 @@ case "${1:-}" in
           2>"$out/$name.m$k.bench.err"
         b=$?
         "$st" --json tune "$t" --op sptv --mode "$k" --budget "${BUDGET:-60}" --dtype f32 \
-          -o "$out/$name.m$k.tuned" >"$out/$name.m$k.tune.json" 2>"$out/$name.m$k.tune.err"
+          --rank-by "${TUNE_RANK:-device}" -o "$out/$name.m$k.tuned" \
+          >"$out/$name.m$k.tune.json" 2>"$out/$name.m$k.tune.err"
         echo "$name mode $k: bench exit $b, tune exit $?"
       done
     done ;;

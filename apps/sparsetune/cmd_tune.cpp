@@ -39,6 +39,9 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   cmd->add_option("--model", t->model,
                   "sptv: Slice-GCN file (default: configs/models/<arch>/slice_gcn.safetensors)");
+  cmd->add_option("--slice-format", t->slice_format,
+                  "sptv: store every slice in this format (CSR, COO, ELL, HYB, Dense) instead of "
+                  "selecting one per slice");
   cmd->add_option("--hyb-width", t->hyb_width,
                   "sptv: HYB's threshold H (default: the mean non-empty fiber length)");
   cmd->add_option("--batches", t->batches,
@@ -69,14 +72,16 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--db", o->db_path,
                   "Tuning database (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
   cmd->add_flag("--force", o->force, "Search even when the database already has an answer");
-  cmd->add_option("--rank-by", o->rank_warm,
-                  "Rank measured candidates by their time after an L2 flush (flushed: one call, "
-                  "the matrix read from memory) or by back-to-back calls (warm: an iterative "
-                  "solver's calls, the matrix kept in L2 where it fits); the reported time is "
-                  "the flushed one either way")
-      ->transform(
-          CLI::CheckedTransformer(std::map<std::string, bool>{{"flushed", false}, {"warm", true}}))
-      ->default_str("flushed");
+  auto rank_by = std::make_shared<std::string>();
+  cmd->add_option("--rank-by", *rank_by,
+                  "SpMV and SpMM: rank measured candidates by their time after an L2 flush "
+                  "(flushed: one call, the matrix read from memory) or by back-to-back calls "
+                  "(warm: an iterative solver's calls, the matrix kept in L2 where it fits); the "
+                  "reported time is the flushed one either way. SpTV: by the kernels' time with "
+                  "the format on the GPU (device) or by Alg. 1's pipeline from host memory "
+                  "(transfers)")
+      ->check(CLI::IsMember({"flushed", "warm", "device", "transfers"}))
+      ->default_str("flushed (sptv: device)");
   cmd->add_option("--screen-above", o->screen_above,
                   "With a GPU, search matrices of more entries on a row sample first and confirm "
                   "its best candidates on the full matrix (0: never)")
@@ -95,12 +100,20 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag(
       "--cost-model", [o](std::int64_t) { o->learned = false; },
       "Rank by the analytic cost model even where a learned model exists");
-  cmd->callback([o, t, mode, n_cols, &g] {
+  cmd->callback([o, t, mode, n_cols, rank_by, &g] {
     if (o->op == "spmm" && n_cols->count() == 0)
       throw CLI::ValidationError("--n", "--op spmm needs --n (the columns of B)");
     if (o->op != "spmm" && n_cols->count() != 0)
       throw CLI::ValidationError("--n", "--n is the columns of B: it goes with --op spmm");
     graph::check_layout(o->layout, o->op);  // row or col, col with --op spmm only
+    const bool sptv_rank = *rank_by == "device" || *rank_by == "transfers";
+    if (!rank_by->empty() && sptv_rank != (o->op == "sptv"))
+      throw CLI::ValidationError("--rank-by", "--rank-by " + *rank_by + " does not go with --op " +
+                                                  o->op +
+                                                  " (spmv, spmm: flushed or warm; sptv: device or "
+                                                  "transfers)");
+    o->rank_warm = *rank_by == "warm";
+    t->rank_transfers = *rank_by == "transfers";
     if (o->op == "sptv") {
       if (mode->count() == 0) throw CLI::ValidationError("--mode", "--op sptv needs --mode");
       t->tensor = o->matrix;

@@ -147,6 +147,38 @@ json assumed_stream_model(const graph::Format& f, const std::string& dtype) {
                                  nullptr, 32)}};
 }
 
+codegen::PlanInputs sptv_plan_inputs(const SparseTensor& tensor, const SptvMatrix& view,
+                                     const std::string& dtype, std::int64_t max_len) {
+  codegen::PlanInputs inputs;
+  inputs.x = sptv_check_v(tensor.dims[view.mode], dtype);
+  inputs.y_ref = sptv_reference_in_view_order(tensor, view, inputs.x).val;  // not the IR's
+  inputs.max_len = max_len;
+  return inputs;
+}
+
+json sptv_device_run(const codegen::Emitted& e, const codegen::PlanInputs& inputs,
+                     const runtime::WorkerLaunch& launch, std::string* arch) {
+  runtime::Worker worker(launch);
+  const auto dev = worker.call({{"job", "device"}}, 60);
+  if (!dev.ok) return {{"ran", false}, {"note", dev.error.empty() ? "no CUDA device" : dev.error}};
+  *arch = dev.body.at("device").value("arch", std::string("sm_90"));
+  runtime::CompileOptions co;
+  co.arch = *arch;
+  const std::string dir = temp_dir();
+  const auto path = dir + "/plan.safetensors";
+  io::write_safetensors(
+      path, codegen::plan_file(codegen::make_launch_plan(e.format, e.kernels, "sptv"),
+                               runtime::compile({"sptv", e.kernels.source}, co, nullptr).cubin,
+                               inputs.max_len, &inputs));
+  const auto r = worker.call({{"job", "plan"}, {"plan", path}, {"runs", 20}}, 600);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!r.ok) return {{"ran", false}, {"note", r.error}};
+  json res = r.body.at("result");
+  res["ran"] = true;
+  return res;
+}
+
 json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   runtime::Worker worker(in.launch);
   const auto dev = worker.call({{"job", "device"}}, 60);
@@ -156,11 +188,8 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   const std::string device = d.value("name", std::string("unknown GPU"));
   runtime::CompileOptions co;
   co.arch = *arch;
-  const int mode = in.view.mode;
-  codegen::PlanInputs inputs;
-  inputs.x = sptv_check_v(in.tensor.dims[mode], in.dtype);
-  inputs.y_ref = sptv_reference_in_view_order(in.tensor, in.view, inputs.x).val;  // not the IR's
-  inputs.max_len = in.max_len;
+  const codegen::PlanInputs inputs =
+      in.inputs ? *in.inputs : sptv_plan_inputs(in.tensor, in.view, in.dtype, in.max_len);
   const std::string dir = temp_dir();
   struct Cleanup {
     std::string dir;

@@ -47,7 +47,17 @@ struct SptvGpuInput {
   std::string dtype;
   std::int64_t max_len = 1;
   runtime::WorkerLaunch launch;
+  const codegen::PlanInputs* inputs = nullptr;  // sptv_plan_inputs' answer, if already made
 };
+
+// The v of the checks and the fp64 reference in the view's order, for the plan files.
+codegen::PlanInputs sptv_plan_inputs(const SparseTensor& tensor, const SptvMatrix& view,
+                                     const std::string& dtype, std::int64_t max_len);
+
+// One design run device-resident (20 timed runs, verified): the plan job's result with "ran":
+// true, or {"ran": false, "note"} without a GPU or when it fails. Sets *arch to the device's.
+nlohmann::json sptv_device_run(const codegen::Emitted& e, const codegen::PlanInputs& inputs,
+                               const runtime::WorkerLaunch& launch, std::string* arch);
 
 // {"ran": false, "note"} without a GPU; else the device-resident result ("verified", "error",
 // "time_ms", ...) with "pipeline": {"lambda_us", "h2d_gbs", "d2h_gbs", "from_cache", "model",

@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "codegen/emit.hpp"
 #include "codegen/launch_plan.hpp"
@@ -57,7 +59,22 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   runtime::check_arch(arch);
   const SptvMatrix m = sptv_matrix(t, o.mode, o.slice_mode);
 
-  // Two-stage selection.
+  // Two-stage selection, or one format forced on every slice.
+  std::optional<graph::SliceFormat> forced;
+  if (!o.slice_format.empty()) {
+    forced = graph::slice_format_from_name(o.slice_format);
+    if (!forced)
+      throw Error("tune --op sptv: --slice-format must be CSR, COO, ELL, HYB or Dense (got '" +
+                  o.slice_format + "')");
+  }
+  if (forced == graph::SliceFormat::Dense) {
+    // Dense stores every column of every fiber: refuse what would not fit, before trying.
+    const double values = static_cast<double>(m.a.rows) * static_cast<double>(m.a.cols);
+    if (values > 16.0 * static_cast<double>(m.a.nnz()) + 67108864.0)
+      throw Error("tune --op sptv: --slice-format Dense would store " +
+                  std::to_string(static_cast<long long>(values)) + " values for " +
+                  std::to_string(m.a.nnz()) + " entries of " + o.tensor);
+  }
   const auto inputs = features::slice_inputs(m);
   models::SelectOptions so;
   so.sparsity_threshold = o.sparsity_threshold;
@@ -65,7 +82,9 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   std::optional<models::SliceGcn> gcn;
   models::GcnModelInfo info;
   std::string predictor;
-  if (std::filesystem::exists(model_path)) {
+  if (forced) {
+    predictor = std::string("forced: --slice-format ") + graph::slice_format_name(*forced);
+  } else if (std::filesystem::exists(model_path)) {
     gcn = models::SliceGcn::load(model_path, &info);
     so.gcn = &*gcn;
     predictor = "slice-gcn " + model_path + " (labels: " + info.labels + ", " + info.date + ")";
@@ -75,53 +94,140 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
     predictor = "structural rule: no trained Slice-GCN for " + arch + " (" + model_path +
                 "); train one from GPU-measured slice labels";
   }
-  const auto choices = models::select_formats(inputs, so);
-  std::vector<graph::SliceFormat> format_of(m.slices, graph::SliceFormat::CSR);
-  std::vector<int> count(graph::kSliceFormats, 0);
-  json slices = json::array();
-  for (std::size_t i = 0; i < choices.size(); ++i) {
-    format_of[choices[i].slice] = static_cast<graph::SliceFormat>(choices[i].format);
-    ++count[choices[i].format];
-    slices.push_back({{"slice", choices[i].slice},
-                      {"format", models::slice_format_classes()[choices[i].format]},
-                      {"by", choices[i].by},
-                      {"nnz", inputs[i].globals[2]},
-                      {"density", inputs[i].density}});
-  }
-  std::vector<features::SliceInput> hyb;
-  for (std::size_t i = 0; i < choices.size(); ++i)
-    if (choices[i].format == 3) hyb.push_back(inputs[i]);
-  const int h = o.hyb_width > 0 ? o.hyb_width : models::hyb_width(hyb);
-
+  auto choices = forced ? std::vector<models::SliceChoice>{} : models::select_formats(inputs, so);
+  if (forced)
+    for (const auto& in : inputs)
+      choices.push_back({in.slice, static_cast<int>(*forced), "forced"});
   if (o.batches < 1 || o.batches > 64) throw Error("tune --op sptv: --batches must be 1 to 64");
-  graph::Graph g =
-      o.batches == 1
-          ? graph::sptv_graph(format_of, graph::slice_stats(m), h)
-          : graph::sptv_batched_graph(format_of, graph::slice_stats(m), h, o.batches).graph;
-  g.name = "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode);
+  const auto stats = graph::slice_stats(m);
   codegen::EmitOptions eo;
   eo.design = graph::sptv_design_options(m, o.dtype);
-  eo.sptv = graph::sptv_slices(m, format_of);
-  const auto e = codegen::generate(g, m.a, eo);
+  // One design: a format per slice, its graph (HTF) and its kernels.
+  struct Design {
+    std::vector<models::SliceChoice> choices;
+    std::vector<graph::SliceFormat> format_of;
+    std::vector<int> count;
+    int h = 1;
+    graph::Graph g;
+    codegen::Emitted e;
+  };
+  const auto design = [&](std::vector<models::SliceChoice> c) {
+    Design d;
+    d.choices = std::move(c);
+    d.format_of.assign(m.slices, graph::SliceFormat::CSR);
+    d.count.assign(graph::kSliceFormats, 0);
+    std::vector<features::SliceInput> hyb;
+    for (std::size_t i = 0; i < d.choices.size(); ++i) {
+      d.format_of[d.choices[i].slice] = static_cast<graph::SliceFormat>(d.choices[i].format);
+      ++d.count[d.choices[i].format];
+      if (d.choices[i].format == 3) hyb.push_back(inputs[i]);
+    }
+    d.h = o.hyb_width > 0 ? o.hyb_width : models::hyb_width(hyb);
+    d.g = o.batches == 1 ? graph::sptv_graph(d.format_of, stats, d.h)
+                         : graph::sptv_batched_graph(d.format_of, stats, d.h, o.batches).graph;
+    d.g.name = "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode);
+    auto opt = eo;
+    opt.sptv = graph::sptv_slices(m, d.format_of);
+    d.e = codegen::generate(d.g, m.a, opt);
+    return d;
+  };
+  Design best = design(std::move(choices));
+  std::int64_t max_len = 1;
+  for (std::int64_t r = 0; r < m.a.rows; ++r) max_len = std::max(max_len, m.a.row_length(r));
+
+  // With a budget and a GPU, HTF's selection is measured against every slice in one format
+  // (Dense aside: it stores every column), and the fastest design is kept: by its kernels'
+  // device-resident time, or with --rank-by transfers by Alg. 1's pipeline from host memory
+  // (each design's best stream count). The selection goes first; the others while the budget
+  // lasts.
+  json search = json::array();
+  std::string run_arch = arch;
+  std::optional<json> best_gpu;  // the pipeline ranking's runs of the best design
+  std::optional<codegen::PlanInputs> plan_inputs;
+  if (o.budget_s > 0 && o.use_gpu && !forced) {
+    const auto start = std::chrono::steady_clock::now();
+    plan_inputs = sptv_plan_inputs(t, m, o.dtype, max_len);
+    // The design's score in ms (lower is better), -1 when it did not run or verify.
+    const auto timed = [&](const Design& d, const std::string& label, json* runs) {
+      json row = {{"design", label}, {"format_bytes", graph::stored_bytes(d.e.format)}};
+      json r;
+      if (o.rank_transfers) {
+        SptvGpuInput in{d.e, t, m, d.format_of, d.h, o.dtype, max_len, o.launch, &*plan_inputs};
+        r = sptv_gpu_runs(in, &run_arch);
+      } else {
+        r = sptv_device_run(d.e, *plan_inputs, o.launch, &run_arch);
+      }
+      const double pipe_ms =
+          r.contains("pipeline") ? r["pipeline"].value("best_measured_ms", 0.0) : 0.0;
+      if (!r.value("ran", false) || !r.value("verified", false) ||
+          (o.rank_transfers && !(pipe_ms > 0))) {
+        row["note"] = r.value("note", std::string("not verified"));
+        search.push_back(row);
+        return -1.0;
+      }
+      row["time_ms"] = r["time_ms"]["median"];
+      if (o.rank_transfers) row["pipeline_ms"] = pipe_ms;
+      search.push_back(row);
+      *runs = r;
+      return o.rank_transfers ? pipe_ms : r["time_ms"]["median"].get<double>();
+    };
+    json runs;
+    double best_ms = timed(best, "selected", &runs);
+    if (o.rank_transfers && best_ms > 0) best_gpu = runs;
+    const auto selected_count = best.count;
+    if (best_ms > 0)
+      for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
+                     graph::SliceFormat::HYB}) {
+        const std::string name = graph::slice_format_name(f);
+        if (selected_count[static_cast<int>(f)] == static_cast<int>(best.choices.size()))
+          continue;  // the selection itself
+        const double spent =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (spent > o.budget_s) {
+          search.push_back({{"design", "all " + name}, {"note", "not measured: budget spent"}});
+          continue;
+        }
+        std::vector<models::SliceChoice> c;
+        for (const auto& in : inputs) c.push_back({in.slice, static_cast<int>(f), "search"});
+        Design d = design(std::move(c));
+        const double ms = timed(d, "all " + name, &runs);
+        if (ms > 0 && ms < best_ms) {
+          best_ms = ms, best = std::move(d);
+          if (o.rank_transfers) best_gpu = runs;
+        }
+      }
+  }
+  const auto& e = best.e;
+  const auto& g = best.g;
+  const auto& format_of = best.format_of;
+  const int h = best.h;
+  json slices = json::array();
+  for (std::size_t i = 0; i < best.choices.size(); ++i)
+    slices.push_back({{"slice", best.choices[i].slice},
+                      {"format", models::slice_format_classes()[best.choices[i].format]},
+                      {"by", best.choices[i].by},
+                      {"nnz", inputs[i].globals[2]},
+                      {"density", inputs[i].density}});
 
   // CPU check: the interpreter's walk of the format against the fp64 SpTV reference.
   const auto v = sptv_check_v(t.dims[o.mode], o.dtype);
   const auto y = graph::interpret(e.format, v);
   const double cpu_error = relative_l2_error(y, sptv_reference_in_view_order(t, m, v).val);
-  std::int64_t max_len = 1;
-  for (std::int64_t r = 0; r < m.a.rows; ++r) max_len = std::max(max_len, m.a.row_length(r));
   const double tolerance = runtime::error_tolerance(runtime::parse_dtype(o.dtype), max_len);
   if (!(cpu_error <= tolerance))
     throw Error("tune --op sptv: CPU check failed: relative error " + std::to_string(cpu_error) +
                 " > " + std::to_string(tolerance));
 
   // NVRTC, for the GPU's architecture when one runs the kernels, else for `arch`.
-  std::string run_arch = arch;
   json gpu = {{"ran", false}, {"note", "--budget 0: predicted only, nothing ran on a GPU"}};
-  if (o.budget_s > 0 && o.use_gpu) {
-    SptvGpuInput in{e, t, m, format_of, h, o.dtype, max_len, o.launch};
+  if (best_gpu) {
+    gpu = *best_gpu;  // measured in the search, pipeline included
+  } else if (o.budget_s > 0 && o.use_gpu) {
+    SptvGpuInput in{
+        e, t, m, format_of, h, o.dtype, max_len, o.launch, plan_inputs ? &*plan_inputs : nullptr};
     gpu = sptv_gpu_runs(in, &run_arch);
   }
+  if (gpu.value("ran", false)) gpu["ranked_by"] = o.rank_transfers ? "transfers" : "device";
   runtime::CompileOptions co;
   co.arch = run_arch;
   const auto compiled = runtime::compile({"sptv", e.kernels.source}, co, nullptr);
@@ -141,7 +247,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   out.files.push_back((std::filesystem::path(out.out_dir) / "report.json").string());
   json by_format = json::object();
   for (int f = 0; f < graph::kSliceFormats; ++f)
-    by_format[models::slice_format_classes()[f]] = count[f];
+    by_format[models::slice_format_classes()[f]] = best.count[f];
   json report = {
       {"tool_version", kVersion},
       {"tensor", {{"path", o.tensor}, {"dims", t.dims}, {"nnz", t.nnz()}, {"order", t.order()}}},
@@ -153,7 +259,8 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
       {"selection",
        {{"sparsity_threshold", o.sparsity_threshold},
         {"predictor", predictor},
-        {"slices", choices.size()},
+        {"slices", best.choices.size()},
+        {"search", search},
         {"by_format", by_format},
         {"hyb_width", h}}},
       {"slices", slices},

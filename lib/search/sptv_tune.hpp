@@ -27,6 +27,12 @@ struct SptvTuneOptions {
   std::string model;  // Slice-GCN file; "": configs/models/<arch>/slice_gcn.safetensors
   std::string arch;   // NVRTC target without a GPU ("": sm_90)
   int hyb_width = 0;  // HYB's H; 0: the mean non-empty fiber length
+  // One format for every slice (CSR, COO, ELL, HYB or Dense) instead of the two-stage selection:
+  // HTF against the single formats it chooses among. "": select.
+  std::string slice_format;
+  // With a budget and a GPU: rank the measured designs by Alg. 1's pipeline from host memory
+  // (each design's best stream count) instead of by the kernels' device-resident time.
+  bool rank_transfers = false;
   // Parts per slice format in the emitted design (Alg. 1's batches: kernel.h's run_pipelined
   // overlaps one part's copy with another's kernel); 1: one part per format.
   int batches = 1;

@@ -310,6 +310,22 @@ expect_fail "tune --rank-by of an unknown timing" "--rank-by" \
 expect_ok "tune --rank-by warm --budget 0" "$st" --json tune "$example" --rank-by warm --budget 0 \
   --db "$tmp/rank.db" -o "$tmp/rank"
 expect_out "a predicted answer is ranked by no measured time" '"ranked_by": "predicted"'
+expect_fail "tune --rank-by transfers on SpMV" "does not go with --op spmv" \
+  "$st" tune "$example" --rank-by transfers --budget 0 -o "$tmp/rank-bad"
+expect_fail "tune --op sptv --rank-by warm" "does not go with --op sptv" \
+  "$st" tune "$tns" --op sptv --mode 0 --rank-by warm --budget 0 -o "$tmp/rank-bad"
+[ ! -e "$tmp/rank-bad" ] && ok || bad "a refused --rank-by left an output folder"
+expect_ok "tune --op sptv --rank-by transfers --budget 0" "$st" --json tune "$tns" --op sptv \
+  --mode 0 --rank-by transfers --budget 0 -o "$tmp/sptv-rank"
+# --- tune --op sptv --slice-format: one format for every slice; a foreign name refused ---------
+expect_ok "tune --op sptv --slice-format COO" "$st" --json tune "$tns" --op sptv --mode 1 \
+  --slice-format COO --budget 0 -o "$tmp/sptv-coo"
+expect_out "every slice is COO, forced" '"predictor": "forced: --slice-format COO"'
+grep -q '"ELL": 0' "$tmp/sptv-coo/report.json" && grep -q '"CSR": 0' "$tmp/sptv-coo/report.json" &&
+  ok || bad "tune --slice-format COO left slices in other formats"
+expect_fail "tune --op sptv --slice-format BSR" "--slice-format" \
+  "$st" tune "$tns" --op sptv --mode 1 --slice-format BSR --budget 0 -o "$tmp/sptv-bad2"
+[ ! -e "$tmp/sptv-bad2" ] && ok || bad "a refused --slice-format left an output folder"
 # --- tune --op spmm: rank by the cost model, emit, compile without a GPU; bad input named -------
 expect_ok "tune --op spmm --n 128" "$st" --json tune "$example" --op spmm --n 128 --budget 0 \
   --db "$tmp/spmm.db" -o "$tmp/spmm"

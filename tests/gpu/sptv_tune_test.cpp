@@ -23,11 +23,26 @@ TEST_CASE("tune --op sptv verifies every mode on the GPU and runs the pipeline",
       o.out_dir = (t.path / "out").string();
       o.budget_s = 10;
       o.dtype = mode == 1 ? "f32" : "f64";
+      o.rank_transfers = mode == 2;  // designs ranked by Alg. 1's pipeline from host memory
       o.launch = {{"/proc/self/exe", runtime::kWorkerSubcommand}};
       const auto r = search::tune_sptv(o);
       INFO(name << " mode " << mode << ": " << r.report["gpu"].dump(2));
       REQUIRE(r.report["measured"] == true);
       CHECK(r.report["gpu"]["verified"] == true);
+      // The selection measured first, then the single formats while the budget lasts.
+      const auto& search = r.report["selection"]["search"];
+      REQUIRE(search.size() >= 1);
+      CHECK(search[0]["design"] == "selected");
+      CHECK(search[0].contains("time_ms"));
+      CHECK(r.report["gpu"]["ranked_by"] == (mode == 2 ? "transfers" : "device"));
+      // The emitted design is the best of those measured, by the ranking's time.
+      const char* key = mode == 2 ? "pipeline_ms" : "time_ms";
+      double best = 1e300;
+      for (const auto& row : search) {
+        if (mode == 2 && row.contains("time_ms")) CHECK(row.contains("pipeline_ms"));
+        if (row.contains(key)) best = std::min(best, row[key].get<double>());
+      }
+      if (mode == 2) CHECK(r.report["gpu"]["pipeline"]["best_measured_ms"].get<double>() == best);
       const auto& p = r.report["gpu"]["pipeline"];
       REQUIRE(p.contains("measured"));
       for (const auto& m : p["measured"]) CHECK(m.value("verified", false));

@@ -10,6 +10,7 @@
 #include "core/sptv_matrix.hpp"
 #include "graph/format.hpp"
 #include "graph/interpreter.hpp"
+#include "graph/sptv_graph.hpp"
 #include "io/tns.hpp"
 #include "models/slice_gcn.hpp"
 #include "test_support.hpp"
@@ -107,4 +108,43 @@ TEST_CASE("tune --op sptv --batches cuts every slice format into parts", "[searc
                           sptv_reference_in_view_order(x, 1, f.sptv.slice_mode, v).val) < 1e-12);
   o.batches = 0;
   REQUIRE_THROWS_WITH(search::tune_sptv(o), Catch::Contains("--batches"));
+}
+
+TEST_CASE("tune --op sptv --slice-format stores every slice in one format", "[search][sptv]") {
+  const auto x = io::read_tns(kTensor);
+  for (const char* name : {"CSR", "COO", "ELL", "HYB", "Dense"}) {
+    INFO(name);
+    testing::TempDir t("sparsetune-sptv-tune");
+    auto o = options(t, kTensor, 2);
+    o.slice_format = name;
+    const auto r = search::tune_sptv(o);
+    CHECK(r.report["selection"]["predictor"] == std::string("forced: --slice-format ") + name);
+    for (const auto& sl : r.report["slices"]) {
+      CHECK(sl["format"] == name);
+      CHECK(sl["by"] == "forced");
+    }
+    const auto f = graph::read_format((t.path / "out" / "format.safetensors").string());
+    const int want = static_cast<int>(*graph::slice_format_from_name(name));
+    for (auto code : f.sptv.slice_format) CHECK(code == want);
+    std::vector<double> v(x.dims[2]);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.5 + static_cast<double>(i);
+    CHECK(relative_l2_error(graph::interpret(f, v),
+                            sptv_reference_in_view_order(x, 2, f.sptv.slice_mode, v).val) < 1e-12);
+  }
+  testing::TempDir t("sparsetune-sptv-tune");
+  {
+    // 20,000 fibers of one entry along a mode of 10,000: Dense would store 2e8 values.
+    std::ofstream out(t.file("sparse.tns"));
+    for (int e = 0; e < 20000; ++e)
+      out << 1 + e % 3 << ' ' << 1 + e << ' ' << 1 + (e * 7919) % 10000 << " 1.5\n";
+  }
+  auto d = options(t, t.file("sparse.tns"), 2);
+  d.slice_format = "Dense";
+  REQUIRE_THROWS_WITH(search::tune_sptv(d),
+                      Catch::Contains("Dense would store") && Catch::Contains("sparse.tns"));
+  auto o = options(t, kTensor, 2);
+  o.slice_format = "BSR";
+  REQUIRE_THROWS_WITH(search::tune_sptv(o),
+                      Catch::Contains("--slice-format") && Catch::Contains("BSR"));
+  CHECK(!fs::exists(t.path / "out"));
 }
