@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -23,6 +22,7 @@
 #include "models/stream_model.hpp"
 #include "runtime/nvrtc.hpp"
 #include "runtime/stats.hpp"
+#include "search/sptv_designs.hpp"
 #include "search/sptv_gpu.hpp"
 
 namespace sparsetune::search {
@@ -99,108 +99,33 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
     for (const auto& in : inputs)
       choices.push_back({in.slice, static_cast<int>(*forced), "forced"});
   if (o.batches < 1 || o.batches > 64) throw Error("tune --op sptv: --batches must be 1 to 64");
-  const auto stats = graph::slice_stats(m);
-  codegen::EmitOptions eo;
-  eo.design = graph::sptv_design_options(m, o.dtype);
-  // One design: a format per slice, its graph (HTF) and its kernels.
-  struct Design {
-    std::vector<models::SliceChoice> choices;
-    std::vector<graph::SliceFormat> format_of;
-    std::vector<int> count;
-    int h = 1;
-    graph::Graph g;
-    codegen::Emitted e;
-  };
-  const auto design = [&](std::vector<models::SliceChoice> c) {
-    Design d;
-    d.choices = std::move(c);
-    d.format_of.assign(m.slices, graph::SliceFormat::CSR);
-    d.count.assign(graph::kSliceFormats, 0);
-    std::vector<features::SliceInput> hyb;
-    for (std::size_t i = 0; i < d.choices.size(); ++i) {
-      d.format_of[d.choices[i].slice] = static_cast<graph::SliceFormat>(d.choices[i].format);
-      ++d.count[d.choices[i].format];
-      if (d.choices[i].format == 3) hyb.push_back(inputs[i]);
-    }
-    d.h = o.hyb_width > 0 ? o.hyb_width : models::hyb_width(hyb);
-    d.g = o.batches == 1 ? graph::sptv_graph(d.format_of, stats, d.h)
-                         : graph::sptv_batched_graph(d.format_of, stats, d.h, o.batches).graph;
-    d.g.name = "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode);
-    auto opt = eo;
-    opt.sptv = graph::sptv_slices(m, d.format_of);
-    d.e = codegen::generate(d.g, m.a, opt);
-    return d;
-  };
-  Design best = design(std::move(choices));
+  SptvDesignContext dc{m,
+                       inputs,
+                       graph::slice_stats(m),
+                       {},
+                       o.hyb_width,
+                       o.batches,
+                       "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode)};
+  dc.emit.design = graph::sptv_design_options(m, o.dtype);
+  SptvDesign selected = design_sptv(dc, std::move(choices));
   std::int64_t max_len = 1;
   for (std::int64_t r = 0; r < m.a.rows; ++r) max_len = std::max(max_len, m.a.row_length(r));
 
-  // With a budget and a GPU, HTF's selection is measured against every slice in one format
-  // (Dense aside: it stores every column), and the fastest design is kept: by its kernels'
-  // device-resident time, or with --rank-by transfers by Alg. 1's pipeline from host memory
-  // (each design's best stream count). The selection goes first; the others while the budget
-  // lasts.
-  json search = json::array();
+  // With a budget and a GPU (and no format forced), the selection against the single formats.
   std::string run_arch = arch;
-  std::optional<json> best_gpu;  // the pipeline ranking's runs of the best design
   std::optional<codegen::PlanInputs> plan_inputs;
+  SptvSearch searched;
   if (o.budget_s > 0 && o.use_gpu && !forced) {
-    const auto start = std::chrono::steady_clock::now();
     plan_inputs = sptv_plan_inputs(t, m, o.dtype, max_len);
-    // The design's score in ms (lower is better), -1 when it did not run or verify.
-    const auto timed = [&](const Design& d, const std::string& label, json* runs) {
-      json row = {{"design", label}, {"format_bytes", graph::stored_bytes(d.e.format)}};
-      json r;
-      if (o.rank_transfers) {
-        SptvGpuInput in{d.e, t, m, d.format_of, d.h, o.dtype, max_len, o.launch, &*plan_inputs};
-        r = sptv_gpu_runs(in, &run_arch);
-      } else {
-        r = sptv_device_run(d.e, *plan_inputs, o.launch, &run_arch);
-      }
-      const double pipe_ms =
-          r.contains("pipeline") ? r["pipeline"].value("best_measured_ms", 0.0) : 0.0;
-      if (!r.value("ran", false) || !r.value("verified", false) ||
-          (o.rank_transfers && !(pipe_ms > 0))) {
-        row["note"] = r.value("note", std::string("not verified"));
-        search.push_back(row);
-        return -1.0;
-      }
-      row["time_ms"] = r["time_ms"]["median"];
-      if (o.rank_transfers) row["pipeline_ms"] = pipe_ms;
-      search.push_back(row);
-      *runs = r;
-      return o.rank_transfers ? pipe_ms : r["time_ms"]["median"].get<double>();
-    };
-    json runs;
-    double best_ms = timed(best, "selected", &runs);
-    if (o.rank_transfers && best_ms > 0) best_gpu = runs;
-    const auto selected_count = best.count;
-    if (best_ms > 0)
-      for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
-                     graph::SliceFormat::HYB}) {
-        const std::string name = graph::slice_format_name(f);
-        if (selected_count[static_cast<int>(f)] == static_cast<int>(best.choices.size()))
-          continue;  // the selection itself
-        const double spent =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (spent > o.budget_s) {
-          search.push_back({{"design", "all " + name}, {"note", "not measured: budget spent"}});
-          continue;
-        }
-        std::vector<models::SliceChoice> c;
-        for (const auto& in : inputs) c.push_back({in.slice, static_cast<int>(f), "search"});
-        Design d = design(std::move(c));
-        const double ms = timed(d, "all " + name, &runs);
-        if (ms > 0 && ms < best_ms) {
-          best_ms = ms, best = std::move(d);
-          if (o.rank_transfers) best_gpu = runs;
-        }
-      }
+    searched =
+        search_sptv_designs(dc, std::move(selected), t, *plan_inputs,
+                            {o.budget_s, o.rank_transfers, o.dtype, max_len, o.launch}, &run_arch);
+  } else {
+    searched.best = std::move(selected);
   }
-  const auto& e = best.e;
-  const auto& g = best.g;
-  const auto& format_of = best.format_of;
-  const int h = best.h;
+  const SptvDesign& best = searched.best;
+  const auto& e = best.emitted;
+  const auto& g = best.graph;
   json slices = json::array();
   for (std::size_t i = 0; i < best.choices.size(); ++i)
     slices.push_back({{"slice", best.choices[i].slice},
@@ -220,11 +145,18 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
 
   // NVRTC, for the GPU's architecture when one runs the kernels, else for `arch`.
   json gpu = {{"ran", false}, {"note", "--budget 0: predicted only, nothing ran on a GPU"}};
-  if (best_gpu) {
-    gpu = *best_gpu;  // measured in the search, pipeline included
+  if (searched.gpu) {
+    gpu = *searched.gpu;  // measured in the search, pipeline included
   } else if (o.budget_s > 0 && o.use_gpu) {
-    SptvGpuInput in{
-        e, t, m, format_of, h, o.dtype, max_len, o.launch, plan_inputs ? &*plan_inputs : nullptr};
+    SptvGpuInput in{e,
+                    t,
+                    m,
+                    best.format_of,
+                    best.hyb_width,
+                    o.dtype,
+                    max_len,
+                    o.launch,
+                    plan_inputs ? &*plan_inputs : nullptr};
     gpu = sptv_gpu_runs(in, &run_arch);
   }
   if (gpu.value("ran", false)) gpu["ranked_by"] = o.rank_transfers ? "transfers" : "device";
@@ -260,9 +192,9 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
        {{"sparsity_threshold", o.sparsity_threshold},
         {"predictor", predictor},
         {"slices", best.choices.size()},
-        {"search", search},
+        {"search", searched.rows},
         {"by_format", by_format},
-        {"hyb_width", h}}},
+        {"hyb_width", best.hyb_width}}},
       {"slices", slices},
       {"graph", graph::graph_to_json(g)},
       {"graph_line", graph::describe(g)},

@@ -1,0 +1,66 @@
+#pragma once
+// HTF designs for `tune --op sptv`: one format per slice makes a SLICE_DIV graph and its kernels;
+// with a GPU, the selection is measured against every slice in one format and the fastest kept.
+// A slice's label is its own kernel time, but a whole tensor's time also follows the bytes its
+// formats store and how many kernels run, which only a measurement of the whole design sees.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/emit.hpp"
+#include "codegen/launch_plan.hpp"
+#include "core/sptv_matrix.hpp"
+#include "features/slice_graph.hpp"
+#include "graph/sptv_graph.hpp"
+#include "models/slice_selector.hpp"
+#include "runtime/worker.hpp"
+
+namespace sparsetune::search {
+
+// What every design of one tensor view shares.
+struct SptvDesignContext {
+  const SptvMatrix& view;
+  const std::vector<features::SliceInput>& inputs;  // one per non-empty slice
+  graph::SliceStats stats;
+  codegen::EmitOptions emit;  // design options of the view; the slice table is filled per design
+  int hyb_width = 0;          // HYB's H; 0: the mean non-empty fiber length of the HYB slices
+  int batches = 1;            // parts per slice format
+  std::string name;           // the graph's name
+};
+
+struct SptvDesign {
+  std::vector<models::SliceChoice> choices;   // one per input, in the inputs' order
+  std::vector<graph::SliceFormat> format_of;  // per index of the slice mode
+  std::vector<int> count;                     // slices per format
+  int hyb_width = 1;
+  graph::Graph graph;
+  codegen::Emitted emitted;
+};
+
+SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices);
+
+struct SptvSearchOptions {
+  double budget_s = 0;          // the single formats are tried while it lasts
+  bool rank_transfers = false;  // rank by Alg. 1's pipeline (best stream count), not the kernels
+  std::string dtype;
+  std::int64_t max_len = 1;
+  runtime::WorkerLaunch launch;
+};
+
+struct SptvSearch {
+  SptvDesign best;
+  nlohmann::json rows = nlohmann::json::array();  // one per design: design, format_bytes,
+                                                  // time_ms [, pipeline_ms] or note
+  std::optional<nlohmann::json> gpu;              // with rank_transfers: the best design's GPU runs
+};
+
+// The selection first (a GPU that cannot run it ends the search there), then all-CSR, all-COO,
+// all-ELL and all-HYB (Dense stores every column: never tried), each verified against the fp64
+// reference in `inputs`. Sets *arch to the device's.
+SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
+                               const SparseTensor& tensor, const codegen::PlanInputs& inputs,
+                               const SptvSearchOptions& o, std::string* arch);
+
+}  // namespace sparsetune::search
