@@ -177,6 +177,7 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
   // next batches' copies in. A span may cover rows of another format's slices: a format's
   // copies end before the next format starts (the synchronization), and a row's own batch copies
   // it after every earlier format's copy, so the host keeps each row's final value.
+  const std::size_t es = plan_dtype_size(plan.output_dtype);  // bytes of an entry of y
   auto run = [&] {
     const cudaStream_t s0 = streams[0];
     if (!xb.empty())
@@ -232,7 +233,6 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
                         {pl.block[0], pl.block[1], pl.block[2]}, argv.data(),
                         static_cast<std::size_t>(pl.shared_bytes), s, false);
         }
-        const std::size_t es = plan_dtype_size(plan.output_dtype);
         if (spans)
           for (const auto& r : batch.y_runs)
             if (r[1] > r[0])

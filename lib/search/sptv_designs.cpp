@@ -66,7 +66,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   s.best = std::move(selected);
   double best_ms = timed(s.best, "selected");
   if (best_ms <= 0) return s;  // no GPU, or the selection failed there: nothing to compare
-  if (o.rank_transfers) s.gpu = runs;
+  s.gpu = runs;
   const auto selected_count = s.best.count;
   const int slices = static_cast<int>(s.best.choices.size());
   for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
@@ -86,7 +86,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
     if (ms > 0 && ms < best_ms) {
       best_ms = ms;
       s.best = std::move(d);
-      if (o.rank_transfers) s.gpu = runs;
+      s.gpu = runs;
     }
   }
   return s;

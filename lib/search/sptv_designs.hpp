@@ -53,7 +53,9 @@ struct SptvSearch {
   SptvDesign best;
   nlohmann::json rows = nlohmann::json::array();  // one per design: design, format_bytes,
                                                   // time_ms [, pipeline_ms] or note
-  std::optional<nlohmann::json> gpu;              // with rank_transfers: the best design's GPU runs
+  // The best design's GPU result: its device-resident run (sptv_device_run), and with
+  // rank_transfers its pipeline too (sptv_gpu_runs).
+  std::optional<nlohmann::json> gpu;
 };
 
 // The selection first (a GPU that cannot run it ends the search there), then all-CSR, all-COO,

@@ -88,6 +88,26 @@ std::string temp_dir() {
   return d.string();
 }
 
+// The SLICE_DIV branch a part belongs to: its path starts with it.
+std::int64_t part_branch(const graph::PartFormat& p) {
+  return std::stoll(p.path.substr(0, p.path.find('.')));
+}
+
+// The design's kernels run device-resident through the worker's `plan` job (20 timed runs,
+// checked against inputs.y_ref); the plan file goes to `dir`.
+runtime::WorkerReply plan_run(runtime::Worker& worker, const codegen::Emitted& e,
+                              const codegen::PlanInputs& inputs, const std::string& arch,
+                              const std::string& dir) {
+  runtime::CompileOptions co;
+  co.arch = arch;
+  const auto path = dir + "/plan.safetensors";
+  io::write_safetensors(
+      path, codegen::plan_file(codegen::make_launch_plan(e.format, e.kernels, "sptv"),
+                               runtime::compile({"sptv", e.kernels.source}, co, nullptr).cubin,
+                               inputs.max_len, &inputs));
+  return worker.call({{"job", "plan"}, {"plan", path}, {"runs", 20}}, 600);
+}
+
 }  // namespace
 
 std::vector<std::vector<std::size_t>> branch_launches(const graph::Format& f,
@@ -96,7 +116,7 @@ std::vector<std::vector<std::size_t>> branch_launches(const graph::Format& f,
   for (std::size_t l = 0; l < plan.launches.size(); ++l) launch_of[plan.launches[l].kernel] = l;
   std::vector<std::vector<std::size_t>> out(static_cast<std::size_t>(std::max(0, branches)));
   for (const auto& p : f.parts) {
-    const auto b = std::stoll(p.path.substr(0, p.path.find('.')));
+    const auto b = part_branch(p);
     const auto it = launch_of.find(p.kernel);
     if (b >= 0 && b < branches && it != launch_of.end())
       out[static_cast<std::size_t>(b)].push_back(it->second);
@@ -120,7 +140,7 @@ std::vector<std::vector<std::array<std::int64_t, 2>>> branch_y_runs(const graph:
   for (const auto& p : f.parts) {
     if (p.n_bmtb == 0) continue;
     if (!p.has(graph::Arr::origin_row)) return {};
-    const auto b = std::stoll(p.path.substr(0, p.path.find('.')));
+    const auto b = part_branch(p);
     if (b < 0 || b >= branches) return {};
     for (auto r : p.array(graph::Arr::origin_row).ints)
       if (r >= 0 && r < f.rows) owner[static_cast<std::size_t>(r)] = static_cast<int>(b);
@@ -162,15 +182,8 @@ json sptv_device_run(const codegen::Emitted& e, const codegen::PlanInputs& input
   const auto dev = worker.call({{"job", "device"}}, 60);
   if (!dev.ok) return {{"ran", false}, {"note", dev.error.empty() ? "no CUDA device" : dev.error}};
   *arch = dev.body.at("device").value("arch", std::string("sm_90"));
-  runtime::CompileOptions co;
-  co.arch = *arch;
   const std::string dir = temp_dir();
-  const auto path = dir + "/plan.safetensors";
-  io::write_safetensors(
-      path, codegen::plan_file(codegen::make_launch_plan(e.format, e.kernels, "sptv"),
-                               runtime::compile({"sptv", e.kernels.source}, co, nullptr).cubin,
-                               inputs.max_len, &inputs));
-  const auto r = worker.call({{"job", "plan"}, {"plan", path}, {"runs", 20}}, 600);
+  const auto r = plan_run(worker, e, inputs, *arch, dir);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (!r.ok) return {{"ran", false}, {"note", r.error}};
@@ -199,14 +212,15 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
     }
   } cleanup{dir};
 
-  // Device-resident: the emitted format, as kernel.h runs it.
+  // Device-resident: the emitted format, as kernel.h runs it (unless the search already did).
   const auto& e = in.emitted;
-  const auto cubin = runtime::compile({"sptv", e.kernels.source}, co, nullptr).cubin;
-  const auto path = dir + "/plan.safetensors";
-  io::write_safetensors(
-      path, codegen::plan_file(codegen::make_launch_plan(e.format, e.kernels, "sptv"), cubin,
-                               in.max_len, &inputs));
-  const auto r = worker.call({{"job", "plan"}, {"plan", path}, {"runs", 20}}, 600);
+  runtime::WorkerReply r;
+  if (in.device_run) {
+    r.ok = true;
+    r.body = {{"result", *in.device_run}};
+  } else {
+    r = plan_run(worker, e, inputs, *arch, dir);
+  }
   // A format larger than device memory still streams through the pipeline below.
   const bool too_large = !r.ok && r.error.find("emory") != std::string::npos;
   if (!r.ok && !too_large) return {{"ran", false}, {"note", r.error}};
@@ -263,12 +277,11 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   eo.sptv = e.format.sptv;
   const auto be = codegen::generate(batched.graph, in.view.a, eo);
   const auto bplan = codegen::make_launch_plan(be.format, be.kernels, "sptv-pipeline");
-  const auto of_branch =
-      branch_launches(be.format, bplan, batched.graph.ops.at(0).params.at("count").get<int>());
+  const int branches = batched.graph.ops.at(0).params.at("count").get<int>();
+  const auto of_branch = branch_launches(be.format, bplan, branches);
   // y back batch by batch (Alg. 1, line 20): each batch's rows as runs of y, a run taking in a
   // gap of up to 16k entries (64 KiB of fp32) of other batches' rows rather than a copy more.
-  const auto runs_of_branch =
-      branch_y_runs(be.format, batched.graph.ops.at(0).params.at("count").get<int>(), 16384);
+  const auto runs_of_branch = branch_y_runs(be.format, branches, 16384);
   std::vector<std::vector<std::vector<std::size_t>>> groups;  // format -> batch -> launches
   std::vector<json> group_runs;                               // format -> batch -> [[lo, hi)]
   std::int64_t run_rows = 0, run_count = 0;

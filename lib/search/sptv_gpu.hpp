@@ -48,6 +48,8 @@ struct SptvGpuInput {
   std::int64_t max_len = 1;
   runtime::WorkerLaunch launch;
   const codegen::PlanInputs* inputs = nullptr;  // sptv_plan_inputs' answer, if already made
+  // sptv_device_run's answer for this design, if already measured: not run again.
+  const nlohmann::json* device_run = nullptr;
 };
 
 // The v of the checks and the fp64 reference in the view's order, for the plan files.

@@ -145,7 +145,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
 
   // NVRTC, for the GPU's architecture when one runs the kernels, else for `arch`.
   json gpu = {{"ran", false}, {"note", "--budget 0: predicted only, nothing ran on a GPU"}};
-  if (searched.gpu) {
+  if (searched.gpu && o.rank_transfers) {
     gpu = *searched.gpu;  // measured in the search, pipeline included
   } else if (o.budget_s > 0 && o.use_gpu) {
     SptvGpuInput in{e,
@@ -156,7 +156,8 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                     o.dtype,
                     max_len,
                     o.launch,
-                    plan_inputs ? &*plan_inputs : nullptr};
+                    plan_inputs ? &*plan_inputs : nullptr,
+                    searched.gpu ? &*searched.gpu : nullptr};
     gpu = sptv_gpu_runs(in, &run_arch);
   }
   if (gpu.value("ran", false)) gpu["ranked_by"] = o.rank_transfers ? "transfers" : "device";
