@@ -39,9 +39,8 @@ void unpack_sptv(const io::SafetensorsFile& s, Format& f, const std::string& sou
     throw bad("mode or slice_mode out of range");
   if (t.dims[t.mode] != f.cols) throw bad("the mode's size is not the matrix's column count");
   // y's order: slice by slice since it was recorded; lexicographic in binaries before that.
-  std::vector<int> lexicographic;
-  for (int k = 0; k < order; ++k)
-    if (k != t.mode) lexicographic.push_back(k);
+  auto lexicographic = fiber_mode_order(order, t.mode);
+  lexicographic.pop_back();  // the remaining modes ascending, without `mode` itself
   const auto slice_major = sptv_output_order(order, t.mode, t.slice_mode);
   if (j.contains("y_order")) {
     const auto& y = j.at("y_order");

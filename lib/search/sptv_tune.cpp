@@ -134,10 +134,11 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                       {"nnz", inputs[i].globals[2]},
                       {"density", inputs[i].density}});
 
-  // CPU check: the interpreter's walk of the format against the fp64 SpTV reference.
-  const auto v = sptv_check_v(t.dims[o.mode], o.dtype);
-  const auto y = graph::interpret(e.format, v);
-  const double cpu_error = relative_l2_error(y, sptv_reference_in_view_order(t, m, v).val);
+  // CPU check: the interpreter's walk of the format against the fp64 SpTV reference (the one the
+  // GPU runs were checked against, when they ran: the same v).
+  if (!plan_inputs) plan_inputs = sptv_plan_inputs(t, m, o.dtype, max_len);
+  const auto y = graph::interpret(e.format, plan_inputs->x);
+  const double cpu_error = relative_l2_error(y, plan_inputs->y_ref);
   const double tolerance = runtime::error_tolerance(runtime::parse_dtype(o.dtype), max_len);
   if (!(cpu_error <= tolerance))
     throw Error("tune --op sptv: CPU check failed: relative error " + std::to_string(cpu_error) +
@@ -148,16 +149,9 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (searched.gpu && o.rank_transfers) {
     gpu = *searched.gpu;  // measured in the search, pipeline included
   } else if (o.budget_s > 0 && o.use_gpu) {
-    SptvGpuInput in{e,
-                    t,
-                    m,
-                    best.format_of,
-                    best.hyb_width,
-                    o.dtype,
-                    max_len,
-                    o.launch,
-                    plan_inputs ? &*plan_inputs : nullptr,
-                    searched.gpu ? &*searched.gpu : nullptr};
+    SptvGpuInput in{
+        e,       t,       m,        best.format_of, best.hyb_width,
+        o.dtype, max_len, o.launch, &*plan_inputs,  searched.gpu ? &*searched.gpu : nullptr};
     gpu = sptv_gpu_runs(in, &run_arch);
   }
   if (gpu.value("ran", false)) gpu["ranked_by"] = o.rank_transfers ? "transfers" : "device";
