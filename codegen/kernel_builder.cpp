@@ -85,6 +85,7 @@ std::string formula(const ArrayModel& m, bool narrow = false, const std::string&
                   table + "[" + idx + " / " + per + "]"});
     case ArrayModel::Kind::Stored:
     case ArrayModel::Kind::Derived:
+    case ArrayModel::Kind::Packed:
       break;
   }
   return "0LL";
@@ -157,7 +158,19 @@ class PartBuilder {
         out += derived_macro(name);
         continue;
       }
+      if (a.model.kind == ArrayModel::Kind::Packed) {  // above the column bits of nz_col's words
+        out += "// " + name + ": packed into nz_col's words above bit " +
+               std::to_string(a.model.a) + " (not stored)\n#define " + macro + "(i) ((long long)(" +
+               packed_word("p_nz_col[(i)]", col_dtype()) + " >> " + std::to_string(a.model.a) +
+               "))\n";
+        continue;
+      }
       if (a.stored()) {
+        if (const int shift = packed_shift(); name == "nz_col" && shift > 0) {
+          out += "#define " + macro + "(i) ((long long)(" + packed_word("p_nz_col[(i)]", a.dtype) +
+                 " & " + std::to_string((1u << shift) - 1) + "u))\n";
+          continue;
+        }
         out += name == "nz_val" ? "#define " + macro + "(i) st_load(p_" + name + "[(i)])\n"
                                 : "#define " + macro + "(i) ((long long)p_" + name + "[(i)])\n";
         continue;
@@ -291,6 +304,19 @@ class PartBuilder {
   }
 
  private:
+  // The shift of a row step packed into nz_col's words (0: none is).
+  int packed_shift() const {
+    const auto d = p_.arrays.find(graph::arr_name(graph::Arr::nz_row_delta));
+    return d != p_.arrays.end() && d->second.model.kind == ArrayModel::Kind::Packed
+               ? static_cast<int>(d->second.model.a)
+               : 0;
+  }
+  std::string col_dtype() const { return p_.array(graph::Arr::nz_col).dtype; }
+  // A stored word as unsigned bits: the signed type's top bit is a bit of the packed step.
+  static std::string packed_word(const std::string& load, const std::string& dtype) {
+    return dtype == "I16" ? "(unsigned)(unsigned short)" + load : "(unsigned)" + load;
+  }
+
   std::string constants(std::string s) const {
     replace_all(s, "$THREADS", std::to_string(p_.threads));
     replace_all(s, "$WARPS", std::to_string(p_.threads / 32));

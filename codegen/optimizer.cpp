@@ -48,6 +48,7 @@ bool eval_safe(const ArrayModel& m, std::int64_t i, std::int64_t& out) {
       break;
     case Kind::Stored:
     case Kind::Derived:
+    case Kind::Packed:
       return false;
   }
   if (v >= lim || v <= -lim) return false;
@@ -284,6 +285,8 @@ OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt) {
         if (d != a.dtype) a.dtype = d, ++r.narrowed;
       }
     }
+    // After narrowing: the column's type is then the word the steps must fit beside it.
+    if (opt.pack && graph::pack_row_delta(p)) ++r.packed;
     if (opt.drop_loops) {
       const auto count_max = [&](graph::Arr prefix) {
         const auto& v = p.array(prefix).ints;

@@ -1,8 +1,9 @@
 #pragma once
 // The Optimizer: model-driven format compression (an index array that a constant, linear, step
 // or periodic-linear formula reproduces, up to a few exceptions, is computed instead of loaded),
-// narrow storage for the arrays that stay (the smallest integer type that holds them), and
-// removal of loops that run at most once.
+// narrow storage for the arrays that stay (the smallest integer type that holds them), a
+// segmented COO's row steps packed into its column words, and removal of loops that run at most
+// once.
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct OptimizerOptions {
   bool compress = true;    // replace arrays by formulas
   int max_exceptions = 8;  // values a formula may miss (each becomes a `case` in the kernel)
   bool narrow = true;      // 8/16/32-bit storage when the values fit
+  bool pack = true;        // nz_row_delta in nz_col's spare high bits (graph::pack_row_delta)
   bool drop_loops = true;  // loops that run once become `if`
   // Threads whose arrays follow the strided pattern over their warp block or thread block (the
   // threads no operator cut) get their first entry, stride, size and row computed in the kernel
@@ -25,6 +27,7 @@ struct OptimizerReport {
   int modeled = 0;   // arrays replaced by formulas
   int derived = 0;   // thread arrays computed from their parent's entry range
   int narrowed = 0;  // arrays stored narrower than the index width
+  int packed = 0;    // row-step arrays packed into their column words
   std::int64_t bytes_before = 0, bytes_after = 0;
 };
 

@@ -10,7 +10,8 @@
 #        scripts/bench-sptv.sh table OUT              the Markdown table of what OUT holds
 # SHARED (default ../shared) holds tensors/*.tns.gz; GEN_NNZ (default "10000000 100000000")
 # sets the generated sizes, BUDGET (default 60) the seconds of each tune, TUNE_RANK (device or
-# transfers, default device) what its search ranks the measured designs by.
+# transfers, default device) what its search ranks the measured designs by, MODES (default: every
+# mode) which modes run, e.g. "1 2".
 set -uo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -32,7 +33,9 @@ case "${1:-}" in
       name=$(basename "$t" .gz)
       name=${name%.tns}
       order=$("$st" --json features "$t" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["dims"]))' 2>/dev/null || echo 3)
-      for ((k = 0; k < order; k++)); do
+      modes=${MODES:-$(seq 0 $((order - 1)))}
+      for k in $modes; do
+        ((k < order)) || continue
         "$st" --json bench "$t" --op sptv --mode "$k" >"$out/$name.m$k.bench.json" \
           2>"$out/$name.m$k.bench.err"
         b=$?

@@ -67,6 +67,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                          {"format_bytes", graph::stored_bytes(e.format)},
                          {"arrays_modeled", e.report.modeled},
                          {"arrays_narrowed", e.report.narrowed},
+                         {"arrays_packed", e.report.packed},
                          {"files", files}});
     std::vector<std::vector<std::string>> rows = {
         {"graph", gr.name.empty() ? o->graph : gr.name},
@@ -75,7 +76,8 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
         {"format", std::to_string(graph::stored_bytes(e.format)) + " bytes of arrays (" +
                        std::to_string(e.report.bytes_before) + " before the optimizer), " +
                        std::to_string(e.report.modeled) + " arrays computed, " +
-                       std::to_string(e.report.narrowed) + " narrowed"}};
+                       std::to_string(e.report.narrowed) + " narrowed, " +
+                       std::to_string(e.report.packed) + " packed"}};
     for (const auto& p : e.format.parts)
       rows.push_back({p.kernel, "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
                                     ">>>, " + std::to_string(p.nnz_stored) + " stored entries"});

@@ -1,6 +1,7 @@
 #include "graph/format.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -13,7 +14,9 @@ namespace sparsetune::graph {
 
 namespace {
 
-const char* kKinds[] = {"stored", "constant", "linear", "step", "periodic", "derived", "table"};
+const char* kKinds[] = {"stored",   "constant", "linear", "step",
+                        "periodic", "derived",  "table",  "packed"};
+constexpr int kKindCount = 8;
 
 std::int64_t expected_length(const PartFormat& p, Arr a) {
   switch (a) {
@@ -86,6 +89,52 @@ io::NamedArray pack(const std::string& name, const FormatArray& a) {
   return n;
 }
 
+// The nz_row_delta packed into `name`'s words, if `name` is nz_col and the part packs one.
+const FormatArray* packed_into(const PartFormat& p, const std::string& name) {
+  if (name != arr_name(Arr::nz_col)) return nullptr;
+  const auto d = p.arrays.find(arr_name(Arr::nz_row_delta));
+  return d != p.arrays.end() && d->second.model.kind == ArrayModel::Kind::Packed ? &d->second
+                                                                                 : nullptr;
+}
+
+// nz_col's stored words with the packed nz_row_delta above the column bits.
+FormatArray packed_words(const FormatArray& col, const FormatArray& delta) {
+  FormatArray w = col;
+  const auto shift = delta.model.a;
+  const std::uint64_t word = (std::uint64_t{1} << packed_word_bits(col.dtype)) - 1;
+  for (std::size_t k = 0; k < w.ints.size(); ++k) {
+    const auto bits = (static_cast<std::uint64_t>(col.ints[k]) |
+                       static_cast<std::uint64_t>(delta.ints.at(k)) << shift) &
+                      word;
+    // As the signed type stores it: the top bit set reads back negative.
+    w.ints[k] =
+        col.dtype == "I16" ? static_cast<std::int16_t>(bits) : static_cast<std::int32_t>(bits);
+  }
+  return w;
+}
+
+// Splits nz_col's stored words into the column and the packed nz_row_delta; false when the
+// description does not allow it (the caller names the part).
+bool unpack_row_delta(PartFormat& p) {
+  const auto d = p.arrays.find(arr_name(Arr::nz_row_delta));
+  if (d == p.arrays.end() || d->second.model.kind != ArrayModel::Kind::Packed) return true;
+  const auto c = p.arrays.find(arr_name(Arr::nz_col));
+  if (c == p.arrays.end() || !c->second.stored()) return false;
+  const int bits = packed_word_bits(c->second.dtype);
+  const auto shift = d->second.model.a;
+  if (bits == 0 || shift < 1 || shift >= bits || c->second.length != d->second.length) return false;
+  const std::uint64_t word = (std::uint64_t{1} << bits) - 1, low = (std::uint64_t{1} << shift) - 1;
+  auto& col = c->second.ints;
+  auto& delta = d->second.ints;
+  delta.resize(col.size());
+  for (std::size_t k = 0; k < col.size(); ++k) {
+    const auto w = static_cast<std::uint64_t>(col[k]) & word;
+    delta[k] = static_cast<std::int64_t>(w >> shift);
+    col[k] = static_cast<std::int64_t>(w & low);
+  }
+  return true;
+}
+
 template <class T>
 T get(const std::uint8_t* p) {
   T v;
@@ -120,6 +169,7 @@ void unpack(const io::NamedArray& n, FormatArray& a, const std::string& where) {
 nlohmann::json model_json(const ArrayModel& m) {
   nlohmann::json j = {{"kind", kKinds[static_cast<int>(m.kind)]}};
   if (m.kind == ArrayModel::Kind::Stored || m.kind == ArrayModel::Kind::Derived) return j;
+  if (m.kind == ArrayModel::Kind::Packed) return j["in"] = "nz_col", j["shift"] = m.a, j;
   j["a"] = m.a, j["b"] = m.b, j["c"] = m.c, j["p"] = m.p;
   j["exceptions"] = nlohmann::json::array();
   for (const auto& [i, v] : m.exceptions) j["exceptions"].push_back({i, v});
@@ -135,6 +185,7 @@ std::int64_t ArrayModel::formula(std::int64_t i) const {
   switch (kind) {
     case Kind::Stored:
     case Kind::Derived:
+    case Kind::Packed:
       return 0;
     case Kind::Constant:
       return a;
@@ -282,8 +333,12 @@ io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_vers
     const auto& p = f.parts[i];
     kernels.push_back(p.kernel);
     launch.push_back({{"kernel", p.kernel}, {"grid", p.grid}, {"block", p.threads}});
-    for (const auto& [name, a] : p.arrays)
-      if (a.stored()) s.arrays.push_back(pack("p" + std::to_string(i) + "." + name, a));
+    for (const auto& [name, a] : p.arrays) {
+      if (!a.stored()) continue;
+      const std::string key = "p" + std::to_string(i) + "." + name;
+      const FormatArray* delta = packed_into(p, name);
+      s.arrays.push_back(delta ? pack(key, packed_words(a, *delta)) : pack(key, a));
+    }
   }
   s.metadata = {{"format", "sparsetune-format"},
                 {"tool", "sparsetune"},
@@ -419,13 +474,19 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         const auto& m = it.value().at("model");
         const std::string kind = m.at("kind").get<std::string>();
         bool found = false;
-        for (int k = 0; k < 7; ++k)
+        for (int k = 0; k < kKindCount; ++k)
           if (kind == kKinds[k]) a.model.kind = static_cast<ArrayModel::Kind>(k), found = true;
         if (!found || (real && !a.stored())) throw bad(where + "array " + it.key() + ": bad model");
         if (a.model.kind == ArrayModel::Kind::Derived) {
           if (!p.implied_threads || (*which != Arr::bmt_first_nz && *which != Arr::bmt_stride &&
                                      *which != Arr::bmt_size && *which != Arr::bmt_row))
             throw bad(where + "array " + it.key() + " cannot be derived");
+        } else if (a.model.kind == ArrayModel::Kind::Packed) {
+          // Filled from nz_col's words once every array is read (unpack_row_delta).
+          if (*which != Arr::nz_row_delta || m.value("in", std::string()) != "nz_col")
+            throw bad(where + "array " + it.key() +
+                      " cannot be packed (only nz_row_delta, in nz_col)");
+          a.model.a = m.at("shift").get<std::int64_t>();
         } else if (!a.stored()) {
           a.model.a = m.at("a").get<std::int64_t>();
           a.model.b = m.at("b").get<std::int64_t>();
@@ -455,6 +516,9 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         }
         p.arrays[it.key()] = std::move(a);
       }
+      if (!unpack_row_delta(p))
+        throw bad(where + "nz_row_delta is packed, but not into a stored 16- or 32-bit nz_col " +
+                  "of its length with a shift inside the word");
       derive_implied_threads(p);
       // Every stored or computed column, padding included, lies in the matrix: the kernels read
       // x only for non-zero values, but a format whose columns leave x is corrupt either way.
@@ -537,6 +601,31 @@ void write_format(const std::string& path, const Format& f, const std::string& t
 
 Format read_format(const std::string& path) {
   return from_safetensors(io::read_safetensors(path), path);
+}
+
+int packed_word_bits(const std::string& dtype) {
+  return dtype == "I16" ? 16 : dtype == "I32" ? 32 : 0;
+}
+
+bool pack_row_delta(PartFormat& p) {
+  const auto d = p.arrays.find(arr_name(Arr::nz_row_delta));
+  const auto c = p.arrays.find(arr_name(Arr::nz_col));
+  if (d == p.arrays.end() || c == p.arrays.end() || !d->second.stored() || !c->second.stored())
+    return false;
+  const int bits = packed_word_bits(c->second.dtype);
+  const auto& col = c->second.ints;
+  const auto& delta = d->second.ints;
+  if (bits == 0 || col.empty() || col.size() != delta.size()) return false;
+  const auto [clo, chi] = std::minmax_element(col.begin(), col.end());
+  const auto [dlo, dhi] = std::minmax_element(delta.begin(), delta.end());
+  if (*clo < 0 || *dlo < 0) return false;
+  const int shift = std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(*chi))));
+  if (shift + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(*dhi))) > bits)
+    return false;
+  d->second.model = ArrayModel{};
+  d->second.model.kind = ArrayModel::Kind::Packed;
+  d->second.model.a = shift;
+  return true;
 }
 
 std::int64_t stored_bytes(const Format& f) {

@@ -20,12 +20,14 @@ namespace sparsetune::graph {
 //   table     v = min(max(a*(i%p) + table[i/p], b), c)   (one offset per period, clamped:
 //             the column array of diagonals stored slot by slot, column-major)
 // with a short list of exceptions that the formula misses. `derived` arrays (the addressing of
-// implied threads) follow from their parent's arrays; see derive_implied_threads().
+// implied threads) follow from their parent's arrays; see derive_implied_threads(). A `packed`
+// nz_row_delta lives in the bits of nz_col's stored words above bit `a` (the column's width):
+// word = col | delta << a, so a segmented COO entry carries its row step at no byte of its own.
 // Most offsets a table model keeps (they become a constant array in the kernel).
 inline constexpr std::size_t kMaxModelTable = 1024;
 
 struct ArrayModel {
-  enum class Kind { Stored, Constant, Linear, Step, Periodic, Derived, Table };
+  enum class Kind { Stored, Constant, Linear, Step, Periodic, Derived, Table, Packed };
   Kind kind = Kind::Stored;
   std::int64_t a = 0, b = 0, c = 0, p = 1;
   std::vector<std::pair<std::int64_t, std::int64_t>> exceptions;  // (index, value), ascending
@@ -42,6 +44,11 @@ struct FormatArray {
   std::vector<std::int64_t> ints;  // the values (kept even when a model replaces them)
   std::vector<double> reals;       // nz_val, already rounded to the storage precision
   ArrayModel model;
+  // The values the formula cannot give: a stored array's, a derived one's, a packed one's.
+  bool held() const {
+    return model.kind == ArrayModel::Kind::Stored || model.kind == ArrayModel::Kind::Derived ||
+           model.kind == ArrayModel::Kind::Packed;
+  }
   bool stored() const { return model.kind == ArrayModel::Kind::Stored; }
 };
 
@@ -148,5 +155,12 @@ Format read_format(const std::string& path);
 
 // Bytes of the stored arrays (what a kernel streams at most once per run).
 std::int64_t stored_bytes(const Format& f);
+
+// Packs a part's stored nz_row_delta into the spare high bits of its stored nz_col (model
+// `packed`) when both fit one word of nz_col's type (16 or 32 bits): a segmented COO entry then
+// costs its column and value only. Returns whether it did; the arrays' values are unchanged.
+bool pack_row_delta(PartFormat& p);
+// The bits of a word of a 16- or 32-bit integer type (0 for other types).
+int packed_word_bits(const std::string& dtype);
 
 }  // namespace sparsetune::graph

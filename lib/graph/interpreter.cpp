@@ -36,9 +36,9 @@ class Reader final : public FormatReader {
     if (i < 0 || i >= fa->length)
       throw Error(std::string("format: ") + arr_name(a) + "[" + std::to_string(i) +
                   "] is out of range");
-    // Derived arrays hold the values derive_implied_threads() computes the kernel's way.
-    return fa->stored() || fa->model.kind == ArrayModel::Kind::Derived ? fa->ints[i]
-                                                                       : fa->model.eval(i);
+    // Derived arrays hold the values derive_implied_threads() computes the kernel's way, packed
+    // ones those unpacked from their host's words.
+    return fa->held() ? fa->ints[i] : fa->model.eval(i);
   }
   bool has(Arr a) const override { return arrays_[static_cast<int>(a)] != nullptr; }
   double val(std::int64_t nz) const override {
