@@ -54,8 +54,8 @@ print("Device-resident (kernels only) and with transfers (H2D of the arrays and 
       "D2H of y; HTF: Alg. 1's pipeline from pinned memory), ms.\n")
 print("| tensor | mode | COO-atomic | unfolded cuSPARSE | HTF | vs best baseline | "
       "COO-atomic +T | cuSPARSE +T | pipeline, best n | vs best baseline +T | "
-      "model n | pipeline, model n |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "Alg. 1 (16 batches), best n | model n | pipeline, model n |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for tune in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
     stem = tune[: -len(".tune.json")]
     name, mode = os.path.basename(stem).rsplit(".m", 1)
@@ -79,11 +79,15 @@ for tune in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
     pipe = p.get("best_measured_ms") or None
     model_n = "/".join(str(r["streams"]) for r in p.get("model", {}).get("formats", []))
     model_ms = p.get("model_run", {}).get("time_ms") or None
+    alg1 = p.get("alg1_best_ms") or None
+    cut = p.get("best_measured_batches")
+    how = f"{p.get('best_measured_streams', '—')}" + (f", {cut} batch/format" if cut == 1 else "")
     f = lambda v: "—" if v is None else f"{v:.3f}"
     x = lambda num, den: "—" if not (num and den) else f"{num / den:.2f}x"
     print(f"| {name} | {mode} | {f(coo)} | {f(cus)} | {f(htf)} | {x(best, htf)} | "
-          f"{f(coo_t)} | {f(cus_t)} | {f(pipe)} ({p.get('best_measured_streams', '—')}) | "
-          f"{x(best_t, pipe)} | {model_n or '—'} | {f(model_ms)} |")
+          f"{f(coo_t)} | {f(cus_t)} | {f(pipe)} ({how}) | "
+          f"{x(best_t, pipe)} | {f(alg1)} ({p.get('alg1_best_streams', '—')}) | {model_n or '—'} | "
+          f"{f(model_ms)} |")
 PY
     ;;
   *) echo "usage: $0 run SPARSETUNE [OUT] | table OUT" >&2; exit 2 ;;

@@ -269,89 +269,125 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
                    {"formats", model_rows(formats, traffic, value_bytes, over->h2d_gbs,
                                           over->d2h_gbs, 0.0, over->lambda_us, &ct, max_streams)}};
 
-  // Alg. 1 on a design whose formats are cut into up to 16 batches each.
-  const auto batched = graph::sptv_batched_graph(in.format_of_slice, graph::slice_stats(in.view),
-                                                 in.hyb_width, max_streams);
-  codegen::EmitOptions eo;
-  eo.design = graph::sptv_design_options(in.view, in.dtype);
-  eo.sptv = e.format.sptv;
-  const auto be = codegen::generate(batched.graph, in.view.a, eo);
-  const auto bplan = codegen::make_launch_plan(be.format, be.kernels, "sptv-pipeline");
-  const int branches = batched.graph.ops.at(0).params.at("count").get<int>();
-  const auto of_branch = branch_launches(be.format, bplan, branches);
-  // y back batch by batch (Alg. 1, line 20): each batch's rows as runs of y, a run taking in a
-  // gap of up to 16k entries (64 KiB of fp32) of other batches' rows rather than a copy more.
-  const auto runs_of_branch = branch_y_runs(be.format, branches, 16384);
-  std::vector<std::vector<std::vector<std::size_t>>> groups;  // format -> batch -> launches
-  std::vector<json> group_runs;                               // format -> batch -> [[lo, hi)]
-  std::int64_t run_rows = 0, run_count = 0;
-  for (int f = 0; f < graph::kSliceFormats; ++f) {
-    std::vector<std::vector<std::size_t>> batches;
-    json runs = json::array();
-    for (int b : batched.branches[f])
-      if (!of_branch.at(b).empty()) {
-        batches.push_back(of_branch.at(b));
-        json r = json::array();
-        if (!runs_of_branch.empty())
-          for (const auto& run : runs_of_branch.at(b)) {
-            r.push_back({run[0], run[1]});
-            run_rows += run[1] - run[0];
-            ++run_count;
-          }
-        runs.push_back(r);
-      }
-    if (!batches.empty()) groups.push_back(batches), group_runs.push_back(runs);
-  }
-  const auto ppath = dir + "/pipeline.safetensors";
-  io::write_safetensors(
-      ppath, codegen::plan_file(
-                 bplan, runtime::compile({"sptv-pipeline", be.kernels.source}, co, nullptr).cubin,
-                 in.max_len, &inputs));
-  auto run_with = [&](const std::vector<int>& streams, bool per_batch) {
-    json g = json::array();
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      g.push_back({{"streams", streams[std::min(i, streams.size() - 1)]}, {"batches", groups[i]}});
-      if (per_batch) g.back()["y_spans"] = group_runs[i];
-    }
-    return worker.call({{"job", "pipeline"}, {"plan", ppath}, {"groups", g}, {"runs", 10}}, 600);
+  // Alg. 1 on the design cut into `cut` batches per format: its plan file, each format's
+  // batches (their launches) and each batch's rows of y as runs.
+  struct Batched {
+    int cut = 1;
+    std::string plan;
+    std::vector<std::vector<std::vector<std::size_t>>> groups;  // format -> batch -> launches
+    std::vector<json> group_runs;                               // format -> batch -> [[lo, hi)]
+    std::int64_t run_rows = 0, run_count = 0;
   };
-  // Both ways of bringing y back are measured at every stream count; the faster counts. Per
-  // batch needs its runs, and not thousands of copies.
-  std::vector<bool> y_back_ways{false};
-  if (!runs_of_branch.empty() && run_count <= 4096) y_back_ways.push_back(true);
+  auto batched_design = [&](int cut) {
+    Batched out;
+    out.cut = cut;
+    const auto batched = graph::sptv_batched_graph(in.format_of_slice, graph::slice_stats(in.view),
+                                                   in.hyb_width, cut);
+    codegen::EmitOptions eo;
+    eo.design = graph::sptv_design_options(in.view, in.dtype);
+    eo.sptv = e.format.sptv;
+    const auto be = codegen::generate(batched.graph, in.view.a, eo);
+    const auto bplan = codegen::make_launch_plan(be.format, be.kernels, "sptv-pipeline");
+    const int branches = batched.graph.ops.at(0).params.at("count").get<int>();
+    const auto of_branch = branch_launches(be.format, bplan, branches);
+    // y back batch by batch (Alg. 1, line 20): each batch's rows as runs of y, a run taking in a
+    // gap of up to 16k entries (64 KiB of fp32) of other batches' rows rather than a copy more.
+    const auto runs_of_branch = branch_y_runs(be.format, branches, 16384);
+    for (int f = 0; f < graph::kSliceFormats; ++f) {
+      std::vector<std::vector<std::size_t>> batches;
+      json runs = json::array();
+      for (int b : batched.branches[f])
+        if (!of_branch.at(b).empty()) {
+          batches.push_back(of_branch.at(b));
+          json r = json::array();
+          if (!runs_of_branch.empty())
+            for (const auto& run : runs_of_branch.at(b)) {
+              r.push_back({run[0], run[1]});
+              out.run_rows += run[1] - run[0];
+              ++out.run_count;
+            }
+          runs.push_back(r);
+        }
+      if (!batches.empty()) out.groups.push_back(batches), out.group_runs.push_back(runs);
+    }
+    if (runs_of_branch.empty()) out.run_count = -1;  // no runs: y comes back at the end only
+    out.plan = dir + "/pipeline-" + std::to_string(cut) + ".safetensors";
+    io::write_safetensors(
+        out.plan,
+        codegen::plan_file(
+            bplan, runtime::compile({"sptv-pipeline", be.kernels.source}, co, nullptr).cubin,
+            in.max_len, &inputs));
+    return out;
+  };
+  auto run_with = [&](const Batched& b, const std::vector<int>& streams, bool per_batch) {
+    json g = json::array();
+    for (std::size_t i = 0; i < b.groups.size(); ++i) {
+      g.push_back(
+          {{"streams", streams[std::min(i, streams.size() - 1)]}, {"batches", b.groups[i]}});
+      if (per_batch) g.back()["y_spans"] = b.group_runs[i];
+    }
+    return worker.call({{"job", "pipeline"}, {"plan", b.plan}, {"groups", g}, {"runs", 10}}, 600);
+  };
+  // Alg. 1 cuts every format into up to 16 batches, one per stream at most, and is timed at 1 to
+  // 16 streams; one batch per format (what kernel.h's run_pipelined does with the default
+  // --batches 1) is timed too: on a small tensor each batch's copies and synchronization cost
+  // more than the overlap gains. Both ways of bringing y back are measured each time; the
+  // fastest verified run counts. Per batch needs its runs, and not thousands of copies.
+  const Batched cut16 = batched_design(max_streams), cut1 = batched_design(1);
   json measured = json::array();
+  const Batched* best = nullptr;
   int best_n = 0;
   bool best_per_batch = false;
   double best_ms = 0;
-  for (int n : {1, 2, 4, 8, 16})
-    for (bool per_batch : y_back_ways) {
-      const auto p = run_with({n}, per_batch);
-      const char* way = per_batch ? "per batch" : "at the end";
-      if (!p.ok) {
-        measured.push_back({{"streams", n}, {"y_back", way}, {"error", p.error}});
-        continue;
+  for (const Batched* b : {&cut16, &cut1}) {
+    std::vector<bool> y_back_ways{false};
+    if (b->run_count >= 0 && b->run_count <= 4096) y_back_ways.push_back(true);
+    for (int n : b == &cut1 ? std::vector<int>{1} : std::vector<int>{1, 2, 4, 8, 16})
+      for (bool per_batch : y_back_ways) {
+        const auto p = run_with(*b, {n}, per_batch);
+        const char* way = per_batch ? "per batch" : "at the end";
+        json row = {{"batches", b->cut}, {"streams", n}, {"y_back", way}};
+        if (!p.ok) {
+          row["error"] = p.error;
+          measured.push_back(row);
+          continue;
+        }
+        const auto& pr = p.body.at("result");
+        const double ms = pr["time_ms"].value("median", 0.0);
+        row["time_ms"] = ms;
+        row["verified"] = pr.value("verified", false);
+        measured.push_back(row);
+        if (pr.value("verified", false) && (best_n == 0 || ms < best_ms))
+          best = b, best_n = n, best_ms = ms, best_per_batch = per_batch;
       }
-      const auto& pr = p.body.at("result");
-      const double ms = pr["time_ms"].value("median", 0.0);
-      measured.push_back({{"streams", n},
-                          {"y_back", way},
-                          {"time_ms", ms},
-                          {"verified", pr.value("verified", false)}});
-      if (pr.value("verified", false) && (best_n == 0 || ms < best_ms))
-        best_n = n, best_ms = ms, best_per_batch = per_batch;
-    }
+  }
+  const Batched& kept = best ? *best : cut16;
   std::vector<int> model_n;
   for (const auto& row : pipe["model"]["formats"]) model_n.push_back(row["streams"].get<int>());
-  if (model_n.size() == groups.size()) {
-    const auto p = run_with(model_n, best_per_batch);
+  // The model's counts are for Alg. 1's cut: it is judged against that cut's best stream count,
+  // y brought back as that run brought it.
+  int cut16_n = 0;
+  bool cut16_per_batch = false;
+  double cut16_ms = 0;
+  for (const auto& row : measured)
+    if (row.value("batches", 0) == cut16.cut && row.value("verified", false) &&
+        (cut16_n == 0 || row["time_ms"].get<double>() < cut16_ms))
+      cut16_ms = row["time_ms"].get<double>(), cut16_n = row["streams"].get<int>(),
+      cut16_per_batch = row["y_back"] == "per batch";
+  pipe["alg1_best_streams"] = cut16_n;
+  pipe["alg1_best_ms"] = cut16_ms;
+  if (model_n.size() == cut16.groups.size()) {
+    const auto p = run_with(cut16, model_n, cut16_per_batch);
     if (p.ok)
       pipe["model_run"] = {{"time_ms", p.body.at("result")["time_ms"].value("median", 0.0)},
                            {"verified", p.body.at("result").value("verified", false)}};
   }
   pipe["setting"] = "with transfers: pinned host memory to y on the host (Alg. 1)";
   pipe["y_back"] = best_per_batch ? "per batch" : "at the end";
-  pipe["y_back_runs"] = {{"copies", run_count}, {"entries", run_rows}};
+  pipe["y_back_runs"] = {{"copies", std::max<std::int64_t>(kept.run_count, 0)},
+                         {"entries", kept.run_rows}};
   pipe["measured"] = measured;
+  pipe["best_measured_batches"] = kept.cut;
   pipe["best_measured_streams"] = best_n;
   pipe["best_measured_ms"] = best_ms;
   res["pipeline"] = pipe;

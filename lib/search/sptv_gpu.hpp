@@ -63,8 +63,10 @@ nlohmann::json sptv_device_run(const codegen::Emitted& e, const codegen::PlanInp
 
 // {"ran": false, "note"} without a GPU; else the device-resident result ("verified", "error",
 // "time_ms", ...) with "pipeline": {"lambda_us", "h2d_gbs", "d2h_gbs", "from_cache", "model",
-// "measured": [{"streams", "time_ms", "verified"}], "best_measured_streams"}. Sets *arch to the
-// device's.
+// "measured": [{"batches", "streams", "y_back", "time_ms", "verified"}], "best_measured_batches",
+// "best_measured_streams", "best_measured_ms", "alg1_best_streams", "alg1_best_ms" (the best of
+// Alg. 1's 16 batches per format, which the model's stream counts are judged against),
+// "model_run"}. Sets *arch to the device's.
 nlohmann::json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch);
 
 }  // namespace sparsetune::search

@@ -48,7 +48,18 @@ TEST_CASE("tune --op sptv verifies every mode on the GPU and runs the pipeline",
         CHECK(r.report["gpu"]["time_ms"]["median"].get<double>() == best);
       const auto& p = r.report["gpu"]["pipeline"];
       REQUIRE(p.contains("measured"));
-      for (const auto& m : p["measured"]) CHECK(m.value("verified", false));
+      std::set<int> cuts;
+      double fastest = 1e300;
+      for (const auto& m : p["measured"]) {
+        CHECK(m.value("verified", false));
+        cuts.insert(m["batches"].get<int>());
+        fastest = std::min(fastest, m["time_ms"].get<double>());
+      }
+      // Alg. 1's 16 batches per format and one batch per format, the fastest of all kept; the
+      // model is judged against the best of Alg. 1's cut.
+      CHECK(cuts == std::set<int>{1, 16});
+      CHECK(p["best_measured_ms"].get<double>() == fastest);
+      CHECK(p["alg1_best_ms"].get<double>() >= fastest);
       CHECK(p.contains("y_back"));  // batch by batch, or at the end when formats interleave
       CHECK(p["best_measured_streams"].get<int>() >= 1);
     }
