@@ -86,6 +86,8 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
       const double r = time_ratio(*vl[i], pick[i]);
       b.fastest += pick[i] == vl[i]->fastest;
       b.within_5pct += r <= 1.05;
+      if (vl[i]->margin >= kDecidedMargin)
+        ++b.decided, b.decided_fastest += pick[i] == vl[i]->fastest;
       // A format the collect did not time counts as twice the fastest.
       log_sum += std::log(std::isfinite(r) ? r : 2.0);
     }
@@ -93,6 +95,7 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
     b.fastest /= n;
     b.within_5pct /= n;
     b.slowdown = std::exp(log_sum / n);
+    if (b.decided > 0) b.decided_fastest /= static_cast<double>(b.decided);
     return b;
   };
   if (tx.empty()) throw Error("slice training: the held-out share leaves nothing to train on");

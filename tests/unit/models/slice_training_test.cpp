@@ -63,15 +63,23 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
   const auto t = skewed_tensor();
   io::write_tns(dir.file("skewed.tns"), t);
   // Times: the rule's format is fastest, the others 1.5x to 3x slower; Dense is never timed.
+  // Every fourth slice's runner-up is only 0.4 % slower: a label the timing noise could flip.
   const auto m = sptv_matrix(t, 2);
   std::ofstream csv(dir.file("timings.csv"));
   csv << "tensor,mode,slice,format,time_us\n";
+  int close_calls = 0;
   for (const auto& in : features::slice_inputs(m)) {
     const int best = rule_format(in.globals, static_cast<double>(in.nonempty_rows));
+    const bool close = in.slice % 4 == 0;
+    close_calls += close;
     for (int f = 0; f < 4; ++f)
       csv << "skewed.tns,2," << in.slice << "," << slice_format_classes()[f] << ","
-          << (f == best ? 10.0 : 15.0 + 5.0 * f) << "\n";
+          << (f == best                      ? 10.0
+              : close && f == (best + 1) % 4 ? 10.04
+                                             : 15.0 + 5.0 * f)
+          << "\n";
   }
+  REQUIRE(close_calls > 10);
   csv.close();
   const auto labels = label_slices(read_slice_timings(dir.file("timings.csv")));
   REQUIRE(labels.size() == 82);
@@ -98,9 +106,15 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
   CHECK(r.rule_test_time.within_5pct == 1.0);
   CHECK(r.rule_test_time.slowdown == Approx(1.0));
   CHECK(r.gcn_test_time.fastest == Approx(r.gcn_test_accuracy));
-  CHECK(r.gcn_test_time.within_5pct == Approx(r.gcn_test_accuracy));
+  CHECK(r.gcn_test_time.within_5pct >= r.gcn_test_accuracy);  // a close call's runner-up is within
   CHECK(r.gcn_test_time.slowdown >= 1.0);
   CHECK(r.gcn_test_time.slowdown <= std::pow(3.0, 1.0 - r.gcn_test_accuracy) + 1e-9);
+  // The close calls are left out of the decided labels, the same slices for every model.
+  CHECK(r.rule_test_time.decided > 0);
+  CHECK(r.rule_test_time.decided < r.test);
+  CHECK(r.gcn_test_time.decided == r.rule_test_time.decided);
+  CHECK(r.xgb_test_time.decided == r.rule_test_time.decided);
+  CHECK(r.rule_test_time.decided_fastest == 1.0);
   CHECK(model.shape().conv == 16);
   SECTION("a label for a slice the tensor does not have is refused") {
     auto bad = labels;
