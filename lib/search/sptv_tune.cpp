@@ -17,7 +17,7 @@
 #include "graph/interpreter.hpp"
 #include "graph/sptv_graph.hpp"
 #include "io/staged_folder.hpp"
-#include "io/tns.hpp"
+#include "io/tensor_file.hpp"
 #include "models/slice_selector.hpp"
 #include "models/stream_model.hpp"
 #include "runtime/nvrtc.hpp"
@@ -33,7 +33,7 @@ using json = nlohmann::json;
 
 std::string tensor_name(const std::string& path) {
   std::string n = std::filesystem::path(path).filename().string();
-  for (const char* ext : {".gz", ".tns"})
+  for (const char* ext : {".gz", ".tns", ".safetensors"})
     if (n.size() > std::string(ext).size() && n.ends_with(ext))
       n.resize(n.size() - std::string(ext).size());
   return n;
@@ -50,7 +50,7 @@ std::string default_slice_model(const std::string& arch) {
 TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (o.dtype != "f64" && o.dtype != "f32")
     throw Error("tune --op sptv: --dtype must be f64 or f32 (got '" + o.dtype + "')");
-  const SparseTensor t = io::read_tns(o.tensor);
+  const SparseTensor t = io::read_tensor(o.tensor);
   if (t.order() < 2) throw Error(o.tensor + ": SpTV needs a tensor of order 2 or more");
   if (o.mode < 0 || o.mode >= t.order())
     throw Error(o.tensor + ": --mode " + std::to_string(o.mode) + " is not a mode of this order-" +
