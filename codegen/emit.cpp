@@ -119,7 +119,7 @@ std::string y_prologue(std::int64_t rows) {
 }
 
 std::string build_host_header(const graph::Format& f, const std::string& bytes) {
-  const auto st = io::parse_safetensors(bytes, "format");
+  const auto st = io::parse_safetensors_view(bytes, "format");  // names and sizes: no copy
   std::uint64_t header_len = 0;
   std::memcpy(&header_len, bytes.data(), 8);
   const std::string val = value_c(f.dtype), acc = acc_c(f.dtype);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 
 namespace sparsetune::codegen {
 
@@ -165,7 +166,17 @@ ArrayModel fit_model(const std::vector<std::int64_t>& v, int max_exceptions,
   const int budget = static_cast<int>(std::min<std::int64_t>(max_exceptions, n / 4));
   ArrayModel best;
   std::size_t best_exc = std::numeric_limits<std::size_t>::max();
-  for (auto& m : candidates) {
+  const auto same = [](const ArrayModel& x, const ArrayModel& y) {
+    return x.kind == y.kind && x.a == y.a && x.b == y.b && x.c == y.c && x.p == y.p &&
+           x.table == y.table;
+  };
+  // Each check walks the whole array: a candidate equal to an earlier one cannot do better
+  // (only fewer misses replace the best), nor can anything once the best misses nothing.
+  for (std::size_t k = 0; k < candidates.size() && best_exc > 0; ++k) {
+    auto& m = candidates[k];
+    if (std::any_of(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k),
+                    [&](const ArrayModel& e) { return same(e, m); }))
+      continue;
     if (!try_model(m, v, budget)) continue;
     if (m.exceptions.size() < best_exc) best = m, best_exc = m.exceptions.size();
   }
@@ -270,10 +281,17 @@ OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt) {
       const int d = derive_strided_threads(p, 1, f.index_bits);
       r.derived += d ? d : derive_strided_threads(p, 2, f.index_bits);
     }
+    // The fits are independent: every array's on its own thread, each into its own model.
+    std::vector<graph::FormatArray*> fit;
+    for (auto& [name, a] : p.arrays)
+      if (opt.compress && a.dtype[0] != 'F' && a.model.kind != Kind::Derived) fit.push_back(&a);
+    const int n = static_cast<int>(fit.size());
+    parallel_for(n, all_cores(), [&](int k) {
+      fit[k]->model = fit_model(fit[k]->ints, opt.max_exceptions, {p.n_bmt, p.rows});
+    });
     for (auto& [name, a] : p.arrays) {
       if (a.dtype[0] == 'F' || a.model.kind == Kind::Derived) continue;
       if (opt.compress) {
-        a.model = fit_model(a.ints, opt.max_exceptions, {p.n_bmt, p.rows});
         if (!a.stored()) {
           ++r.modeled;
           continue;

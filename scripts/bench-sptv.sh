@@ -9,9 +9,10 @@
 # usage: scripts/bench-sptv.sh run SPARSETUNE [OUT]   one JSON pair per tensor and mode in OUT
 #        scripts/bench-sptv.sh table OUT              the Markdown table of what OUT holds
 # SHARED (default ../shared) holds tensors/*.tns.gz; GEN_NNZ (default "10000000 100000000")
-# sets the generated sizes, BUDGET (default 60) the seconds of each tune, TUNE_RANK (device or
-# transfers, default device) what its search ranks the measured designs by, MODES (default: every
-# mode) which modes run, e.g. "1 2".
+# sets the generated sizes (written as the binary tensor container, .safetensors: the .tns text
+# of 10^8 entries is 3.5 GB, slow to write and to parse), BUDGET (default 60) the seconds of each
+# tune, TUNE_RANK (device or transfers, default device) what its search ranks the measured designs
+# by, MODES (default: every mode) which modes run, e.g. "1 2".
 set -uo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -23,7 +24,7 @@ case "${1:-}" in
     mkdir -p "$out/tensors"
     tensors=("$shared"/tensors/*.tns.gz)
     for n in ${GEN_NNZ:-10000000 100000000}; do
-      t="$out/tensors/skewed-$n.tns"
+      t="$out/tensors/skewed-$n.safetensors"
       # FROSTT-like shape: a short mode, two long ones; mode-0 slices Zipf-skewed.
       [ -s "$t" ] || "$st" -q gen tensor --dims 512,200000,100000 --nnz "$n" --skew 1.1 \
         --seed 7 -o "$t" || exit 1
@@ -32,6 +33,7 @@ case "${1:-}" in
     for t in "${tensors[@]}"; do
       name=$(basename "$t" .gz)
       name=${name%.tns}
+      name=${name%.safetensors}
       order=$("$st" --json features "$t" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["dims"]))' 2>/dev/null || echo 3)
       modes=${MODES:-$(seq 0 $((order - 1)))}
       for k in $modes; do

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "db/tuning_db.hpp"
 #include "io/matrix_file.hpp"
-#include "io/tns.hpp"
+#include "io/tensor_file.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/worker.hpp"
 #include "search/bench_record.hpp"
@@ -65,8 +65,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& g) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("bench", "Measure the cuSPARSE baselines of a matrix or tensor");
-  cmd->add_option("file", args->file,
-                  "Matrix (.mtx, .mtx.gz, .safetensors) or, for sptv, tensor (.tns)")
+  cmd->add_option(
+         "file", args->file,
+         "Matrix (.mtx, .mtx.gz, .safetensors) or, for sptv, tensor (.tns, .tns.gz, .safetensors)")
       ->required();
   cmd->add_option("--op", args->op, "spmv, spmm or sptv")
       ->check(CLI::IsMember({"spmv", "spmm", "sptv"}));
@@ -94,7 +95,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& g) {
       throw Error("bench: --db records matrices (spmv, spmm); sptv results are not recorded");
     runtime::BenchReport report;
     if (o.op == "sptv") {
-      report = runtime::bench_tensor(io::read_tns(args->file), o);
+      report = runtime::bench_tensor(io::read_tensor(args->file), o);
     } else {
       const Csr64 a = io::read_matrix(args->file);
       std::optional<db::TuningDb> db;

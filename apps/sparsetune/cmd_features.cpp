@@ -11,7 +11,7 @@
 #include "features/matrix_features.hpp"
 #include "features/tensor_features.hpp"
 #include "io/matrix_file.hpp"
-#include "io/tns.hpp"
+#include "io/tensor_file.hpp"
 
 namespace sparsetune::cli {
 
@@ -22,13 +22,6 @@ struct FeaturesOptions {
   int mode = -1;
   int product_mode = -1;
 };
-
-bool is_tensor_file(const std::string& path) {
-  auto ends_with = [&](const std::string& s) {
-    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
-  };
-  return ends_with(".tns") || ends_with(".tns.gz");
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -123,7 +116,7 @@ void run_tensor(const FeaturesOptions& o, const GlobalOptions& g) {
   if (!o.group.empty() && o.group != features::kIapSptv)
     throw Error("--group: a tensor has only the group '" + std::string(features::kIapSptv) + "'");
   auto t0 = std::chrono::steady_clock::now();
-  const SparseTensor t = io::read_tns(o.file);
+  const SparseTensor t = io::read_tensor(o.file);
   const double parse_s = seconds_since(t0);
   auto check_mode = [&](int m, const char* flag) {
     if (m < -1 || m >= t.order())
@@ -192,7 +185,8 @@ void run_tensor(const FeaturesOptions& o, const GlobalOptions& g) {
 void add_features_command(CLI::App& app, const GlobalOptions& g) {
   auto opts = std::make_shared<FeaturesOptions>();
   auto* cmd = app.add_subcommand(
-      "features", "Every feature set of a matrix (.mtx, .mtx.gz, .safetensors) or tensor (.tns)");
+      "features",
+      "Every feature set of a matrix (.mtx, .mtx.gz, .safetensors) or tensor (.tns, .safetensors)");
   cmd->add_option("FILE", opts->file, "Matrix or tensor file")->required();
   cmd->add_option("--group", opts->group,
                   "Only this group: alphasparse, liteform, matxtract, permutation; iap_sptv for "
@@ -204,7 +198,7 @@ void add_features_command(CLI::App& app, const GlobalOptions& g) {
                   "Tensors: the mode multiplied by the vector, whose index is the column of the "
                   "matrix view (0-based; default: the last mode other than --mode)");
   cmd->callback([opts, &g] {
-    if (is_tensor_file(opts->file))
+    if (io::is_tensor_file(opts->file))
       run_tensor(*opts, g);
     else
       run_matrix(*opts, g);

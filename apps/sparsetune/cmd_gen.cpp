@@ -9,7 +9,7 @@
 #include "cli.hpp"
 #include "gen/generate.hpp"
 #include "io/matrix_file.hpp"
-#include "io/tns.hpp"
+#include "io/tensor_file.hpp"
 
 namespace sparsetune::cli {
 
@@ -34,11 +34,16 @@ void run(const gen::KindInfo& kind, const GenOptions& o, const CLI::App& sub,
   gen::GenSpec spec{kind.name, {}, o.seed};
   for (const auto& p : kind.params)
     if (sub.count("--" + option_name(p.name)) > 0) spec.params[p.name] = o.values.at(p.name);
+  // A name the writer would refuse is refused before a long generation.
+  if (kind.tensor)
+    io::check_tensor_output_name(o.output);
+  else
+    io::check_matrix_output_name(o.output);
   const auto t0 = std::chrono::steady_clock::now();
   const gen::GeneratedMatrix m = gen::generate(spec);
   const auto t1 = std::chrono::steady_clock::now();
   if (m.is_tensor)
-    io::write_tns(o.output, m.tensor);
+    io::write_tensor(o.output, m.tensor);
   else
     io::write_matrix(o.output, m.matrix);
   const auto t2 = std::chrono::steady_clock::now();
@@ -75,7 +80,8 @@ void run(const gen::KindInfo& kind, const GenOptions& o, const CLI::App& sub,
 }  // namespace
 
 void add_gen_command(CLI::App& app, const GlobalOptions& g) {
-  auto* cmd = app.add_subcommand("gen", "Generate a synthetic matrix (.mtx) or tensor (.tns)");
+  auto* cmd = app.add_subcommand(
+      "gen", "Generate a synthetic matrix (.mtx) or tensor (.tns, .safetensors)");
   cmd->require_subcommand(1);
   for (const auto& kind : gen::generator_kinds()) {
     auto* sub = cmd->add_subcommand(kind.name, kind.help);
@@ -89,7 +95,8 @@ void add_gen_command(CLI::App& app, const GlobalOptions& g) {
     sub->add_option("--seed", opts->seed, "Random seed: equal seeds give identical output")
         ->capture_default_str();
     sub->add_option("-o,--output", opts->output,
-                    kind.tensor ? "Output .tns file" : "Output .mtx, .mtx.gz or .safetensors file")
+                    kind.tensor ? "Output .tns, .tns.gz or .safetensors file"
+                                : "Output .mtx, .mtx.gz or .safetensors file")
         ->required();
     const gen::KindInfo* info = &kind;
     sub->callback([info, opts, sub, &g] { run(*info, *opts, *sub, g); });

@@ -11,7 +11,7 @@
 
 #include "cli.hpp"
 #include "io/file_bytes.hpp"
-#include "io/tns.hpp"
+#include "io/tensor_file.hpp"
 #include "models/slice_training.hpp"
 #include "search/slice_timings.hpp"
 
@@ -36,7 +36,7 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
     search::SliceTimingOptions t;
   };
   auto o = std::make_shared<Options>();
-  c->add_option("tensors", o->tensors, "Tensors (.tns, .tns.gz)")->required();
+  c->add_option("tensors", o->tensors, "Tensors (.tns, .tns.gz, .safetensors)")->required();
   c->add_option("-o,--out", o->out, "The CSV written (tensor,mode,slice,format,time_us)")
       ->required();
   c->add_option("--mode", o->mode, "The mode multiplied by v; -1: every mode")
@@ -61,7 +61,7 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
     nlohmann::json runs = nlohmann::json::array();
     std::string device;
     for (const auto& path : o->tensors) {
-      const SparseTensor tensor = io::read_tns(path);  // once for all its modes
+      const SparseTensor tensor = io::read_tensor(path);  // once for all its modes
       const int order = tensor.order();
       const int first = o->mode < 0 ? 0 : o->mode, last = o->mode < 0 ? order - 1 : o->mode;
       for (int k = first; k <= last; ++k) {

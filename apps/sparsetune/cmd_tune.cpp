@@ -20,7 +20,8 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   auto o = std::make_shared<search::TuneOptions>();
   auto t = std::make_shared<search::SptvTuneOptions>();
   cmd->add_option("FILE", o->matrix,
-                  "Matrix: .mtx, .mtx.gz or .safetensors; with --op sptv a tensor (.tns, .tns.gz)")
+                  "Matrix: .mtx, .mtx.gz or .safetensors; with --op sptv a tensor (.tns, .tns.gz, "
+                  ".safetensors)")
       ->required();
   cmd->add_option("--op", o->op, "Operation")
       ->check(CLI::IsMember({"spmv", "spmm", "sptv"}))

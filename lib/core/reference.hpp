@@ -70,6 +70,13 @@ std::vector<double> spmm_reference(const Csr<I, P>& a, const std::vector<double>
 // sorted lexicographically by its remaining modes.
 SparseTensor sptv_reference(const SparseTensor& x, int mode, const std::vector<double>& v);
 
+// The same Y with its entries sorted by `y_order`: X's modes other than `mode`, in any order
+// (Y's modes stay X's remaining modes ascending). Sums every fiber in the order of its indices
+// along `mode` (repeated coordinates in their order in X), whatever `y_order`; fibers are summed
+// on every core for large tensors.
+SparseTensor sptv_reference(const SparseTensor& x, int mode, const std::vector<double>& v,
+                            const std::vector<int>& y_order);
+
 // ||a - b||_2 / ||b||_2 (or ||a - b||_2 when b is all zero).
 double relative_l2_error(const std::vector<double>& a, const std::vector<double>& b);
 

@@ -35,7 +35,7 @@ std::vector<int> sptv_output_order(int order, int mode, int slice_mode);
 
 // Throws Error on a bad mode, a slice mode equal to `mode`, or an order below 2.
 // slice_mode -1: default_slice_mode.
-SptvMatrix sptv_matrix(SparseTensor t, int mode, int slice_mode = -1);
+SptvMatrix sptv_matrix(const SparseTensor& t, int mode, int slice_mode = -1);
 
 // Per non-empty slice, ascending by index: HTF's sliceIdx and sliceNnz (slice s holds
 // nnz[s] .. nnz[s+1]-1 of the entries counted slice by slice; the last entry is the total).

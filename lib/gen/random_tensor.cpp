@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 #include "gen/assemble.hpp"
 #include "gen/rng.hpp"
 
@@ -76,30 +77,20 @@ SparseTensor random_tensor(const RandomTensorParams& p, std::uint64_t seed) {
   }
   table = {};
 
-  // Lexicographic order by least-significant-mode-first stable passes: a counting sort where
-  // the mode is short, a stable comparison sort where it is longer than the entry count.
-  std::vector<std::int64_t> perm(p.nnz), tmp(p.nnz);
-  std::iota(perm.begin(), perm.end(), 0);
-  for (int m = order - 1; m >= 0; --m) {
-    const auto key = [&](std::int64_t e) { return coord[e * order + m]; };
-    if (p.dims[m] <= 4 * p.nnz + 1024) {
-      std::vector<std::int64_t> next(p.dims[m] + 1, 0);
-      for (auto e : perm) ++next[key(e) + 1];
-      for (std::int64_t i = 0; i < p.dims[m]; ++i) next[i + 1] += next[i];
-      for (auto e : perm) tmp[next[key(e)]++] = e;
-      perm.swap(tmp);
-    } else {
-      std::stable_sort(perm.begin(), perm.end(),
-                       [&](std::int64_t x, std::int64_t y) { return key(x) < key(y); });
-    }
-  }
+  // Lexicographic order: the coordinates are distinct, so core's radix sort (every core, linear
+  // in the entries) gives the one order there is.
   SparseTensor t;
   t.dims = p.dims;
   t.idx.assign(order, std::vector<std::int64_t>(p.nnz));
-  t.val.resize(p.nnz);
-  for (std::int64_t e = 0; e < p.nnz; ++e) {
-    for (int m = 0; m < order; ++m) t.idx[m][e] = at(perm[e])[m];
-  }
+  parallel_ranges(p.nnz, threads_for(p.nnz), [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t e = lo; e < hi; ++e)
+      for (int m = 0; m < order; ++m) t.idx[m][e] = at(e)[m];
+  });
+  coord = {};
+  t.val.assign(p.nnz, 0.0);
+  std::vector<int> natural(order);
+  std::iota(natural.begin(), natural.end(), 0);
+  sort_by_modes(t, natural);
   // Values are drawn in sorted order, after the coordinates, so they do not depend on the
   // order in which coordinates were accepted.
   for (auto& v : t.val) v = rng.uniform_pos();

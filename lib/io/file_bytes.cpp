@@ -58,6 +58,28 @@ std::string read_file(const std::string& path) {
   return out;
 }
 
+std::string read_file_prefix(const std::string& path, std::size_t n) {
+  Fd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text());
+  struct stat st {};
+  if (::fstat(f.fd, &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error(path + ": is a folder, not a file");
+  std::string out(n, '\0');
+  std::size_t used = 0;
+  while (used < n) {
+    ssize_t got = ::read(f.fd, out.data() + used, n - used);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error(path + ": cannot read: " + errno_text());
+    }
+    if (got == 0) break;
+    used += static_cast<std::size_t>(got);
+  }
+  out.resize(used);
+  return out;
+}
+
 bool is_gzip(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
          static_cast<unsigned char>(bytes[1]) == 0x8b;

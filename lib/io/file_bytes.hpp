@@ -13,6 +13,9 @@ namespace sparsetune::io {
 // The raw bytes of a file; throws Error naming the file when it cannot be read.
 std::string read_file(const std::string& path);
 
+// At most the first `n` bytes of a file (fewer when it is shorter); throws Error like read_file.
+std::string read_file_prefix(const std::string& path, std::size_t n);
+
 // True when the bytes start with the gzip magic 1f 8b.
 bool is_gzip(std::string_view bytes);
 

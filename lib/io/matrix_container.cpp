@@ -110,6 +110,8 @@ Csr64 matrix_from_safetensors(const SafetensorsFile& f, const std::string& sourc
   auto format = f.metadata.find("format");
   if (format == f.metadata.end())
     bad(source, "not a sparsetune matrix container (__metadata__ has no 'format')");
+  if (format->second == "sparsetune-tensor")
+    bad(source, "this is a tensor container; a matrix file is needed here");
   if (format->second != kMatrixFormatName)
     bad(source,
         "not a sparsetune matrix container (__metadata__ format is '" + format->second + "')");

@@ -62,12 +62,19 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 struct Entry {
-  NamedArray array;
+  ArrayView array;
   std::int64_t begin = 0, end = 0;
 };
 }  // namespace
 
 std::int64_t NamedArray::elements() const { return shape_product(shape); }
+std::int64_t ArrayView::elements() const { return shape_product(shape); }
+
+const ArrayView* SafetensorsView::find(const std::string& name) const {
+  for (const auto& a : arrays)
+    if (a.name == name) return &a;
+  return nullptr;
+}
 
 const NamedArray* SafetensorsFile::find(const std::string& name) const {
   for (const auto& a : arrays)
@@ -170,7 +177,7 @@ bool looks_like_safetensors(std::string_view bytes) {
   return n >= 2 && n <= bytes.size() - 8 && bytes[8] == '{';
 }
 
-SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& source) {
+SafetensorsView parse_safetensors_view(std::string_view bytes, const std::string& source) {
   if (bytes.size() < 8)
     bad(source, "file is " + std::to_string(bytes.size()) +
                     " bytes, too short for the 8-byte header length");
@@ -192,7 +199,7 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& sou
   }
   if (!header.is_object()) bad(source, "header is not a JSON object");
 
-  SafetensorsFile f;
+  SafetensorsView f;
   std::vector<Entry> entries;
   for (auto it = header.begin(); it != header.end(); ++it) {
     const std::string& key = it.key();
@@ -261,11 +268,45 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& sou
 
   f.arrays.reserve(entries.size());
   for (auto& e : entries) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(buffer.data()) + e.begin;
-    e.array.bytes.assign(p, p + (e.end - e.begin));
+    e.array.bytes = buffer.substr(e.begin, e.end - e.begin);
     f.arrays.push_back(std::move(e.array));
   }
   return f;
+}
+
+SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& source) {
+  SafetensorsView v = parse_safetensors_view(bytes, source);
+  SafetensorsFile f;
+  f.metadata = std::move(v.metadata);
+  f.arrays.reserve(v.arrays.size());
+  for (auto& a : v.arrays) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(a.bytes.data());
+    f.arrays.push_back({std::move(a.name), std::move(a.dtype), std::move(a.shape),
+                        std::vector<std::uint8_t>(p, p + a.bytes.size())});
+  }
+  return f;
+}
+
+std::optional<std::map<std::string, std::string>> read_safetensors_metadata(
+    const std::string& path) {
+  std::string head = read_file_prefix(path, 8);
+  const bool gzipped = is_gzip(head);
+  if (gzipped) head = read_file_decompressed(path);  // rare: decompress it all
+  if (head.size() < 8) return std::nullopt;
+  std::uint64_t n = 0;
+  std::memcpy(&n, head.data(), 8);
+  if (n < 2 || n > kMaxHeader) return std::nullopt;
+  if (!gzipped && head.size() < 8 + n) head = read_file_prefix(path, 8 + n);
+  if (head.size() < 8 + n || head[8] != '{') return std::nullopt;
+  nlohmann::json header = nlohmann::json::parse(head.begin() + 8, head.begin() + 8 + n, nullptr,
+                                                /*allow_exceptions=*/false);
+  if (!header.is_object()) return std::nullopt;
+  std::map<std::string, std::string> meta;
+  auto it = header.find("__metadata__");
+  if (it != header.end() && it->is_object())
+    for (auto m = it->begin(); m != it->end(); ++m)
+      if (m.value().is_string()) meta[m.key()] = m.value().get<std::string>();
+  return meta;
 }
 
 void write_safetensors(const std::string& path, const SafetensorsFile& f) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -114,8 +115,35 @@ std::string safetensors_header(const SafetensorsFile& f);
 // The whole file as bytes.
 std::string serialize_safetensors(const SafetensorsFile& f);
 
+// One array of a file held in memory, its bytes a view into that memory (no copy: a reader of a
+// large container widens or checks them in place).
+struct ArrayView {
+  std::string name;
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  std::string_view bytes;
+
+  std::int64_t elements() const;
+};
+
+struct SafetensorsView {
+  std::vector<ArrayView> arrays;  // in the order of their bytes in the file
+  std::map<std::string, std::string> metadata;
+
+  const ArrayView* find(const std::string& name) const;
+};
+
+// Parses and checks a whole file held in memory (every check of parse_safetensors); the views
+// live as long as `bytes`. `source` names the file in error messages.
+SafetensorsView parse_safetensors_view(std::string_view bytes, const std::string& source);
+
 // Parses a whole file held in memory; `source` names it in error messages.
 SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& source);
+
+// The __metadata__ of the file at `path`, reading only its header (a gzip-compressed file is
+// decompressed first); nullopt when the file does not start like safetensors.
+std::optional<std::map<std::string, std::string>> read_safetensors_metadata(
+    const std::string& path);
 
 // True when the bytes look like safetensors: a plausible length followed by '{'.
 bool looks_like_safetensors(std::string_view bytes);

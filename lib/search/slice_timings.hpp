@@ -58,7 +58,7 @@ SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_w
                           const std::string& dtype);
 
 struct SliceTimingOptions {
-  std::string tensor;  // .tns or .tns.gz
+  std::string tensor;  // .tns, .tns.gz or .safetensors
   std::string label;   // the tensor column of the records ("": `tensor`)
   int mode = 0;        // Y = X ×_mode v; sliced as tune --op sptv slices it
   std::string dtype = "f32";

@@ -1,8 +1,10 @@
 #include "search/sptv_tune.hpp"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -17,7 +19,7 @@
 #include "graph/interpreter.hpp"
 #include "graph/sptv_graph.hpp"
 #include "io/staged_folder.hpp"
-#include "io/tns.hpp"
+#include "io/tensor_file.hpp"
 #include "models/slice_selector.hpp"
 #include "models/stream_model.hpp"
 #include "runtime/nvrtc.hpp"
@@ -33,7 +35,7 @@ using json = nlohmann::json;
 
 std::string tensor_name(const std::string& path) {
   std::string n = std::filesystem::path(path).filename().string();
-  for (const char* ext : {".gz", ".tns"})
+  for (const char* ext : {".gz", ".tns", ".safetensors"})
     if (n.size() > std::string(ext).size() && n.ends_with(ext))
       n.resize(n.size() - std::string(ext).size());
   return n;
@@ -50,7 +52,16 @@ std::string default_slice_model(const std::string& arch) {
 TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (o.dtype != "f64" && o.dtype != "f32")
     throw Error("tune --op sptv: --dtype must be f64 or f32 (got '" + o.dtype + "')");
-  const SparseTensor t = io::read_tns(o.tensor);
+  // Each step's seconds at -v: where a tune of a large tensor spends its time.
+  auto last = std::chrono::steady_clock::now();
+  const auto step = [&](const char* what) {
+    const auto now = std::chrono::steady_clock::now();
+    spdlog::debug("tune --op sptv: {} {:.3f} s", what,
+                  std::chrono::duration<double>(now - last).count());
+    last = now;
+  };
+  const SparseTensor t = io::read_tensor(o.tensor);
+  step("read");
   if (t.order() < 2) throw Error(o.tensor + ": SpTV needs a tensor of order 2 or more");
   if (o.mode < 0 || o.mode >= t.order())
     throw Error(o.tensor + ": --mode " + std::to_string(o.mode) + " is not a mode of this order-" +
@@ -58,6 +69,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   const std::string arch = o.arch.empty() ? "sm_90" : o.arch;
   runtime::check_arch(arch);
   const SptvMatrix m = sptv_matrix(t, o.mode, o.slice_mode);
+  step("matrix view");
 
   // Two-stage selection, or one format forced on every slice.
   std::optional<graph::SliceFormat> forced;
@@ -76,6 +88,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                   std::to_string(m.a.nnz()) + " entries of " + o.tensor);
   }
   const auto inputs = features::slice_inputs(m);
+  step("slice inputs");
   models::SelectOptions so;
   so.sparsity_threshold = o.sparsity_threshold;
   const std::string model_path = o.model.empty() ? default_slice_model(arch) : o.model;
@@ -98,6 +111,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (forced)
     for (const auto& in : inputs)
       choices.push_back({in.slice, static_cast<int>(*forced), "forced"});
+  step("selection");
   if (o.batches < 1 || o.batches > 64) throw Error("tune --op sptv: --batches must be 1 to 64");
   SptvDesignContext dc{m,
                        inputs,
@@ -110,6 +124,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   SptvDesign selected = design_sptv(dc, std::move(choices));
   std::int64_t max_len = 1;
   for (std::int64_t r = 0; r < m.a.rows; ++r) max_len = std::max(max_len, m.a.row_length(r));
+  step("design");
 
   // With a budget and a GPU (and no format forced), the selection against the single formats.
   std::string run_arch = arch;
@@ -137,7 +152,9 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   // CPU check: the interpreter's walk of the format against the fp64 SpTV reference (the one the
   // GPU runs were checked against, when they ran: the same v).
   if (!plan_inputs) plan_inputs = sptv_plan_inputs(t, m, o.dtype, max_len);
+  step("reference");
   const auto y = graph::interpret(e.format, plan_inputs->x);
+  step("interpreter");
   const double cpu_error = relative_l2_error(y, plan_inputs->y_ref);
   const double tolerance = runtime::error_tolerance(runtime::parse_dtype(o.dtype), max_len);
   if (!(cpu_error <= tolerance))
@@ -157,7 +174,9 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (gpu.value("ran", false)) gpu["ranked_by"] = o.rank_transfers ? "transfers" : "device";
   runtime::CompileOptions co;
   co.arch = run_arch;
+  step("gpu runs");
   const auto compiled = runtime::compile({"sptv", e.kernels.source}, co, nullptr);
+  step("nvrtc");
   if (gpu.value("ran", false) && !gpu.value("verified", false))
     throw Error(
         "tune --op sptv: the kernels ran on the GPU but were not verified against the fp64 "
@@ -205,6 +224,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
       {"files", out.files}};
   staged.add("report.json", report.dump(2) + "\n");
   staged.commit();
+  step("outputs");
   out.report = std::move(report);
   return out;
 }

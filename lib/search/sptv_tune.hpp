@@ -17,7 +17,7 @@
 namespace sparsetune::search {
 
 struct SptvTuneOptions {
-  std::string tensor;         // .tns or .tns.gz
+  std::string tensor;         // .tns, .tns.gz or .safetensors
   int mode = 0;               // Y = X ×_mode v
   int slice_mode = -1;        // -1: the smallest other mode
   std::string dtype = "f64";  // f64 | f32
