@@ -215,4 +215,11 @@ Slices slices(const SparseTensor& sorted, int mode) {
   return s;
 }
 
+std::int64_t sort_and_merge(SparseTensor& t) {
+  std::vector<int> natural(t.dims.size());
+  std::iota(natural.begin(), natural.end(), 0);
+  sort_by_modes(t, natural);
+  return merge_duplicates(t);
+}
+
 }  // namespace sparsetune

@@ -40,6 +40,10 @@ bool is_sorted_by_modes(const SparseTensor& t, const std::vector<int>& mode_orde
 // returns how many entries were merged away.
 std::int64_t merge_duplicates(SparseTensor& t);
 
+// A tensor as the readers return it: sorted lexicographically by mode 0, 1, ..., entries with
+// equal coordinates summed; returns how many were merged away.
+std::int64_t sort_and_merge(SparseTensor& t);
+
 // Boundaries of mode-`mode` fibers in a tensor sorted by fiber_mode_order(order, mode):
 // fiber f holds entries [ptr[f], ptr[f+1]).
 std::vector<std::int64_t> fiber_ptr(const SparseTensor& sorted, int mode);

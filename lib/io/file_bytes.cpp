@@ -27,17 +27,22 @@ struct Fd {
   }
 };
 
+// Opens `path` into `f` and fills `st`, refusing a folder by name.
+void open_for_reading(Fd& f, const std::string& path, struct stat& st) {
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text());
+  if (::fstat(f.fd, &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error(path + ": is a folder, not a file");
+}
+
 // zlib counts in 32-bit units; larger inputs are fed in pieces of this size.
 constexpr std::size_t kZlibStep = std::size_t{1} << 30;
 }  // namespace
 
 std::string read_file(const std::string& path) {
   Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text());
   struct stat st {};
-  if (::fstat(f.fd, &st) == 0 && S_ISDIR(st.st_mode))
-    throw Error(path + ": is a folder, not a file");
+  open_for_reading(f, path, st);
   std::string out;
   off_t size = S_ISREG(st.st_mode) ? ::lseek(f.fd, 0, SEEK_END) : 0;
   if (size > 0) out.reserve(static_cast<std::size_t>(size));
@@ -60,11 +65,8 @@ std::string read_file(const std::string& path) {
 
 std::string read_file_prefix(const std::string& path, std::size_t n) {
   Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text());
   struct stat st {};
-  if (::fstat(f.fd, &st) == 0 && S_ISDIR(st.st_mode))
-    throw Error(path + ": is a folder, not a file");
+  open_for_reading(f, path, st);
   std::string out(n, '\0');
   std::size_t used = 0;
   while (used < n) {

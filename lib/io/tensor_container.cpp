@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
@@ -220,14 +219,9 @@ SparseTensor parse_tensor_container(std::string_view bytes, const std::string& s
   TnsInfo ti;
   ti.header = true;
   ti.stored_entries = n;
-  std::vector<int> natural(order);
-  std::iota(natural.begin(), natural.end(), 0);
-  if (!is_sorted_by_modes(t, natural, /*strict=*/true)) {
-    sort_by_modes(t, natural);
-    ti.duplicates = merge_duplicates(t);
-    if (ti.duplicates > 0)
-      spdlog::warn("{}: {} duplicate entries were summed", source, ti.duplicates);
-  }
+  ti.duplicates = sort_and_merge(t);  // leaves a tensor already in that order as it is
+  if (ti.duplicates > 0)
+    spdlog::warn("{}: {} duplicate entries were summed", source, ti.duplicates);
   if (info) *info = ti;
   return t;
 }

@@ -4,7 +4,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <numeric>
 
 #include "core/error.hpp"
 #include "io/file_bytes.hpp"
@@ -172,10 +171,7 @@ SparseTensor parse_tns(std::string_view text, const std::string& source, TnsInfo
   }
   ti.stored_entries = t.nnz();
 
-  std::vector<int> natural(order);
-  std::iota(natural.begin(), natural.end(), 0);
-  sort_by_modes(t, natural);
-  ti.duplicates = merge_duplicates(t);
+  ti.duplicates = sort_and_merge(t);
   if (ti.duplicates > 0)
     spdlog::warn("{}: {} duplicate entries were summed", source, ti.duplicates);
   if (info) *info = ti;
