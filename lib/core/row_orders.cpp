@@ -228,7 +228,10 @@ struct CacheKey {
 };
 
 constexpr std::int64_t kCacheMinNnz = 1 << 16;  // below, computing is cheaper than hashing
-constexpr std::size_t kCacheEntries = 8;
+// More than one matrix's eleven orders: a cycle over all of them (collect at each N) must hit,
+// and least-recently-used eviction misses every time on a cycle longer than the cache.
+constexpr std::size_t kCacheEntries = 24;
+constexpr std::size_t kCacheBytes = std::size_t(1) << 30;  // and at most 1 GiB of permutations
 
 std::mutex cache_mutex;
 std::deque<std::pair<CacheKey, std::vector<std::int64_t>>> cache;  // newest first
@@ -263,7 +266,13 @@ std::vector<std::int64_t> compute_row_order(const Csr64& a, Order o, const Optio
     std::lock_guard<std::mutex> lock(cache_mutex);
     std::erase_if(cache, [&](const auto& e) { return e.first == key; });
     cache.emplace_front(key, p);
-    if (cache.size() > kCacheEntries) cache.pop_back();
+    std::size_t bytes = 0;
+    for (const auto& e : cache) bytes += e.second.size() * sizeof(std::int64_t);
+    while (cache.size() > 1 &&
+           (cache.size() > kCacheEntries || bytes > kCacheBytes)) {
+      bytes -= cache.back().second.size() * sizeof(std::int64_t);
+      cache.pop_back();
+    }
   }
   return p;
 }

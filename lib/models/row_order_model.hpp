@@ -27,6 +27,7 @@ struct RowOrderRecord {
   std::vector<double> features;  // permutation_features' values, in row_order_feature_names order
   std::vector<double> time_us;   // per order of row_orders::all_orders(); < 0: not measured
   std::vector<double> order_ms;  // per order: computing the permutation on the host
+  double cusparse_us = -1;       // cuSPARSE's fastest verified SpMM at this N; < 0: not measured
   std::string notes;             // why an order has no time
 };
 
@@ -35,7 +36,8 @@ std::vector<std::string> row_order_feature_names();
 std::vector<std::string> row_order_model_inputs();
 std::vector<double> row_order_inputs(const std::vector<double>& features, std::int64_t n);
 
-// The CSV: matrix,rows,cols,nnz,n, the features, t_<order>..., ms_<order>..., notes.
+// The CSV: matrix,rows,cols,nnz,n, the features, t_<order>..., ms_<order>..., cusparse_us, notes.
+// Reading also takes the older header without cusparse_us (the records then have -1).
 std::string row_order_csv(const std::vector<RowOrderRecord>& records);
 // Throws Error naming PATH:LINE and the column at fault ('#' lines are comments).
 std::vector<RowOrderRecord> read_row_order_csv(const std::string& path);

@@ -11,6 +11,7 @@
 #include "graph/spmm_graph.hpp"
 #include "io/file_bytes.hpp"
 #include "io/matrix_file.hpp"
+#include "runtime/bench.hpp"
 #include "search/collect.hpp"
 #include "search/config.hpp"
 #include "search/gpu_evaluator.hpp"
@@ -46,6 +47,29 @@ std::vector<double> order_costs(const Csr64& a, int warps) {
     pool.clear();
   }
   return ms;
+}
+
+// cuSPARSE's fastest verified SpMM at N (flushed median, as the orders are timed), the peer
+// the orders' table sets beside them; -1 with a note when none verified.
+double cusparse_best_us(const Csr64& a, std::int64_t n, const RowOrderTimingOptions& o,
+                        std::string* notes) {
+  runtime::BenchOptions bo;
+  bo.op = "spmm";
+  bo.n = {n};
+  bo.dtype = runtime::parse_dtype(o.dtype);
+  bo.runs = o.runs;
+  bo.timeout_s = o.timeout_s;
+  bo.launch = o.launch;
+  double best = -1;
+  try {
+    for (const auto& b : runtime::bench_matrix(a, bo).results)
+      if (b.status == "ok" && b.verified && b.time_ms.median > 0 &&
+          (best < 0 || b.time_ms.median * 1e3 < best))
+        best = b.time_ms.median * 1e3;
+  } catch (const Error& e) {
+    *notes += std::string(notes->empty() ? "" : "; ") + "cuSPARSE: " + e.what();
+  }
+  return best;
 }
 
 }  // namespace
@@ -91,6 +115,7 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
     r.n = n;
     r.features = feats;
     r.order_ms = costs;
+    r.cusparse_us = cusparse_best_us(a, n, o, &r.notes);
     for (std::size_t k = 0; k < orders.size(); ++k) {
       const bool ok = k < ev.size() && ev[k].ok && ev[k].measured;
       r.time_us.push_back(ok ? ev[k].time_us : -1.0);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/row_orders.hpp"
@@ -48,6 +49,7 @@ TEST_CASE("the row-order CSV round trips and names bad fields", "[models][row-or
   auto recs = synthetic(3);
   recs[1].time_us[5] = -1;
   recs[1].notes = "warp-aware: failed, badly";
+  recs[1].cusparse_us = 12.5;
   const auto path = (t.path / "t.csv").string();
   io::write_file_atomic(path, models::row_order_csv(recs));
   const auto back = models::read_row_order_csv(path);
@@ -57,7 +59,27 @@ TEST_CASE("the row-order CSV round trips and names bad fields", "[models][row-or
   CHECK(back[1].time_us == recs[1].time_us);
   CHECK(back[1].features == recs[1].features);
   CHECK(back[1].notes == "warp-aware: failed; badly");
+  CHECK(back[1].cusparse_us == 12.5);
+  CHECK(back[0].cusparse_us == -1);
   CHECK(models::best_order(back[2]) == 4);
+
+  // A CSV written before cuSPARSE was timed beside the orders still reads.
+  {
+    // Each line without its next-to-last field (the header's cusparse_us).
+    std::istringstream in(io::read_file(path));
+    std::string old, line;
+    while (std::getline(in, line)) {
+      const auto last = line.rfind(',');
+      old += line.substr(0, line.rfind(',', last - 1)) + line.substr(last) + "\n";
+    }
+    REQUIRE(old.find("cusparse_us") == std::string::npos);
+    io::write_file_atomic(path + ".old", old);
+    const auto was = models::read_row_order_csv(path + ".old");
+    REQUIRE(was.size() == recs.size());
+    CHECK(was[1].time_us == recs[1].time_us);
+    CHECK(was[1].notes == "warp-aware: failed; badly");
+    CHECK(was[1].cusparse_us == -1);
+  }
 
   std::string text = io::read_file(path);
   text.replace(text.find("\nm0,1000"), 8, "\nm0,abc!");
@@ -80,6 +102,12 @@ TEST_CASE("the row-order model learns a feature-decided best order", "[models][r
   CHECK(test["predicted_exact"].get<double>() == Approx(1.0));
   CHECK(test["predicted_share_of_oracle_gain"].get<double>() == Approx(1.0));
   CHECK(test["classified_exact"].get<double>() == Approx(1.0));
+  // Arithmetic means: the oracle is 1.3 + 0.01k over the original on the records where the
+  // original is not best, 1 elsewhere, so its mean lies between; a perfect pick takes all of it.
+  CHECK(test["oracle_speedup_mean"].get<double>() > 1.0);
+  CHECK(test["oracle_speedup_mean"].get<double>() < 1.38);
+  CHECK(test["oracle_speedup_mean"].get<double>() >= test["oracle_speedup"].get<double>());
+  CHECK(test["predicted_share_of_oracle_gain_mean"].get<double>() == Approx(1.0));
   // The held-out matrices are not trained on, and both N of one matrix sit on one side.
   std::set<std::string> held;
   for (const auto& n : rep["split"]["test"]) held.insert(n.get<std::string>());
