@@ -1,5 +1,7 @@
 #include "search/sptv_designs.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -36,6 +38,20 @@ SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoi
   return d;
 }
 
+namespace {
+// Designs built ahead of their GPU runs at once: one per four cores, at most 4, and as many as
+// half the memory holds beside the two batched cuts of the design being run (a design being
+// built peaks at about 130 bytes per entry: 1.3 GB at 10^7 entries on the CPU).
+std::size_t designs_ahead(std::int64_t nnz) {
+  const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  const double per_design = 130.0 * static_cast<double>(std::max<std::int64_t>(nnz, 1));
+  const auto fit = static_cast<std::int64_t>(0.5 * memory / per_design) - 2;
+  return static_cast<std::size_t>(
+      std::clamp<std::int64_t>(std::min<std::int64_t>(fit, all_cores() / 4), 1, 4));
+}
+}  // namespace
+
 SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
                                const SparseTensor& tensor, const codegen::PlanInputs& inputs,
                                const SptvSearchOptions& o, std::string* arch) {
@@ -44,15 +60,14 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   s.best = std::move(selected);
   json runs;
   // The single formats to try (not the selection itself), each designed on a host thread ahead of
-  // its GPU runs, which stay one at a time: up to `ahead` designs at once (about one per four
-  // cores, at most 4: at 10^8 entries a design holds a few GB while it is built), the first
-  // ones as soon as the selection's run has found a device, the next when one is taken.
+  // its GPU runs, which stay one at a time: up to designs_ahead() at once, the first ones as soon
+  // as the selection's run has found a device, the next when one is taken.
   std::vector<graph::SliceFormat> singles;
   for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
                  graph::SliceFormat::HYB})
     if (s.best.count[static_cast<int>(f)] != static_cast<int>(s.best.choices.size()))
       singles.push_back(f);
-  const std::size_t ahead = static_cast<std::size_t>(std::clamp(all_cores() / 4, 1, 4));
+  const std::size_t ahead = designs_ahead(c.view.a.nnz());
   std::vector<std::future<SptvDesign>> built(singles.size());
   std::size_t started = 0;
   const auto start_upto = [&](std::size_t n) {
