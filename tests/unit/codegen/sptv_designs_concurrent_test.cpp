@@ -18,15 +18,17 @@ namespace {
 SparseTensor sparse_slices() {
   std::mt19937_64 rng(5);
   SparseTensor t;
-  t.dims = {40, 300, 200};
+  t.dims = {40, 3000, 2000};
   t.idx.resize(3);
   const auto add = [&](std::int64_t i) {
     t.idx[0].push_back(i);
-    t.idx[1].push_back(static_cast<std::int64_t>(rng() % 300));
-    t.idx[2].push_back(static_cast<std::int64_t>(rng() % 200));
+    t.idx[1].push_back(static_cast<std::int64_t>(rng() % 3000));
+    t.idx[2].push_back(static_cast<std::int64_t>(rng() % 2000));
     t.val.push_back(static_cast<double>(rng() % 1000) / 7.0 + 1.0);
   };
-  for (int k = 0; k < 30000; ++k) {
+  // Enough entries (over 2^17 per part) for COMPRESS and the Designer's write counts to run on
+  // several threads.
+  for (int k = 0; k < 400000; ++k) {
     const auto u = static_cast<std::int64_t>(rng() % 20);
     add(u * u / 20);
   }
