@@ -15,6 +15,7 @@ void run_ops(const std::vector<OpNode>& ops, Part part, std::vector<Part>& leave
   for (const auto& n : ops) {
     const Operator* op = find_operator(n.op);
     if (!op) throw GraphError("unknown operator " + n.op);
+    if (!op->reads_rows_in_place()) copy_out_rows(part);
     auto made = op->apply(part, n.params);
     if (op->branches(n.params) > 0) {
       for (std::size_t b = 0; b < made.size(); ++b)
@@ -22,6 +23,7 @@ void run_ops(const std::vector<OpNode>& ops, Part part, std::vector<Part>& leave
       return;
     }
   }
+  copy_out_rows(part);
   leaves.push_back(std::move(part));
 }
 
@@ -280,13 +282,11 @@ MetadataSet apply_graph(const Graph& g, const Csr64& a, double max_padding,
   root.max_stored = static_cast<std::int64_t>(
       std::min(9.0e18, max_padding * static_cast<double>(std::max(a.nnz(), a.rows)) + 65536.0));
   root.origin_row.resize(a.rows);
-  root.row_entries.resize(a.rows);
-  for (std::int64_t r = 0; r < a.rows; ++r) {
-    root.origin_row[r] = r;
-    root.row_entries[r].reserve(static_cast<std::size_t>(a.row_ptr[r + 1] - a.row_ptr[r]));
-    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-      root.row_entries[r].push_back({a.col_idx[k], a.val[k]});
-  }
+  root.in = &a;  // the rows stay in `a` until an operator needs them copied out
+  root.in_lo.resize(a.rows);
+  root.in_hi.resize(a.rows);
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    root.origin_row[r] = r, root.in_lo[r] = a.row_ptr[r], root.in_hi[r] = a.row_ptr[r + 1];
   MetadataSet m;
   m.rows = a.rows;
   m.cols = a.cols;

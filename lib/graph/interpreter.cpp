@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <limits>
 #include <memory>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 #include "graph/half.hpp"
 #include "graph/registry.hpp"
 
@@ -16,12 +18,14 @@ namespace {
 
 class Reader final : public FormatReader {
  public:
-  Reader(const Format& f, const PartFormat& p, const std::vector<double>& x)
-      : x_(x), cols_(f.cols) {
+  // `ones`: x is all ones (the write counts): x() reads no memory.
+  Reader(const Format& f, const PartFormat& p, const std::vector<double>& x, bool ones = false)
+      : x_(x), cols_(f.cols), ones_(ones) {
     for (int i = 0; i < kArrays; ++i) {
       auto it = p.arrays.find(arr_name(static_cast<Arr>(i)));
       arrays_[i] = it == p.arrays.end() ? nullptr : &it->second;
     }
+    if (ones_) return;
     xs_.resize(x.size());
     for (std::size_t i = 0; i < x.size(); ++i)
       xs_[i] = f.dtype == "f64"   ? x[i]
@@ -50,7 +54,7 @@ class Reader final : public FormatReader {
   double x(std::int64_t col) const override {
     if (col < 0 || col >= cols_)
       throw Error("format: column " + std::to_string(col) + " is out of range");
-    return xs_[col];
+    return ones_ ? 1.0 : xs_[col];
   }
 
  private:
@@ -58,13 +62,17 @@ class Reader final : public FormatReader {
   const std::vector<double>& x_;
   std::vector<double> xs_;
   std::int64_t cols_;
+  bool ones_ = false;
 };
 
-// Walks one part; `write(row_of_y, v)` receives every result that reaches global memory.
+// Walks one part (its thread blocks [bmtb_lo, bmtb_hi), all by default); `write(row_of_y, v)`
+// receives every result that reaches global memory.
 template <class Write>
-void walk(const Format& f, const PartFormat& p, const std::vector<double>& x, Write write) {
+void walk(const Format& f, const PartFormat& p, const std::vector<double>& x, Write write,
+          std::int64_t bmtb_lo = 0, std::int64_t bmtb_hi = -1, bool x_ones = false) {
   if (p.n_bmtb == 0) return;
-  Reader rd(f, p, x);
+  if (bmtb_hi < 0) bmtb_hi = p.n_bmtb;
+  Reader rd(f, p, x, x_ones);
   std::unique_ptr<ReductionModel> thread_m, warp_m, block_m;
   for (const auto& r : p.reductions) {
     const auto* op = find_reduction(r);
@@ -106,7 +114,7 @@ void walk(const Format& f, const PartFormat& p, const std::vector<double>& x, Wr
     if (b < 0 || b > e || e > limit)
       throw Error(std::string("format: ") + arr_name(a) + " is not a valid prefix");
   };
-  for (std::int64_t bmtb = 0; bmtb < p.n_bmtb; ++bmtb) {
+  for (std::int64_t bmtb = bmtb_lo; bmtb < bmtb_hi; ++bmtb) {
     c.bmtb = bmtb;
     std::int64_t wb, we;
     range(Arr::bmtb_first_bmw, bmtb, p.n_bmw, wb, we);
@@ -294,7 +302,19 @@ std::vector<double> interpret_spmm(const Format& f, const std::vector<double>& b
 std::vector<std::int64_t> count_writes(const Format& f, std::size_t part) {
   std::vector<std::int64_t> n(f.rows, 0);
   const std::vector<double> x(f.cols, 1.0);
-  walk(f, f.parts.at(part), x, [&](std::int64_t r, double) { ++n[r]; });
+  const auto& p = f.parts.at(part);
+  // Every reduction model starts afresh at a thread block, so ranges of them are walked on
+  // several threads (the Designer counts every part of a large design); counts commute.
+  const int ranges = static_cast<int>(std::clamp<std::int64_t>(
+      threads_for(std::max(p.nnz_stored, p.rows)), 1, std::max<std::int64_t>(p.n_bmtb, 1)));
+  parallel_for(ranges, ranges, [&](int q) {
+    walk(
+        f, p, x,
+        [&](std::int64_t r, double) {
+          std::atomic_ref<std::int64_t>(n[r]).fetch_add(1, std::memory_order_relaxed);
+        },
+        p.n_bmtb * q / ranges, p.n_bmtb * (q + 1) / ranges, true);
+  });
   return n;
 }
 

@@ -35,6 +35,19 @@ std::vector<Span> parent_spans(const Part& p, Level l) {
   return out;
 }
 
+void copy_out_rows(Part& p) {
+  if (!p.in) return;
+  p.row_entries.assign(p.origin_row.size(), {});
+  for (std::size_t r = 0; r < p.origin_row.size(); ++r) {
+    auto& row = p.row_entries[r];
+    row.reserve(static_cast<std::size_t>(p.in_hi[r] - p.in_lo[r]));
+    for (auto k = p.in_lo[r]; k < p.in_hi[r]; ++k) row.push_back({p.in->col_idx[k], p.in->val[k]});
+  }
+  p.in = nullptr;
+  std::vector<std::int64_t>().swap(p.in_lo);
+  std::vector<std::int64_t>().swap(p.in_hi);
+}
+
 void refresh_ranges(Part& p) {
   std::vector<int> defined;
   for (int l = 0; l < kLevels; ++l)

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/matrix.hpp"
 #include "graph/arrays.hpp"
 
 namespace sparsetune::graph {
@@ -50,6 +51,12 @@ struct Part {
   std::vector<std::int64_t> origin_row;  // local row -> row of the matrix (y index)
   // Before COMPRESS: the (col, val) entries of each local row, columns ascending.
   std::vector<std::vector<std::pair<std::int64_t, double>>> row_entries;
+  // Or, while `in` is set, rows still read in place from the matrix (a heap list per row costs
+  // more than SLICE_DIV, HYB_SPLIT and COMPRESS do): local row r holds entries
+  // [in_lo[r], in_hi[r]) of `in`. The Designer copies them into row_entries before any other
+  // operator runs (copy_out_rows).
+  const Csr64* in = nullptr;
+  std::vector<std::int64_t> in_lo, in_hi;
   bool compressed = false;
   std::vector<Entry> nz;  // after COMPRESS: storage order, padding included
   std::array<std::vector<Block>, kLevels> blocks;
@@ -91,6 +98,9 @@ std::vector<Span> parent_spans(const Part& p, Level l);
 // Recomputes the ranges of coarser defined levels from the finest defined level, after entries
 // were inserted or moved.
 void refresh_ranges(Part& p);
+
+// Fills row_entries from the rows read in place (`in`) and clears `in`; no-op without it.
+void copy_out_rows(Part& p);
 
 // Extends a block's rows by `row`.
 inline void cover_row(Block& b, std::int64_t row) {

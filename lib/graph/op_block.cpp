@@ -89,6 +89,7 @@ class BlockOp final : public Operator {
   std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
     const auto spans = parent_spans(part, level_);
     std::vector<Block> out;
+    out.reserve(expected_blocks(part, p, spans.size()));  // no regrowth of a large cut
     for (std::size_t s = 0; s < spans.size(); ++s) {
       const auto before = out.size();
       switch (cut_) {
@@ -118,6 +119,20 @@ class BlockOp final : public Operator {
   bool strided(const nlohmann::json& p) const {
     if (cut_ == Cut::Nnz) return p.at("interleave").get<bool>();
     return cut_ == Cut::Row && iparam(p, "lanes") > 1 && p.at("interleave").get<bool>();
+  }
+
+  // The blocks a cut makes, about (exact for lanes), to reserve; 0 when not known.
+  std::size_t expected_blocks(const Part& part, const nlohmann::json& p, std::size_t spans) const {
+    const auto rows = static_cast<std::size_t>(part.rows());
+    if (cut_ == Cut::Row) {
+      const auto lanes = static_cast<std::size_t>(p.contains("lanes") ? iparam(p, "lanes") : 1);
+      if (lanes > 1) return rows * lanes;
+      if (iparam(p, "max_nnz") > 0) return 0;
+      return std::min(rows, rows / static_cast<std::size_t>(iparam(p, "rows")) + spans);
+    }
+    if (cut_ == Cut::Nnz)
+      return part.nz.size() / static_cast<std::size_t>(iparam(p, "nnz")) + spans;
+    return 0;
   }
 
   // A row of entries [k, e) shared by `lanes` threads: strided (lane j: j, j+lanes, ...) so that

@@ -31,6 +31,7 @@ class SliceDiv final : public Operator {
   int branches(const nlohmann::json& p) const override {
     return static_cast<int>(iparam(p, "count"));
   }
+  bool reads_rows_in_place() const override { return true; }
   std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
     if (!part.slices)
       throw DesignError("SLICE_DIV: rule: the matrix is not a tensor's view (no slices)");
@@ -48,11 +49,30 @@ class SliceDiv final : public Operator {
     std::vector<Part> out;
     for (std::int64_t i = 0; i < iparam(p, "count"); ++i)
       out.push_back(empty_like(part, std::to_string(i)));
+    std::vector<std::int64_t> part_of(sl.count), rows_of(out.size(), 0);
     for (std::int64_t s = 0; s < sl.count; ++s) {
-      Part& q = out[assign[s].get<std::int64_t>()];
+      part_of[s] = assign[s].get<std::int64_t>();
+      rows_of[part_of[s]] += start[s + 1] - start[s];
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].origin_row.reserve(rows_of[i]);
+      if (part.in) {  // rows stay in the matrix: only their ranges move
+        out[i].in = part.in;
+        out[i].in_lo.reserve(rows_of[i]);
+        out[i].in_hi.reserve(rows_of[i]);
+      } else {
+        out[i].row_entries.reserve(rows_of[i]);
+      }
+    }
+    for (std::int64_t s = 0; s < sl.count; ++s) {
+      Part& q = out[part_of[s]];
       for (auto k = start[s]; k < start[s + 1]; ++k) {
-        q.origin_row.push_back(part.origin_row[order[k]]);
-        q.row_entries.push_back(std::move(part.row_entries[order[k]]));
+        const auto r = order[k];
+        q.origin_row.push_back(part.origin_row[r]);
+        if (part.in)
+          q.in_lo.push_back(part.in_lo[r]), q.in_hi.push_back(part.in_hi[r]);
+        else
+          q.row_entries.push_back(std::move(part.row_entries[r]));
       }
     }
     return out;

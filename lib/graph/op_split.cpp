@@ -92,12 +92,28 @@ class HybSplit final : public Operator {
   }
   void advance(GraphState&, const nlohmann::json&) const override {}
   int branches(const nlohmann::json&) const override { return 2; }
+  bool reads_rows_in_place() const override { return true; }
   std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
     const auto w = static_cast<std::size_t>(iparam(p, "width"));
     Part head = empty_like(part, "0"), tail = empty_like(part, "1");
     head.origin_row = part.origin_row;
-    head.row_entries.resize(part.rows());
-    for (std::int64_t r = 0; r < part.rows(); ++r) {
+    if (part.in) {  // rows in the matrix: the head and the tail are ranges of them
+      head.in = tail.in = part.in;
+      head.in_lo = part.in_lo;
+      head.in_hi.resize(part.rows());
+      for (std::int64_t r = 0; r < part.rows(); ++r) {
+        const std::int64_t lo = part.in_lo[r], hi = part.in_hi[r];
+        const std::int64_t k = std::min(static_cast<std::int64_t>(w), hi - lo);
+        head.in_hi[r] = lo + k;
+        if (hi - lo > k) {
+          tail.origin_row.push_back(part.origin_row[r]);
+          tail.in_lo.push_back(lo + k);
+          tail.in_hi.push_back(hi);
+        }
+      }
+    }
+    if (!part.in) head.row_entries.resize(part.rows());
+    for (std::int64_t r = 0; !part.in && r < part.rows(); ++r) {
       auto& row = part.row_entries[r];
       const std::size_t k = std::min(w, row.size());
       head.row_entries[r].assign(row.begin(), row.begin() + k);

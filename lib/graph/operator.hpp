@@ -79,6 +79,8 @@ class Operator {
   virtual void advance(GraphState& s, const nlohmann::json& p) const = 0;
   // Parts a dividing operator makes (each continues with a sub-graph of its own); 0 otherwise.
   virtual int branches(const nlohmann::json& p) const { return 0; }
+  // Whether apply() takes rows read in place from the matrix (Part::in), besides row_entries.
+  virtual bool reads_rows_in_place() const { return false; }
   // Edits the part; a dividing operator returns the parts it makes (the input is consumed).
   virtual std::vector<Part> apply(Part& part, const nlohmann::json& p) const = 0;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <set>
 
@@ -177,10 +178,12 @@ codegen::PlanInputs sptv_plan_inputs(const SparseTensor& tensor, const SptvMatri
 }
 
 json sptv_device_run(const codegen::Emitted& e, const codegen::PlanInputs& inputs,
-                     const runtime::WorkerLaunch& launch, std::string* arch) {
+                     const runtime::WorkerLaunch& launch, std::string* arch,
+                     const std::function<void()>& on_device) {
   runtime::Worker worker(launch);
   const auto dev = worker.call({{"job", "device"}}, 60);
   if (!dev.ok) return {{"ran", false}, {"note", dev.error.empty() ? "no CUDA device" : dev.error}};
+  if (on_device) on_device();
   *arch = dev.body.at("device").value("arch", std::string("sm_90"));
   const std::string dir = temp_dir();
   const auto r = plan_run(worker, e, inputs, *arch, dir);
@@ -198,6 +201,7 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   if (!dev.ok) return {{"ran", false}, {"note", dev.error.empty() ? "no CUDA device" : dev.error}};
   const auto& d = dev.body.at("device");
   *arch = d.value("arch", std::string("sm_90"));
+  if (in.on_device) in.on_device();
   const std::string device = d.value("name", std::string("unknown GPU"));
   runtime::CompileOptions co;
   co.arch = *arch;
@@ -212,63 +216,8 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
     }
   } cleanup{dir};
 
-  // Device-resident: the emitted format, as kernel.h runs it (unless the search already did).
   const auto& e = in.emitted;
-  runtime::WorkerReply r;
-  if (in.device_run) {
-    r.ok = true;
-    r.body = {{"result", *in.device_run}};
-  } else {
-    r = plan_run(worker, e, inputs, *arch, dir);
-  }
-  // A format larger than device memory still streams through the pipeline below.
-  const bool too_large = !r.ok && r.error.find("emory") != std::string::npos;
-  if (!r.ok && !too_large) return {{"ran", false}, {"note", r.error}};
-  json res = too_large ? json{{"verified", true},
-                              {"device_resident", "does not fit in device memory: " + r.error},
-                              {"time_ms", {{"median", 0.0}}}}
-                       : r.body.at("result");
-  res["ran"] = true;
-  res["setting"] = too_large ? "pipeline only (the format exceeds device memory)"
-                             : "device-resident (format on the GPU, no transfers)";
-  if (!res.value("verified", false)) return res;
-
-  // λ and the copy bandwidths: cached per device, measured once.
-  json pipe;
-  auto over = runtime::cached_stream_overhead(device);
-  pipe["from_cache"] = over.has_value();
-  if (!over) {
-    const auto m = worker.call({{"job", "stream_overhead"}}, 300);
-    if (!m.ok) {
-      res["pipeline"] = {{"note", "stream overhead not measured: " + m.error}};
-      if (too_large) res["verified"] = false;  // nothing ran
-      return res;
-    }
-    over = runtime::StreamOverhead{m.body.value("lambda_us", 0.0), m.body.value("h2d_gbs", 0.0),
-                                   m.body.value("d2h_gbs", 0.0)};
-    runtime::cache_stream_overhead(device, *over);
-  }
-  pipe["lambda_us"] = over->lambda_us;
-  pipe["h2d_gbs"] = over->h2d_gbs;
-  pipe["d2h_gbs"] = over->d2h_gbs;
-
-  // The model's count per format: kernel time shared out by bytes of the device-resident run.
-  std::vector<int> formats;
-  const auto traffic = format_traffic(e.format, &formats);
-  double total_bytes = 0;
-  for (const auto& t : traffic) total_bytes += t.h2d;
-  const double kernel_s = res["time_ms"].value("median", 0.0) * 1e-3;
-  std::vector<double> ct;  // without a device-resident time: bytes at an assumed 2000 GB/s
-  for (const auto& t : traffic)
-    ct.push_back(kernel_s > 0 ? (total_bytes > 0 ? kernel_s * t.h2d / total_bytes : 0.0)
-                              : models::transfer_s(t.h2d, 2000.0));
   const int max_streams = 16;
-  const double value_bytes = in.dtype == "f64" ? 8.0 : 4.0;
-  pipe["model"] = {{"note", "eq. (20)-(24) with lambda and copy bandwidths measured on " + device +
-                                " and the device-resident kernel time shared by bytes"},
-                   {"formats", model_rows(formats, traffic, value_bytes, over->h2d_gbs,
-                                          over->d2h_gbs, 0.0, over->lambda_us, &ct, max_streams)}};
-
   // Alg. 1 on the design cut into `cut` batches per format: its plan file, each format's
   // batches (their launches) and each batch's rows of y as runs.
   struct Batched {
@@ -319,6 +268,66 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
             in.max_len, &inputs));
     return out;
   };
+  // Both cuts are designed on host threads (each a whole Designer and Optimizer run, the largest
+  // host cost at 10^8 entries) while the device-resident run below goes on; the GPU runs stay
+  // one at a time.
+  auto cut16_built = std::async(std::launch::async, batched_design, max_streams);
+  auto cut1_built = std::async(std::launch::async, batched_design, 1);
+  // Device-resident: the emitted format, as kernel.h runs it (unless the search already did).
+  runtime::WorkerReply r;
+  if (in.device_run) {
+    r.ok = true;
+    r.body = {{"result", *in.device_run}};
+  } else {
+    r = plan_run(worker, e, inputs, *arch, dir);
+  }
+  // A format larger than device memory still streams through the pipeline below.
+  const bool too_large = !r.ok && r.error.find("emory") != std::string::npos;
+  if (!r.ok && !too_large) return {{"ran", false}, {"note", r.error}};
+  json res = too_large ? json{{"verified", true},
+                              {"device_resident", "does not fit in device memory: " + r.error},
+                              {"time_ms", {{"median", 0.0}}}}
+                       : r.body.at("result");
+  res["ran"] = true;
+  res["setting"] = too_large ? "pipeline only (the format exceeds device memory)"
+                             : "device-resident (format on the GPU, no transfers)";
+  if (!res.value("verified", false)) return res;
+
+  // λ and the copy bandwidths: cached per device, measured once.
+  json pipe;
+  auto over = runtime::cached_stream_overhead(device);
+  pipe["from_cache"] = over.has_value();
+  if (!over) {
+    const auto m = worker.call({{"job", "stream_overhead"}}, 300);
+    if (!m.ok) {
+      res["pipeline"] = {{"note", "stream overhead not measured: " + m.error}};
+      if (too_large) res["verified"] = false;  // nothing ran
+      return res;
+    }
+    over = runtime::StreamOverhead{m.body.value("lambda_us", 0.0), m.body.value("h2d_gbs", 0.0),
+                                   m.body.value("d2h_gbs", 0.0)};
+    runtime::cache_stream_overhead(device, *over);
+  }
+  pipe["lambda_us"] = over->lambda_us;
+  pipe["h2d_gbs"] = over->h2d_gbs;
+  pipe["d2h_gbs"] = over->d2h_gbs;
+
+  // The model's count per format: kernel time shared out by bytes of the device-resident run.
+  std::vector<int> formats;
+  const auto traffic = format_traffic(e.format, &formats);
+  double total_bytes = 0;
+  for (const auto& t : traffic) total_bytes += t.h2d;
+  const double kernel_s = res["time_ms"].value("median", 0.0) * 1e-3;
+  std::vector<double> ct;  // without a device-resident time: bytes at an assumed 2000 GB/s
+  for (const auto& t : traffic)
+    ct.push_back(kernel_s > 0 ? (total_bytes > 0 ? kernel_s * t.h2d / total_bytes : 0.0)
+                              : models::transfer_s(t.h2d, 2000.0));
+  const double value_bytes = in.dtype == "f64" ? 8.0 : 4.0;
+  pipe["model"] = {{"note", "eq. (20)-(24) with lambda and copy bandwidths measured on " + device +
+                                " and the device-resident kernel time shared by bytes"},
+                   {"formats", model_rows(formats, traffic, value_bytes, over->h2d_gbs,
+                                          over->d2h_gbs, 0.0, over->lambda_us, &ct, max_streams)}};
+
   auto run_with = [&](const Batched& b, const std::vector<int>& streams, bool per_batch) {
     json g = json::array();
     for (std::size_t i = 0; i < b.groups.size(); ++i) {
@@ -333,7 +342,7 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   // --batches 1) is timed too: on a small tensor each batch's copies and synchronization cost
   // more than the overlap gains. Both ways of bringing y back are measured each time; the
   // fastest verified run counts. Per batch needs its runs, and not thousands of copies.
-  const Batched cut16 = batched_design(max_streams), cut1 = batched_design(1);
+  const Batched cut16 = cut16_built.get(), cut1 = cut1_built.get();
   json measured = json::array();
   const Batched* best = nullptr;
   int best_n = 0;

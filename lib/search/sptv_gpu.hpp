@@ -5,6 +5,7 @@
 // stream count of the model (eq. (20)-(24), λ and the copy bandwidths measured once per device
 // and cached) beside the measured best count.
 #include <array>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ struct SptvGpuInput {
   const codegen::PlanInputs* inputs = nullptr;  // sptv_plan_inputs' answer, if already made
   // sptv_device_run's answer for this design, if already measured: not run again.
   const nlohmann::json* device_run = nullptr;
+  // Called once the worker has found a device, before anything runs on it: the search starts
+  // designing its next designs on host threads then (and not on a machine without a GPU).
+  std::function<void()> on_device = nullptr;
 };
 
 // The v of the checks and the fp64 reference in the view's order, for the plan files.
@@ -59,7 +63,8 @@ codegen::PlanInputs sptv_plan_inputs(const SparseTensor& tensor, const SptvMatri
 // One design run device-resident (20 timed runs, verified): the plan job's result with "ran":
 // true, or {"ran": false, "note"} without a GPU or when it fails. Sets *arch to the device's.
 nlohmann::json sptv_device_run(const codegen::Emitted& e, const codegen::PlanInputs& inputs,
-                               const runtime::WorkerLaunch& launch, std::string* arch);
+                               const runtime::WorkerLaunch& launch, std::string* arch,
+                               const std::function<void()>& on_device = {});
 
 // {"ran": false, "note"} without a GPU; else the device-resident result ("verified", "error",
 // "time_ms", ...) with "pipeline": {"lambda_us", "h2d_gbs", "d2h_gbs", "from_cache", "model",
