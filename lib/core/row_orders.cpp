@@ -268,8 +268,7 @@ std::vector<std::int64_t> compute_row_order(const Csr64& a, Order o, const Optio
     cache.emplace_front(key, p);
     std::size_t bytes = 0;
     for (const auto& e : cache) bytes += e.second.size() * sizeof(std::int64_t);
-    while (cache.size() > 1 &&
-           (cache.size() > kCacheEntries || bytes > kCacheBytes)) {
+    while (cache.size() > 1 && (cache.size() > kCacheEntries || bytes > kCacheBytes)) {
       bytes -= cache.back().second.size() * sizeof(std::int64_t);
       cache.pop_back();
     }
