@@ -1,12 +1,11 @@
 #include "search/sptv_designs.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <future>
 
+#include "core/memory.hpp"
 #include "core/parallel_for.hpp"
 #include "graph/format.hpp"
 #include "search/sptv_gpu.hpp"
@@ -43,8 +42,7 @@ namespace {
 // half the memory holds beside the two batched cuts of the design being run (a design being
 // built peaks at about 130 bytes per entry: 1.3 GB at 10^7 entries on the CPU).
 std::size_t designs_ahead(std::int64_t nnz) {
-  const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) *
-                        static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  const double memory = physical_memory_bytes();  // 0 when unknown: one ahead
   const double per_design = 130.0 * static_cast<double>(std::max<std::int64_t>(nnz, 1));
   const auto fit = static_cast<std::int64_t>(0.5 * memory / per_design) - 2;
   return static_cast<std::size_t>(
