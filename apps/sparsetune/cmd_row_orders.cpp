@@ -42,6 +42,23 @@ void add_collect(CLI::App& cmd, const GlobalOptions& g) {
   c->add_option("--runs", o->t.runs, "Timed runs per order")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
+  c->add_option("--kernel", o->t.kernel,
+                "lanes: the search's warp-per-row kernel, lanes over B's columns; stationary: "
+                "Alg. 1 as written, lanes over a row's entries, column-major B")
+      ->check(CLI::IsMember({"stationary", "lanes"}))
+      ->capture_default_str();
+  c->add_option("--tn", o->t.tn, "stationary: columns of C a CTA covers")
+      ->check(CLI::Range(1, 32))
+      ->capture_default_str();
+  c->add_option("--warps", o->t.warps,
+                "Warps per CTA, N_w (0: the kernel's own, 4 for lanes, 32 for stationary)")
+      ->check(CLI::Range(0, 32))
+      ->capture_default_str();
+  c->add_option("--ctas-per-sm", o->t.ctas_per_sm,
+                "CTAs the grid holds per multiprocessor, each walking row strips in turn (0: "
+                "uncapped for lanes, 2 for stationary)")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
   c->add_option("--gen-dir", o->gen_dir, "Folder of the generated matrices")->capture_default_str();
   c->callback([o, &g] {
     const auto r = search::collect_row_orders(

@@ -58,4 +58,28 @@ Graph with_row_order(Graph g, int order) {
   return g;
 }
 
+Graph output_stationary(const StationaryOptions& o) {
+  if (o.warps < 1 || o.warps > 32)
+    throw GraphError("output-stationary: warps must be 1 to 32 (got " + std::to_string(o.warps) +
+                     ")");
+  if (o.tn < 1 || o.tn > 32)
+    throw GraphError("output-stationary: tn must be 1 to 32 (got " + std::to_string(o.tn) + ")");
+  if (o.ctas < 0)
+    throw GraphError("output-stationary: ctas must be 0 or more (got " + std::to_string(o.ctas) +
+                     ")");
+  Graph g;
+  g.name = "output-stationary";
+  g.op = "spmm";
+  nlohmann::json res = {{"threads", 32 * o.warps}};
+  if (o.ctas > 0) res["max_blocks"] = o.ctas;
+  g.ops = {OpNode{"COMPRESS", nlohmann::json::object(), {}},
+           OpNode{"COL_TILE", {{"tn", o.tn}, {"vec", 1}}, {}},
+           OpNode{"BMW_ROW_BLOCK", {{"rows", 1}}, {}},
+           OpNode{"SET_RESOURCES", res, {}},
+           OpNode{"THREAD_TOTAL_RED", nlohmann::json::object(), {}},
+           OpNode{"WARP_TOTAL_RED", nlohmann::json::object(), {}}};
+  validate(g, "spmm graph output-stationary");
+  return g;
+}
+
 }  // namespace sparsetune::graph

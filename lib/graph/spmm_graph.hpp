@@ -15,4 +15,19 @@ Graph as_spmm(Graph g, int tn, int vec, int lanes = 1);
 // Replaces a ROW_ORDER already there; validated; named "<g.name>-<order name>".
 Graph with_row_order(Graph g, int order);
 
+// Mehrabi et al.'s output-stationary CSR SpMM (§II-B, Alg. 1) as a graph: CTAs of `warps`
+// warps, row i of a CTA's strip to warp i mod N_w, the warp's lanes striding over the row's
+// entries (THREAD_TOTAL_RED > WARP_TOTAL_RED), each lane holding a C tile of `tn` columns in
+// registers. Grid y is C's column tiles; grid x holds `ctas` CTAs per column tile, each of them
+// walking the strips c, c + ctas, ... in turn with no barrier between them, so a CTA is busy
+// until its most loaded warp ends: the imbalance the load-balancing orders remove. Meant for
+// column-major B (a warp's 32 consecutive columns read one line of a column of B, the orders'
+// cache-line model). Throws GraphError on warps outside 1..32, tn outside 1..32 or ctas < 1.
+struct StationaryOptions {
+  int warps = 32;  // N_w
+  int tn = 8;      // columns of C per CTA (grid y = ceil(n / tn))
+  int ctas = 0;    // CTAs per column tile; 0: no cap (one per strip)
+};
+Graph output_stationary(const StationaryOptions& o);
+
 }  // namespace sparsetune::graph

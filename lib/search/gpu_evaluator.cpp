@@ -36,6 +36,14 @@ GpuEvaluator::~GpuEvaluator() {
   std::filesystem::remove_all(dir_, ec);
 }
 
+void GpuEvaluator::set_layout(const std::string& layout) {
+  if (layout != "row" && layout != "col")
+    throw Error("layout must be row or col (got '" + layout + "')");
+  if (layout != "row" && spmm_n_ < 1) throw Error("a layout of B and C is for SpMM only");
+  if (loaded_) throw Error("GpuEvaluator: the layout is set before open()");
+  layout_ = layout;
+}
+
 bool GpuEvaluator::open(std::string* why) {
   const auto r = worker_.call({{"job", "device"}}, 60);
   if (!r.ok) {
@@ -46,6 +54,7 @@ bool GpuEvaluator::open(std::string* why) {
   const auto& d = r.body.at("device");
   device_ = d.value("name", std::string("unknown GPU"));
   arch_ = d.value("arch", std::string("sm_90"));
+  sms_ = d.value("sms", 0);
   return load() || (*why = note_, false);
 }
 
@@ -55,7 +64,7 @@ bool GpuEvaluator::load() {
   try {
     if (!std::filesystem::exists(path)) {
       const auto in =
-          spmm_n_ >= 1 ? codegen::spmm_plan_inputs(dtype_, a_, spmm_n_, 1)
+          spmm_n_ >= 1 ? codegen::spmm_plan_inputs(dtype_, a_, spmm_n_, 1, layout_ == "col")
                        : codegen::spmv_plan_inputs(dtype_, a_, codegen::plan_x(a_.cols, dtype_, 1));
       max_len_ = in.max_len;
       io::write_safetensors(path.string(), codegen::plan_inputs_file(dtype_, in));
@@ -84,7 +93,8 @@ std::vector<Evaluation> GpuEvaluator::evaluate_until(const std::vector<Candidate
   run_pipeline(
       batch.size(), design_slots(a_.rows, a_.nnz()), go,
       [&](std::size_t i) {
-        return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_, spmm_n_);
+        return prepare_candidate(batch[i].graph, a_, dtype_, arch_, max_len_, edit_, spmm_n_,
+                                 layout_);
       },
       [&](std::size_t i, Prepared& p) {
         stages_.add(p);

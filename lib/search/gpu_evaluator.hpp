@@ -46,6 +46,13 @@ class GpuEvaluator : public Evaluator {
   void rank_warm(bool on) { rank_warm_ = on; }
   bool ranks_warm() const { return rank_warm_; }
 
+  // SpMM: B's and C's layout the candidates are measured in, "row" (the default) or "col";
+  // set before open().
+  void set_layout(const std::string& layout);
+  const std::string& layout() const { return layout_; }
+  // The device's multiprocessors (0 before open() found one).
+  int sms() const { return sms_; }
+
   // For tests: the nth candidate measured (0-based) crashes the worker instead of running.
   void plant_crash(int nth) { crash_at_ = nth; }
   // For tests: edits each candidate's kernel source before NVRTC.
@@ -64,6 +71,8 @@ class GpuEvaluator : public Evaluator {
   std::string inputs_;        // x and y_ref, shared by every plan
   std::int64_t max_len_ = 0;  // longest row: the tolerance
   std::string device_ = "cost-model", arch_ = "sm_90", note_;
+  std::string layout_ = "row";
+  int sms_ = 0;
   bool loaded_ = false, fallback_ = false, rank_warm_ = false;
   int serial_ = 0;
   int crash_at_ = -1;

@@ -21,7 +21,7 @@ namespace sparsetune::search {
 
 Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::string& dtype,
                            const std::string& arch, std::int64_t max_len, const SourceEdit& edit,
-                           std::int64_t spmm_n) {
+                           std::int64_t spmm_n, const std::string& layout) {
   const auto t0 = std::chrono::steady_clock::now();
   Prepared p;
   try {
@@ -30,6 +30,7 @@ Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::str
     };
     codegen::EmitOptions opt;
     opt.design.dtype = dtype;
+    if (g.op == "spmm") opt.layout = layout;
     auto e = codegen::generate(g, a, opt);
     if (edit) edit(g, e.kernels.source);
     p.design_s = since(t0);

@@ -44,10 +44,12 @@ using SourceEdit = std::function<void(const graph::Graph&, std::string& source)>
 
 // Designs `g` on `a`, compiles its kernels for `arch` and builds its launch plan (tolerance from
 // `max_len`, the longest row). Never throws: failures are returned with their category.
-// `spmm_n`: the columns of B of an SpMM candidate's launch plan.
+// `spmm_n`: the columns of B of an SpMM candidate's launch plan; `layout`: its B's and C's
+// ("row" or "col").
 Prepared prepare_candidate(const graph::Graph& g, const Csr64& a, const std::string& dtype,
                            const std::string& arch, std::int64_t max_len,
-                           const SourceEdit& edit = {}, std::int64_t spmm_n = 1);
+                           const SourceEdit& edit = {}, std::int64_t spmm_n = 1,
+                           const std::string& layout = "row");
 
 // Host threads that may design candidates of this matrix at once: every core, fewer when
 // memory cannot hold that many designs (about 64 bytes per entry and row each, beside the

@@ -19,9 +19,39 @@
 
 namespace sparsetune::search {
 
-graph::Graph row_order_kernel(const std::string& graphs_dir, std::int64_t n) {
-  const auto dir = graphs_dir.empty() ? default_graphs_dir() : graphs_dir;
-  return row_order_kernel(graph::read_graph(dir + "/csr-vector.json"), n);
+graph::Graph row_order_kernel(const RowOrderTimingOptions& o, std::int64_t n, int sms) {
+  if (o.kernel != "stationary" && o.kernel != "lanes")
+    throw Error("row-orders collect: --kernel must be stationary or lanes (got '" + o.kernel +
+                "')");
+  const bool lanes = o.kernel == "lanes";
+  const int warps = o.warps > 0 ? o.warps : lanes ? 0 : 32;
+  const int per_sm = o.ctas_per_sm > 0 ? o.ctas_per_sm : lanes ? 0 : 2;
+  const std::int64_t tiles = lanes ? 1 : (n + o.tn - 1) / o.tn;
+  // A grid of one wave: every CTA resident at once, each walking its strips in turn, so a
+  // CTA's busiest warp is the kernel's tail.
+  const int ctas = per_sm > 0 && sms > 0 ? static_cast<int>(std::max<std::int64_t>(
+                                               1, static_cast<std::int64_t>(sms) * per_sm / tiles))
+                                         : 0;
+  if (!lanes) {
+    graph::StationaryOptions so;
+    so.warps = warps;
+    so.tn = o.tn;
+    so.ctas = ctas;
+    return graph::output_stationary(so);
+  }
+  const auto dir = o.graphs_dir.empty() ? default_graphs_dir() : o.graphs_dir;
+  graph::Graph g = row_order_kernel(graph::read_graph(dir + "/csr-vector.json"), n);
+  for (auto& op : g.ops)
+    if (op.op == "SET_RESOURCES") {
+      if (warps > 0) op.params["threads"] = 32 * warps;
+      if (ctas > 0) op.params["max_blocks"] = ctas;
+    }
+  graph::validate(g, "spmm graph " + g.name);
+  return g;
+}
+
+std::string row_order_layout(const RowOrderTimingOptions& o) {
+  return o.kernel == "stationary" ? "col" : "row";
 }
 
 namespace {
@@ -82,6 +112,13 @@ void check_row_order_options(const RowOrderTimingOptions& o) {
   if (o.dtype != "f32" && o.dtype != "f64")
     throw Error("row-orders collect: --dtype must be f32 or f64");
   if (o.runs < 1) throw Error("row-orders collect: --runs must be at least 1");
+  if (o.kernel != "stationary" && o.kernel != "lanes")
+    throw Error("row-orders collect: --kernel must be stationary or lanes (got '" + o.kernel +
+                "')");
+  if (o.tn < 1 || o.tn > 32) throw Error("row-orders collect: --tn must be 1 to 32");
+  if (o.warps < 0 || o.warps > 32) throw Error("row-orders collect: --warps must be 1 to 32");
+  if (o.ctas_per_sm < 0 || o.ctas_per_sm > 64)
+    throw Error("row-orders collect: --ctas-per-sm must be 1 to 64");
 }
 
 std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,
@@ -94,7 +131,11 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
   std::vector<double> costs;
   std::vector<models::RowOrderRecord> out;
   for (const auto n : o.n) {
-    const auto kernel = row_order_kernel(o.graphs_dir, n);
+    GpuEvaluator gpu(a, o.dtype, o.launch, o.timeout_s, o.runs, n);
+    gpu.set_layout(row_order_layout(o));
+    std::string why;
+    if (!gpu.open(&why)) throw NoGpu("row-orders collect needs a GPU: " + why);
+    const auto kernel = row_order_kernel(o, n, gpu.sms());
     std::vector<Candidate> batch;
     for (std::size_t k = 0; k < orders.size(); ++k) {
       Candidate c;
@@ -103,9 +144,6 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
       batch.push_back(std::move(c));
     }
     if (costs.empty()) costs = order_costs(a, batch[0].graph.ops[0].params.at("warps").get<int>());
-    GpuEvaluator gpu(a, o.dtype, o.launch, o.timeout_s, o.runs, n);
-    std::string why;
-    if (!gpu.open(&why)) throw NoGpu("row-orders collect needs a GPU: " + why);
     const auto ev = gpu.evaluate(batch);
     models::RowOrderRecord r;
     r.matrix = label;

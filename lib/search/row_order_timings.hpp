@@ -1,10 +1,9 @@
 #pragma once
 // The row-permutation predictor's labels measured (Mehrabi et al., ISPASS'21, §V): one matrix's
-// output-stationary SpMM (a warp per row, its lanes over the columns of B) timed on the GPU
-// under each of the eleven row orders (the original and the ten permutations), at each N asked,
-// every run verified against the fp64 reference. Beside each time, the order's own cost: the
-// milliseconds the permutation takes on the host. `sparsetune row-orders collect` writes the
-// records as the CSV that `row-orders train` reads.
+// SpMM timed on the GPU under each of the eleven row orders (the original and the ten
+// permutations), at each N asked, every run verified against the fp64 reference. Beside each time,
+// the order's own cost: the milliseconds the permutation takes on the host. `sparsetune row-orders
+// collect` writes the records as the CSV that `row-orders train` reads.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,14 +20,26 @@ namespace sparsetune::search {
 struct RowOrderTimingOptions {
   std::vector<std::int64_t> n = {32, 128};  // columns of B
   std::string dtype = "f32";
-  int runs = 20;           // timed runs per order (median, L2 flushed)
+  int runs = 20;  // timed runs per order (median, L2 flushed)
+  // "lanes": the search's warp-per-row seed with its lanes over the columns of B
+  // (row_order_kernel, row-major); "stationary": Alg. 1 as the paper writes it
+  // (graph::output_stationary, the lanes over a row's entries, column-major B and C).
+  std::string kernel = "lanes";
+  int warps = 0;           // N_w, warps per CTA (0: the kernel's own, 4 for lanes, 32 stationary)
+  int tn = 8;              // stationary: columns of C per CTA
+  int ctas_per_sm = 0;     // CTAs the grid holds per multiprocessor, over all column tiles, each
+                           // walking strips in turn (0: lanes uncapped, stationary 2)
   std::string graphs_dir;  // the warp-per-row graph csr-vector.json ("": the shipped one)
   double timeout_s = 120;  // per order
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };
 
-// The kernel the orders are timed under: search::row_order_kernel of the csr-vector graph.
-graph::Graph row_order_kernel(const std::string& graphs_dir, std::int64_t n);
+// The kernel the orders are timed under at n columns on a device of `sms` multiprocessors
+// (0: unknown, the grid is not capped): the output-stationary graph, or for kernel "lanes"
+// search::row_order_kernel of the csr-vector graph. Throws Error on an unknown kernel.
+graph::Graph row_order_kernel(const RowOrderTimingOptions& o, std::int64_t n, int sms);
+// The layout of B and C that kernel is timed in.
+std::string row_order_layout(const RowOrderTimingOptions& o);
 
 // Throws Error on options no collect can run with (no N, an N outside 1 to 1024, a value type
 // other than f32 or f64, runs below 1): checked before any matrix is read or generated.

@@ -188,3 +188,35 @@ TEST_CASE("the format binary records a column-major layout, and only that", "[gr
   REQUIRE_THROWS_WITH(check_layout("colmajor", "spmm"), Catch::Contains("row or col"));
   REQUIRE_NOTHROW(check_layout("row", "spmv"));
 }
+
+TEST_CASE("the output-stationary kernel under every row order keeps the column-major product",
+          "[graph][spmm][row-order]") {
+  StationaryOptions so;
+  so.tn = 3;    // n = 8 leaves a partial tile
+  so.ctas = 2;  // fewer CTAs than strips: each walks several
+  const Graph base = output_stationary(so);
+  REQUIRE(base.ops[3].op == "SET_RESOURCES");
+  CHECK(base.ops[3].params["threads"] == 1024);
+  CHECK(base.ops[3].params["max_blocks"] == 2);
+  const auto a = test::random_matrix(21, 150, 60, 0.05, 0.3);  // 30 % of rows empty
+  for (int order = 0; order < 11; ++order) {
+    Format f = design(with_row_order(base, order), a);
+    f.layout = "col";
+    INFO("order " << order);
+    check_colmajor(f, a, 8, 1.0, 0.0, 0, 0, 400 + order);
+    check_colmajor(f, a, 8, 0.5, 2.0, 2, 1, 500 + order);
+  }
+}
+
+TEST_CASE("output_stationary refuses what the kernel cannot be", "[graph][spmm]") {
+  StationaryOptions so;
+  CHECK(output_stationary(so).ops[3].params["max_blocks"] == 1048576);  // 0: the default, no cap
+  so.warps = 33;
+  CHECK_THROWS_WITH(output_stationary(so), Catch::Contains("warps must be 1 to 32"));
+  so.warps = 4;
+  so.tn = 0;
+  CHECK_THROWS_WITH(output_stationary(so), Catch::Contains("tn must be 1 to 32"));
+  so.tn = 8;
+  so.ctas = -1;
+  CHECK_THROWS_WITH(output_stationary(so), Catch::Contains("ctas must be 0 or more"));
+}

@@ -3,6 +3,7 @@
 // the run with NoGpu, its CSV as it was.
 #include <catch2/catch.hpp>
 
+#include "graph/spmm_graph.hpp"
 #include "io/file_bytes.hpp"
 #include "models/row_order_model.hpp"
 #include "search/row_order_timings.hpp"
@@ -44,4 +45,45 @@ TEST_CASE("row-orders collect resumes past the matrices in its CSV", "[search][r
   io::write_file_atomic(csv, models::row_order_csv(done));
   CHECK_THROWS_AS(search::collect_row_orders(list, csv, t.file("gen"), o), search::NoGpu);
   CHECK(io::read_file(csv) == models::row_order_csv(done));  // untouched
+}
+
+TEST_CASE("the kernel the orders are timed under, and its grid", "[search][row-order]") {
+  search::RowOrderTimingOptions o;
+  const auto threads = [](const graph::Graph& g) {
+    for (const auto& op : g.ops)
+      if (op.op == "SET_RESOURCES") return op.params.at("threads").get<int>();
+    return -1;
+  };
+  const auto cap = [](const graph::Graph& g) {
+    for (const auto& op : g.ops)
+      if (op.op == "SET_RESOURCES") return op.params.value("max_blocks", 1 << 20);
+    return -1;
+  };
+  // The default: the search's warp-per-row seed as it is, row-major, no cap.
+  const auto lanes = search::row_order_kernel(o, 128, 132);
+  CHECK(lanes.name == "warp-row-lanes");
+  CHECK(threads(lanes) == 128);
+  CHECK(cap(lanes) == 1 << 20);
+  CHECK(search::row_order_layout(o) == "row");
+  // N_w = 32, one wave of 2 CTAs a multiprocessor over 132 of them.
+  o.warps = 32;
+  o.ctas_per_sm = 2;
+  const auto wide = search::row_order_kernel(o, 128, 132);
+  CHECK(threads(wide) == 1024);
+  CHECK(cap(wide) == 264);
+  CHECK(graph::with_row_order(wide, 4).ops[0].params["warps"] == 32);
+  // Alg. 1 as written: column-major, 32 warps, 2 CTAs a multiprocessor shared by the 16 column
+  // tiles of n = 128 (tn = 8); the grid stays uncapped where the device is unknown.
+  search::RowOrderTimingOptions s;
+  s.kernel = "stationary";
+  CHECK(search::row_order_layout(s) == "col");
+  const auto st = search::row_order_kernel(s, 128, 132);
+  CHECK(st.name == "output-stationary");
+  CHECK(threads(st) == 1024);
+  CHECK(cap(st) == 16);
+  CHECK(cap(search::row_order_kernel(s, 128, 0)) == 1 << 20);
+  CHECK(cap(search::row_order_kernel(s, 4000, 132)) == 1);  // never below one CTA
+  s.kernel = "tiles";
+  CHECK_THROWS_WITH(search::row_order_kernel(s, 32, 132), Catch::Contains("--kernel"));
+  CHECK_THROWS_WITH(search::check_row_order_options(s), Catch::Contains("--kernel"));
 }
