@@ -108,6 +108,26 @@ TEST_CASE("the row-order model learns a feature-decided best order", "[models][r
   CHECK(test["oracle_speedup_mean"].get<double>() < 1.38);
   CHECK(test["oracle_speedup_mean"].get<double>() >= test["oracle_speedup"].get<double>());
   CHECK(test["predicted_share_of_oracle_gain_mean"].get<double>() == Approx(1.0));
+  CHECK(test["predicted_share_of_oracle_performance_mean"].get<double>() == Approx(1.0));
+  CHECK(test["predicted_within_4pct"].get<double>() == Approx(1.0));
+  // On the training side the same statistics from the report's own rows: each record's
+  // t_best / t_pick, averaged, and those within 4 % of the oracle.
+  {
+    const auto& train = rep["train"];
+    double sum = 0, within = 0, cls = 0;
+    for (const auto& r : train["rows"]) {
+      const double best = r["best_us"].get<double>(), pick = r["predicted_us"].get<double>();
+      sum += best / pick;
+      within += pick <= 1.04 * best;
+      cls += best / r["classified_us"].get<double>();
+    }
+    const double n = static_cast<double>(train["rows"].size());
+    REQUIRE(n > 0);
+    CHECK(train["predicted_share_of_oracle_performance_mean"].get<double>() == Approx(sum / n));
+    CHECK(train["predicted_within_4pct"].get<double>() == Approx(within / n));
+    CHECK(train["classified_share_of_oracle_performance_mean"].get<double>() == Approx(cls / n));
+    CHECK(train["predicted_share_of_oracle_performance_mean"].get<double>() <= 1.0);
+  }
   // The held-out matrices are not trained on, and both N of one matrix sit on one side.
   std::set<std::string> held;
   for (const auto& n : rep["split"]["test"]) held.insert(n.get<std::string>());
