@@ -15,6 +15,7 @@ namespace sparsetune::search {
 using json = nlohmann::json;
 
 SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices) {
+  const auto t0 = std::chrono::steady_clock::now();
   SptvDesign d;
   d.choices = std::move(choices);
   d.format_of.assign(c.view.slices, graph::SliceFormat::CSR);
@@ -34,6 +35,7 @@ SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoi
   auto opt = c.emit;
   opt.sptv = graph::sptv_slices(c.view, d.format_of);
   d.emitted = codegen::generate(d.graph, c.view.a, opt);
+  d.design_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return d;
 }
 
@@ -68,8 +70,14 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   const std::size_t ahead = designs_ahead(c.view.a.nnz());
   std::vector<std::future<SptvDesign>> built(singles.size());
   std::size_t started = 0;
+  const auto spent = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // A design that could not be built before the budget ends (as long as the selection's took)
+  // is not started: an abandoned one would still be waited for.
+  const double design_s = s.best.design_s;
   const auto start_upto = [&](std::size_t n) {
-    for (; started < std::min(n, singles.size()); ++started) {
+    for (; started < std::min(n, singles.size()) && spent() + design_s <= o.budget_s; ++started) {
       std::vector<models::SliceChoice> choices;
       for (const auto& in : c.inputs)
         choices.push_back({in.slice, static_cast<int>(singles[started]), "search"});
@@ -109,13 +117,11 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   s.gpu = runs;
   for (std::size_t i = 0; i < singles.size(); ++i) {
     const std::string label = std::string("all ") + graph::slice_format_name(singles[i]);
-    const double spent =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (spent > o.budget_s) {
+    if (spent() <= o.budget_s) start_upto(i + 1);
+    if (spent() > o.budget_s || !built[i].valid()) {
       s.rows.push_back({{"design", label}, {"note", "not measured: budget spent"}});
       continue;
     }
-    start_upto(i + 1);
     SptvDesign d = built[i].get();
     const double ms = timed(d, label, [&] { start_upto(i + 1 + ahead); });
     if (ms > 0 && ms < best_ms) {

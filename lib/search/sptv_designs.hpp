@@ -37,6 +37,7 @@ struct SptvDesign {
   int hyb_width = 1;
   graph::Graph graph;
   codegen::Emitted emitted;
+  double design_s = 0;  // host seconds design_sptv took
 };
 
 SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices);
