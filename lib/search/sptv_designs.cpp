@@ -39,6 +39,56 @@ SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoi
   return d;
 }
 
+std::vector<double> sampled_bytes_per_entry(const SptvDesignContext& c,
+                                            const std::vector<graph::SliceFormat>& formats,
+                                            std::int64_t sample_nnz) {
+  const SptvMatrix& m = c.view;
+  const std::int64_t nnz = m.a.nnz();
+  const std::int64_t stride =
+      std::max<std::int64_t>(1, nnz / std::max<std::int64_t>(sample_nnz, 1));
+  // The view's rows are grouped slice by slice: take every stride-th run of one slice.
+  SptvMatrix s;
+  s.dims = m.dims;
+  s.mode = m.mode;
+  s.slice_mode = m.slice_mode;
+  s.slices = m.slices;
+  s.a.cols = m.a.cols;
+  s.a.row_ptr.push_back(0);
+  std::vector<bool> kept(static_cast<std::size_t>(std::max<std::int64_t>(m.slices, 0)), false);
+  std::int64_t run = -1;
+  for (std::int64_t r = 0; r < m.a.rows; ++r) {
+    const std::int64_t slice = m.row_slice[static_cast<std::size_t>(r)];
+    if (r == 0 || slice != m.row_slice[static_cast<std::size_t>(r - 1)]) {
+      ++run;
+      kept[static_cast<std::size_t>(slice)] = run % stride == 0;
+    }
+    if (!kept[static_cast<std::size_t>(slice)]) continue;
+    for (std::int64_t k = m.a.row_ptr[r]; k < m.a.row_ptr[r + 1]; ++k) {
+      s.a.col_idx.push_back(m.a.col_idx[static_cast<std::size_t>(k)]);
+      s.a.val.push_back(m.a.val[static_cast<std::size_t>(k)]);
+    }
+    s.a.row_ptr.push_back(static_cast<std::int64_t>(s.a.col_idx.size()));
+    s.row_slice.push_back(slice);
+  }
+  s.a.rows = static_cast<std::int64_t>(s.row_slice.size());
+  std::vector<features::SliceInput> inputs;
+  for (const auto& in : c.inputs)
+    if (in.slice >= 0 && in.slice < m.slices && kept[static_cast<std::size_t>(in.slice)])
+      inputs.push_back(in);
+  SptvDesignContext sc{s, inputs, graph::slice_stats(s), c.emit, c.hyb_width, 1, c.name};
+  sc.emit.design.slices = graph::sptv_design_options(s, c.emit.design.dtype).slices;
+  std::vector<double> out;
+  for (const auto f : formats) {
+    std::vector<models::SliceChoice> choices;
+    for (const auto& in : inputs) choices.push_back({in.slice, static_cast<int>(f), "sample"});
+    const auto d = design_sptv(sc, std::move(choices));
+    out.push_back(s.a.nnz() > 0 ? static_cast<double>(graph::stored_bytes(d.emitted.format)) /
+                                      static_cast<double>(s.a.nnz())
+                                : 0.0);
+  }
+  return out;
+}
+
 namespace {
 // Designs built ahead of their GPU runs at once: one per four cores, at most 4, and as many as
 // half the memory holds beside the two batched cuts of the design being run (a design being
@@ -67,6 +117,23 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
                  graph::SliceFormat::HYB})
     if (s.best.count[static_cast<int>(f)] != static_cast<int>(s.best.choices.size()))
       singles.push_back(f);
+  std::vector<double> sampled(singles.size(), 0.0);
+  constexpr std::int64_t kSample = std::int64_t{1} << 20;
+  if (o.rank_transfers && c.view.a.nnz() > 4 * kSample && singles.size() > 1) {
+    sampled = sampled_bytes_per_entry(c, singles, kSample);
+    std::vector<std::size_t> order(singles.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return sampled[x] < sampled[y]; });
+    std::vector<graph::SliceFormat> f;
+    std::vector<double> b;
+    for (auto i : order) {
+      f.push_back(singles[i]);
+      b.push_back(sampled[i]);
+    }
+    singles = std::move(f);
+    sampled = std::move(b);
+  }
   const std::size_t ahead = designs_ahead(c.view.a.nnz());
   std::vector<std::future<SptvDesign>> built(singles.size());
   std::size_t started = 0;
@@ -119,11 +186,14 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
     const std::string label = std::string("all ") + graph::slice_format_name(singles[i]);
     if (spent() <= o.budget_s) start_upto(i + 1);
     if (spent() > o.budget_s || !built[i].valid()) {
-      s.rows.push_back({{"design", label}, {"note", "not measured: budget spent"}});
+      json row = {{"design", label}, {"note", "not measured: budget spent"}};
+      if (sampled[i] > 0) row["sampled_bytes_per_entry"] = sampled[i];
+      s.rows.push_back(row);
       continue;
     }
     SptvDesign d = built[i].get();
     const double ms = timed(d, label, [&] { start_upto(i + 1 + ahead); });
+    if (sampled[i] > 0) s.rows.back()["sampled_bytes_per_entry"] = sampled[i];
     if (ms > 0 && ms < best_ms) {
       best_ms = ms;
       s.best = std::move(d);

@@ -59,9 +59,20 @@ struct SptvSearch {
   std::optional<nlohmann::json> gpu;
 };
 
+// Bytes an entry each of `formats` stores when it holds every slice, measured by designing it on
+// a sample of the slices: every k-th non-empty slice, k chosen for about `sample_nnz` entries
+// (every slice when the view holds fewer). A sample's index arrays may narrow where the whole
+// view's would not (fewer rows), so this orders the formats more than it sizes them.
+std::vector<double> sampled_bytes_per_entry(const SptvDesignContext& c,
+                                            const std::vector<graph::SliceFormat>& formats,
+                                            std::int64_t sample_nnz = std::int64_t{1} << 20);
+
 // The selection first (a GPU that cannot run it ends the search there), then all-CSR, all-COO,
 // all-ELL and all-HYB (Dense stores every column: never tried), each verified against the fp64
-// reference in `inputs`. Sets *arch to the device's.
+// reference in `inputs`. Ranked by transfers, where the pipeline's time follows the bytes sent,
+// the single formats of a view above 4 samples' worth of entries go in the order of their
+// sampled bytes (smallest first), so a budget that ends early has measured the likeliest.
+// Sets *arch to the device's.
 SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
                                const SparseTensor& tensor, const codegen::PlanInputs& inputs,
                                const SptvSearchOptions& o, std::string* arch);
