@@ -67,7 +67,18 @@ class Params {
     std::int64_t v = def;
     if (has(name)) {
       const std::string& s = given_.at(name);
-      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || end != s.data() + s.size()) {
+        // A whole number in scientific notation, as sizes are often written (1e6, 2.5e5).
+        double d = 0;
+        const auto [dend, dec] = std::from_chars(s.data(), s.data() + s.size(), d);
+        if (dec == std::errc() && dend == s.data() + s.size() && !s.empty() && std::isfinite(d) &&
+            d == std::floor(d) && std::abs(d) < 9.2e18) {
+          v = static_cast<std::int64_t>(d);
+          end = s.data() + s.size();
+          ec = std::errc();
+        }
+      }
       if (ec == std::errc::result_out_of_range ||
           (ec == std::errc() && end == s.data() + s.size() && (v < lo || v > hi)))
         throw Error(prefix() + "parameter '" + name + "' must be in [" + std::to_string(lo) + ", " +

@@ -78,6 +78,11 @@ TEST_CASE("parameters reach the generators", "[gen][front]") {
   CHECK(e.matrix.nnz() == 10000);
   CHECK(e.resolved.at("p") == "1");
   CHECK(run("tensor", {{"dims", "5,5"}, {"nnz", "25"}}).tensor.nnz() == 25);
+  // Whole numbers in scientific notation, recorded as integers.
+  const auto t = run("tensor", {{"dims", "50,50"}, {"nnz", "2.5e2"}});
+  CHECK(t.tensor.nnz() == 250);
+  CHECK(t.resolved.at("nnz") == "250");
+  CHECK(run("banded", {{"n", "1e1"}, {"bandwidth", "1"}}).matrix.nnz() == 28);
 }
 
 TEST_CASE("bad parameters are refused with their name", "[gen][front]") {
@@ -116,6 +121,9 @@ TEST_CASE("bad parameters are refused with their name", "[gen][front]") {
   refuses("tensor", {{"dims", "10,x"}}, "dims");
   refuses("tensor", {{"dims", ""}}, "dims");
   refuses("tensor", {{"nnz", "-1"}}, "nnz");
+  refuses("tensor", {{"nnz", "2.5"}}, "nnz");   // not whole
+  refuses("tensor", {{"nnz", "1e40"}}, "nnz");  // beyond any integer
+  refuses("tensor", {{"nnz", "1e"}}, "nnz");
   refuses("tensor", {{"skew", "-2"}}, "skew");
   CHECK_THROWS_WITH(run("mesh", {}), Catch::Contains("unknown kind 'mesh'"));
   CHECK_THROWS_AS(run("tensor", {{"dims", "3,3"}, {"nnz", "10"}}), Error);
