@@ -8,6 +8,7 @@
 #include "codegen/launch_plan.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "graph/format.hpp"
 #include "io/safetensors.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -37,9 +38,7 @@ GpuEvaluator::~GpuEvaluator() {
 }
 
 void GpuEvaluator::set_layout(const std::string& layout) {
-  if (layout != "row" && layout != "col")
-    throw Error("layout must be row or col (got '" + layout + "')");
-  if (layout != "row" && spmm_n_ < 1) throw Error("a layout of B and C is for SpMM only");
+  graph::check_layout(layout, spmm_n_ >= 1 ? "spmm" : "spmv");
   if (loaded_) throw Error("GpuEvaluator: the layout is set before open()");
   layout_ = layout;
 }

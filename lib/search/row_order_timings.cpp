@@ -21,9 +21,7 @@
 namespace sparsetune::search {
 
 graph::Graph row_order_kernel(const RowOrderTimingOptions& o, std::int64_t n, int sms) {
-  if (o.kernel != "stationary" && o.kernel != "lanes")
-    throw Error("row-orders collect: --kernel must be stationary or lanes (got '" + o.kernel +
-                "')");
+  check_row_order_options(o);
   const bool lanes = o.kernel == "lanes";
   const int warps = o.warps > 0 ? o.warps : lanes ? 0 : 32;
   const int per_sm = o.ctas_per_sm > 0 ? o.ctas_per_sm : lanes ? 0 : 2;
@@ -121,9 +119,10 @@ void check_row_order_options(const RowOrderTimingOptions& o) {
     throw Error("row-orders collect: --kernel must be stationary or lanes (got '" + o.kernel +
                 "')");
   if (o.tn < 1 || o.tn > 32) throw Error("row-orders collect: --tn must be 1 to 32");
-  if (o.warps < 0 || o.warps > 32) throw Error("row-orders collect: --warps must be 1 to 32");
+  if (o.warps < 0 || o.warps > 32)
+    throw Error("row-orders collect: --warps must be 0 (the kernel's own) to 32");
   if (o.ctas_per_sm < 0 || o.ctas_per_sm > 64)
-    throw Error("row-orders collect: --ctas-per-sm must be 1 to 64");
+    throw Error("row-orders collect: --ctas-per-sm must be 0 (the kernel's own) to 64");
 }
 
 std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,
@@ -135,8 +134,6 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
   const auto& orders = row_orders::all_orders();
   std::vector<double> costs;
   std::vector<models::RowOrderRecord> out;
-  std::map<std::int64_t, double> cusparse;
-  std::string cusparse_note;
   for (const auto n : o.n) {
     GpuEvaluator gpu(a, o.dtype, o.launch, o.timeout_s, o.runs, n);
     gpu.set_layout(row_order_layout(o));
@@ -160,9 +157,6 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
     r.n = n;
     r.features = feats;
     r.order_ms = costs;
-    if (cusparse.empty()) cusparse = cusparse_best_us(a, o, &cusparse_note);
-    r.notes = cusparse_note;
-    r.cusparse_us = cusparse[n];
     for (std::size_t k = 0; k < orders.size(); ++k) {
       const bool ok = k < ev.size() && ev[k].ok && ev[k].measured;
       r.time_us.push_back(ok ? ev[k].time_us : -1.0);
@@ -171,6 +165,13 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
                    (k < ev.size() ? ev[k].failure : std::string("not run"));
     }
     out.push_back(std::move(r));
+  }
+  // cuSPARSE once for every N, on the same device the orders ran on.
+  std::string note;
+  const auto cusparse = cusparse_best_us(a, o, &note);
+  for (auto& r : out) {
+    r.cusparse_us = cusparse.at(r.n);
+    if (!note.empty()) r.notes = note + (r.notes.empty() ? "" : "; " + r.notes);
   }
   return out;
 }

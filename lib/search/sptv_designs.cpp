@@ -1,6 +1,7 @@
 #include "search/sptv_designs.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <future>
@@ -117,22 +118,17 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
                  graph::SliceFormat::HYB})
     if (s.best.count[static_cast<int>(f)] != static_cast<int>(s.best.choices.size()))
       singles.push_back(f);
-  std::vector<double> sampled(singles.size(), 0.0);
+  // Bytes an entry of each single format where sampled (0: not), by format.
+  std::array<double, graph::kSliceFormats> sampled{};
   constexpr std::int64_t kSample = std::int64_t{1} << 20;
   if (o.rank_transfers && c.view.a.nnz() > 4 * kSample && singles.size() > 1) {
-    sampled = sampled_bytes_per_entry(c, singles, kSample);
-    std::vector<std::size_t> order(singles.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return sampled[x] < sampled[y]; });
-    std::vector<graph::SliceFormat> f;
-    std::vector<double> b;
-    for (auto i : order) {
-      f.push_back(singles[i]);
-      b.push_back(sampled[i]);
-    }
-    singles = std::move(f);
-    sampled = std::move(b);
+    const auto bytes = sampled_bytes_per_entry(c, singles, kSample);
+    for (std::size_t i = 0; i < singles.size(); ++i)
+      sampled[static_cast<std::size_t>(singles[i])] = bytes[i];
+    std::stable_sort(
+        singles.begin(), singles.end(), [&](graph::SliceFormat x, graph::SliceFormat y) {
+          return sampled[static_cast<std::size_t>(x)] < sampled[static_cast<std::size_t>(y)];
+        });
   }
   const std::size_t ahead = designs_ahead(c.view.a.nnz());
   std::vector<std::future<SptvDesign>> built(singles.size());
@@ -187,13 +183,15 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
     if (spent() <= o.budget_s) start_upto(i + 1);
     if (spent() > o.budget_s || !built[i].valid()) {
       json row = {{"design", label}, {"note", "not measured: budget spent"}};
-      if (sampled[i] > 0) row["sampled_bytes_per_entry"] = sampled[i];
+      if (const double b = sampled[static_cast<std::size_t>(singles[i])]; b > 0)
+        row["sampled_bytes_per_entry"] = b;
       s.rows.push_back(row);
       continue;
     }
     SptvDesign d = built[i].get();
     const double ms = timed(d, label, [&] { start_upto(i + 1 + ahead); });
-    if (sampled[i] > 0) s.rows.back()["sampled_bytes_per_entry"] = sampled[i];
+    if (const double b = sampled[static_cast<std::size_t>(singles[i])]; b > 0)
+      s.rows.back()["sampled_bytes_per_entry"] = b;
     if (ms > 0 && ms < best_ms) {
       best_ms = ms;
       s.best = std::move(d);
