@@ -44,18 +44,22 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
   c->add_option("--max-slices", o->t.max_slices, "Slices sampled per tensor and mode")
       ->capture_default_str();
   c->add_option("--min-nnz", o->t.min_nnz, "Smaller slices are not sampled")->capture_default_str();
-  c->add_option("--max-entries", o->t.max_entries,
-                "Entries of one format's design (the slices' copies), shared out over the slices")
-      ->capture_default_str();
-  c->add_option("--max-dense", o->t.max_dense,
-                "Dense values of the Dense design, shared out over the slices")
-      ->capture_default_str();
   c->add_option("--target-rows", o->t.target_rows, "Fibers a slice's copies aim for")
+      ->capture_default_str();
+  c->add_option("--max-copies", o->t.max_copies, "Copies of a slice at most")
+      ->capture_default_str();
+  c->add_option("--slice-entries", o->t.slice_entries, "Entries of a slice's copies at most")
+      ->capture_default_str();
+  c->add_option("--slice-dense", o->t.slice_dense,
+                "Dense values of a slice's copies at most; larger slices are not timed as Dense")
+      ->capture_default_str();
+  c->add_option("--design-entries", o->t.design_entries,
+                "Entries of one design: the sampled slices are timed in batches of this size")
       ->capture_default_str();
   c->add_option("--dtype", o->t.dtype, "f32 or f64")->capture_default_str();
   c->add_option("--runs", o->t.runs, "Timed runs per slice and format")->capture_default_str();
   c->callback([o, &g] {
-    const auto out_dir = std::filesystem::absolute(o->out).parent_path();
+    const auto out_dir = std::filesystem::absolute(o->out).lexically_normal().parent_path();
     std::vector<models::SliceTiming> all;
     std::vector<std::vector<std::string>> rows = {{"tensor", "mode", "slices", "records", "notes"}};
     nlohmann::json runs = nlohmann::json::array();
@@ -68,26 +72,34 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
         auto t = o->t;
         t.tensor = path;
         t.mode = k;
-        // Relative to the CSV, as train and sp look tensors up.
-        t.label = std::filesystem::relative(std::filesystem::absolute(path), out_dir).string();
+        // Relative to the CSV, as train and sp look tensors up; lexically, so that a tensor
+        // linked into the CSV's folder is named by its link, not by where the link points.
+        t.label =
+            std::filesystem::absolute(path).lexically_normal().lexically_relative(out_dir).string();
+        const auto t0 = std::chrono::steady_clock::now();
         const auto r = search::time_slices(tensor, t);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         device = r.device;
         std::set<std::int64_t> slices;
         for (const auto& x : r.records) slices.insert(x.slice);
         all.insert(all.end(), r.records.begin(), r.records.end());
         std::string notes;
         for (const auto& n : r.notes) notes += (notes.empty() ? "" : "; ") + n.get<std::string>();
+        // The CSV so far, after every tensor and mode: a collection cut short keeps what it
+        // measured.
+        io::write_file_atomic(o->out,
+                              "# measured on " + device + "\n" + search::slice_timings_csv(all));
         rows.push_back({path, std::to_string(k), std::to_string(slices.size()),
                         std::to_string(r.records.size()), notes.empty() ? "-" : notes});
         runs.push_back({{"tensor", path},
                         {"mode", k},
                         {"slices", slices.size()},
                         {"records", r.records.size()},
+                        {"seconds", seconds},
                         {"notes", r.notes}});
       }
     }
-    io::write_file_atomic(o->out,
-                          "# measured on " + device + "\n" + search::slice_timings_csv(all));
     if (g.json) return print_json({{"device", device}, {"runs", runs}, {"wrote", o->out}});
     print_table(rows);
   });

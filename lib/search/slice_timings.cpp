@@ -9,6 +9,7 @@
 #include "codegen/emit.hpp"
 #include "codegen/launch_plan.hpp"
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 #include "features/slice_graph.hpp"
 #include "graph/sptv_graph.hpp"
 #include "io/safetensors.hpp"
@@ -129,6 +130,21 @@ std::vector<int> slice_copies(const SptvMatrix& m, const std::vector<std::int64_
   return out;
 }
 
+std::vector<std::size_t> slice_batches(const std::vector<std::int64_t>& sizes,
+                                       std::int64_t budget) {
+  std::vector<std::size_t> starts;
+  std::int64_t held = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (starts.empty() || held + sizes[i] > budget) {
+      starts.push_back(i);
+      held = 0;
+    }
+    held += sizes[i];
+  }
+  starts.push_back(sizes.size());
+  return starts;
+}
+
 SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_width,
                           const std::string& dtype) {
   graph::Graph g;
@@ -164,6 +180,15 @@ SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o
   if (o.dtype != "f64" && o.dtype != "f32")
     throw Error("slice-gcn collect: --dtype must be f64 or f32 (got '" + o.dtype + "')");
   if (o.max_slices < 1) throw Error("slice-gcn collect: --max-slices must be at least 1");
+  for (const auto& [name, value] :
+       {std::pair<const char*, std::int64_t>{"--target-rows", o.target_rows},
+        {"--max-copies", o.max_copies},
+        {"--slice-entries", o.slice_entries},
+        {"--design-entries", o.design_entries},
+        {"--runs", o.runs}})
+    if (value < 1)
+      throw Error(std::string("slice-gcn collect: ") + name + " must be at least 1 (got " +
+                  std::to_string(value) + ")");
   if (t.order() < 2) throw Error(o.tensor + ": SpTV needs a tensor of order 2 or more");
   if (o.mode < 0 || o.mode >= t.order())
     throw Error(o.tensor + ": --mode " + std::to_string(o.mode) + " is not a mode of this order-" +
@@ -176,9 +201,7 @@ SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o
     return out;
   }
   const SptvMatrix m = keep_slices(full, chosen);
-  // Budgets per design, shared out evenly over the sampled slices.
-  const auto share = static_cast<std::int64_t>(chosen.size());
-  const auto copies = slice_copies(m, chosen, o.target_rows, o.max_copies, o.max_entries / share);
+  const auto copies = slice_copies(m, chosen, o.target_rows, o.max_copies, o.slice_entries);
 
   runtime::Worker worker(o.launch);
   const auto dev = worker.call({{"job", "device"}}, 60);
@@ -209,85 +232,129 @@ SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o
   } cleanup{dir};
   const std::string label = o.label.empty() ? o.tensor : o.label;
 
-  // Every format designed first, then compiled at once on all cores, then run one by one.
-  struct Planned {
-    int format;
-    std::vector<std::int64_t> slices;
-    std::vector<int> copies;
-    Replicated rep;
-    SliceDesign design;
-  };
-  std::vector<Planned> planned;
-  for (int f = 0; f < graph::kSliceFormats; ++f) {
-    const auto fmt = static_cast<graph::SliceFormat>(f);
-    const std::string name = graph::slice_format_name(fmt);
-    // Dense only where a slice's copies fit their share of the dense budget: the same copies as
-    // the other formats, so that every format is timed at the same occupancy.
-    std::vector<std::int64_t> slices = chosen;
-    std::vector<int> n = copies;
-    if (fmt == graph::SliceFormat::Dense) {
-      slices.clear();
-      n.clear();
-      for (std::size_t i = 0; i < chosen.size(); ++i)
-        if (dense_values(m, chosen[i]) * copies[i] <= o.max_dense / share)
-          slices.push_back(chosen[i]), n.push_back(copies[i]);
-      if (slices.size() < chosen.size())
-        out.notes.push_back(name + ": " + std::to_string(chosen.size() - slices.size()) +
-                            " slices exceed their share of " + std::to_string(o.max_dense) +
-                            " dense values, not timed");
-      if (slices.empty()) continue;
+  // One batch of sampled slices: every format designed first, then compiled at once on all
+  // cores, then run one by one.
+  const auto time_batch = [&](const std::vector<std::int64_t>& batch, const std::vector<int>& n_of,
+                              std::size_t batch_no) {
+    struct Planned {
+      int format;
+      std::vector<std::int64_t> slices;
+      std::vector<int> copies;
+      Replicated rep;
+      SliceDesign design;
+    };
+    // The formats' designs and plan inputs are built on a thread each (a design of 2^24
+    // entries takes seconds); only the GPU runs are one after another.
+    std::vector<Planned> planned;
+    for (int f = 0; f < graph::kSliceFormats; ++f) {
+      const auto fmt = static_cast<graph::SliceFormat>(f);
+      // Dense only where a slice's copies fit the dense budget: the same copies as the other
+      // formats, so that every format is timed at the same occupancy.
+      Planned p{f, batch, n_of, {}, {}};
+      if (fmt == graph::SliceFormat::Dense) {
+        p.slices.clear();
+        p.copies.clear();
+        for (std::size_t i = 0; i < batch.size(); ++i)
+          if (dense_values(m, batch[i]) * n_of[i] <= o.slice_dense)
+            p.slices.push_back(batch[i]), p.copies.push_back(n_of[i]);
+        if (p.slices.size() < batch.size())
+          out.notes.push_back(std::string(graph::slice_format_name(fmt)) + ": " +
+                              std::to_string(batch.size() - p.slices.size()) +
+                              " slices' copies exceed " + std::to_string(o.slice_dense) +
+                              " dense values, not timed");
+        if (p.slices.empty()) continue;
+      }
+      planned.push_back(std::move(p));
     }
-    try {
-      auto rep = replicate_slices(m, slices, n);
-      auto d = design_slices(rep, fmt, h, o.dtype);
-      planned.push_back({f, std::move(slices), std::move(n), std::move(rep), std::move(d)});
-    } catch (const Error& e) {
-      out.notes.push_back(name + ": " + e.what());
+    std::vector<std::string> failed(planned.size());
+    parallel_for(static_cast<int>(planned.size()), static_cast<int>(planned.size()), [&](int i) {
+      auto& p = planned[i];
+      try {
+        p.rep = replicate_slices(m, p.slices, p.copies);
+        p.design = design_slices(p.rep, static_cast<graph::SliceFormat>(p.format), h, o.dtype);
+      } catch (const Error& e) {
+        failed[i] = e.what();
+      }
+    });
+    std::vector<runtime::CompileJob> jobs;
+    std::vector<std::size_t> job_of;  // planned index of each job
+    for (std::size_t i = 0; i < planned.size(); ++i) {
+      const std::string name =
+          graph::slice_format_name(static_cast<graph::SliceFormat>(planned[i].format));
+      if (!failed[i].empty()) {
+        out.notes.push_back(name + ": " + failed[i]);
+        continue;
+      }
+      jobs.push_back({"slices-" + name, planned[i].design.emitted.kernels.source});
+      job_of.push_back(i);
     }
-  }
-  std::vector<runtime::CompileJob> jobs;
-  for (const auto& p : planned)
-    jobs.push_back({std::string("slices-") +
-                        graph::slice_format_name(static_cast<graph::SliceFormat>(p.format)),
-                    p.design.emitted.kernels.source});
-  const auto compiled = runtime::compile_batch(jobs, co, nullptr);
+    const auto compiled = runtime::compile_batch(jobs, co, nullptr);
 
-  for (std::size_t i = 0; i < planned.size(); ++i) {
-    const auto& p = planned[i];
-    const std::string name = jobs[i].name;
-    if (!compiled[i].ok) {
-      out.notes.push_back(name + ": NVRTC: " + compiled[i].error);
-      continue;
-    }
-    try {
-      const auto& view = p.rep.view;
-      const auto in = codegen::spmv_plan_inputs(o.dtype, view.a, v);
-      std::int64_t max_len = 1;
-      for (std::int64_t r = 0; r < view.a.rows; ++r)
-        max_len = std::max(max_len, view.a.row_length(r));
-      const auto path = (dir / (name + ".safetensors")).string();
-      io::write_safetensors(path,
-                            codegen::plan_file(p.design.plan, compiled[i].cubin, max_len, &in));
-      const auto r = worker.call(
-          {{"job", "plan"}, {"plan", path}, {"runs", o.runs}, {"time_groups", p.design.groups}},
-          600);
-      if (!r.ok) {
-        out.notes.push_back(name + ": " + r.error);
+    // Each compiled design's plan file, written on a thread each.
+    std::vector<std::string> paths(jobs.size());
+    std::vector<std::string> unwritten(jobs.size());
+    parallel_for(static_cast<int>(jobs.size()), static_cast<int>(jobs.size()), [&](int j) {
+      if (!compiled[j].ok) return;
+      const auto& view = planned[job_of[j]].rep.view;
+      try {
+        const auto in = codegen::spmv_plan_inputs(o.dtype, view.a, v);
+        std::int64_t max_len = 1;
+        for (std::int64_t r = 0; r < view.a.rows; ++r)
+          max_len = std::max(max_len, view.a.row_length(r));
+        paths[j] =
+            (dir / (jobs[j].name + "-" + std::to_string(batch_no) + ".safetensors")).string();
+        io::write_safetensors(paths[j], codegen::plan_file(planned[job_of[j]].design.plan,
+                                                           compiled[j].cubin, max_len, &in));
+      } catch (const Error& e) {
+        unwritten[j] = e.what();
+      }
+    });
+
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const auto& p = planned[job_of[j]];
+      const std::string& name = jobs[j].name;
+      if (!compiled[j].ok) {
+        out.notes.push_back(name + ": NVRTC: " + compiled[j].error);
         continue;
       }
-      const auto& res = r.body.at("result");
-      if (!res.value("verified", false) || !res.contains("group_times_ms")) {
-        out.notes.push_back(name + ": not verified against the fp64 reference");
+      if (!unwritten[j].empty()) {
+        out.notes.push_back(name + ": " + unwritten[j]);
         continue;
       }
-      const auto& times = res["group_times_ms"];
-      for (std::size_t k = 0; k < p.slices.size(); ++k)
-        out.records.push_back(
-            {label, o.mode, p.slices[k], p.format, times.at(k).get<double>() * 1e3 / p.copies[k]});
-    } catch (const Error& e) {
-      out.notes.push_back(name + ": " + e.what());
+      try {
+        const auto r = worker.call({{"job", "plan"},
+                                    {"plan", paths[j]},
+                                    {"runs", o.runs},
+                                    {"time_groups", p.design.groups}},
+                                   600);
+        std::error_code ec;
+        std::filesystem::remove(paths[j], ec);
+        if (!r.ok) {
+          out.notes.push_back(name + ": " + r.error);
+          continue;
+        }
+        const auto& res = r.body.at("result");
+        if (!res.value("verified", false) || !res.contains("group_times_ms")) {
+          out.notes.push_back(name + ": not verified against the fp64 reference");
+          continue;
+        }
+        const auto& times = res["group_times_ms"];
+        for (std::size_t k = 0; k < p.slices.size(); ++k)
+          out.records.push_back({label, o.mode, p.slices[k], p.format,
+                                 times.at(k).get<double>() * 1e3 / p.copies[k]});
+      } catch (const Error& e) {
+        out.notes.push_back(name + ": " + e.what());
+      }
     }
-  }
+  };
+
+  const auto nnz = graph::slice_entries(m);
+  std::vector<std::int64_t> entries;
+  for (std::size_t i = 0; i < chosen.size(); ++i) entries.push_back(copies[i] * nnz[chosen[i]]);
+  const auto starts = slice_batches(entries, o.design_entries);
+  for (std::size_t b = 0; b + 1 < starts.size(); ++b)
+    time_batch({chosen.begin() + starts[b], chosen.begin() + starts[b + 1]},
+               {copies.begin() + starts[b], copies.begin() + starts[b + 1]}, b);
   return out;
 }
 

@@ -47,6 +47,12 @@ std::vector<int> slice_copies(const SptvMatrix& m, const std::vector<std::int64_
                               std::int64_t target_rows, int max_copies,
                               std::int64_t max_entries = std::int64_t{1} << 62);
 
+// The sampled slices cut into consecutive batches, each designed and timed on its own so that a
+// design holds at most `budget` of the given sizes (a slice's copies' entries or Dense values);
+// a slice above the budget alone is a batch of its own. Returns each batch's first index, and
+// the size of `sizes` last.
+std::vector<std::size_t> slice_batches(const std::vector<std::int64_t>& sizes, std::int64_t budget);
+
 // One slice format for every slice of the view, the parts as `part_of_slice` says;
 // groups[i] lists the plan's launches of part i.
 struct SliceDesign {
@@ -64,13 +70,16 @@ struct SliceTimingOptions {
   std::string dtype = "f32";
   int max_slices = 64;       // sampled per tensor and mode
   std::int64_t min_nnz = 1;  // smaller slices are not sampled
-  // Budgets of one format's design, shared out evenly over the sampled slices: entries (a
-  // slice's copies stop there) and Dense values (a slice whose copies pass its share is not
-  // timed as Dense).
-  std::int64_t max_entries = std::int64_t{1} << 21;
-  std::int64_t max_dense = std::int64_t{1} << 25;
-  std::int64_t target_rows = 16384;  // fibers of a slice's copies (see Replicated)
-  int max_copies = 256;
+  // A slice's copies aim for `target_rows` fibers, about what the GPU holds resident as threads,
+  // so that a slice is timed nearer the throughput a batch of thousands of slices runs at than
+  // the latency of one launch; at most `max_copies` copies and `slice_entries` entries. Dense is
+  // timed only where the copies store at most `slice_dense` values.
+  std::int64_t target_rows = std::int64_t{1} << 18;
+  int max_copies = 1 << 16;
+  std::int64_t slice_entries = std::int64_t{1} << 19;
+  std::int64_t slice_dense = std::int64_t{1} << 22;
+  // The sampled slices are designed and timed in batches of at most this many entries a design.
+  std::int64_t design_entries = std::int64_t{1} << 25;
   int runs = 20;
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };

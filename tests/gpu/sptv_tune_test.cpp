@@ -72,6 +72,10 @@ TEST_CASE("slice-gcn collect times every sampled slice in every slice format", "
   o.label = "aminoacid";
   o.max_slices = 6;
   o.runs = 5;
+  o.target_rows = 16384;
+  o.max_copies = 256;
+  // Small designs: the six slices are timed over several batches.
+  o.design_entries = 1 << 14;
   o.launch = {{"/proc/self/exe", runtime::kWorkerSubcommand}};
   for (int mode = 0; mode < 3; ++mode) {
     o.mode = mode;

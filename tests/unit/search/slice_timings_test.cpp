@@ -90,6 +90,18 @@ TEST_CASE("replicate_slices repeats each slice as consecutive slices of its part
   CHECK_THROWS(search::replicate_slices(m, {1}, {0}));
 }
 
+TEST_CASE("slice_batches cuts the sampled slices into designs within the budget",
+          "[search][sptv]") {
+  using V = std::vector<std::size_t>;
+  CHECK(search::slice_batches({}, 10) == V{0});
+  CHECK(search::slice_batches({4, 4, 4}, 10) == V{0, 2, 3});
+  CHECK(search::slice_batches({4, 6, 1}, 10) == V{0, 2, 3});
+  // A slice above the budget is a batch of its own.
+  CHECK(search::slice_batches({3, 25, 3, 3}, 10) == V{0, 1, 2, 4});
+  CHECK(search::slice_batches({25}, 10) == V{0, 1});
+  CHECK(search::slice_batches({1, 1, 1, 1}, 1) == V{0, 1, 2, 3, 4});
+}
+
 TEST_CASE("design_slices gives every slice its own launches and the exact product",
           "[search][sptv]") {
   gen::RandomTensorParams rp;
