@@ -214,6 +214,8 @@ SliceGcn::SliceGcn(GcnShape shape, std::uint64_t seed) : shape_(shape) {
     throw Error("slice-gcn: bad shape");
   const Layout l(shape_);
   w_.assign(l.total, 0.0);
+  gmean_.assign(shape_.globals, 0.0);
+  gstd_.assign(shape_.globals, 1.0);
   std::mt19937_64 rng(seed);
   // Glorot-uniform weights, zero biases.
   for (const auto& t :
@@ -263,7 +265,8 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
       u[j] += h1[static_cast<std::size_t>(i) * C + j] / N;
       u[C + j] += h2[static_cast<std::size_t>(i) * C + j] / N;
     }
-  for (int j = 0; j < G; ++j) u[2 * C + j] = std::log1p(std::max(in.globals[j], 0.0));
+  for (int j = 0; j < G; ++j)
+    u[2 * C + j] = (std::log1p(std::max(in.globals[j], 0.0)) - gmean_[j]) / gstd_[j];
   Vec q(H), a(H), o(K);
   for (int j = 0; j < H; ++j) q[j] = w[l.c1 + j];
   matmul(u.data(), w + l.m1, q.data(), 1, U, H, true);
@@ -340,6 +343,24 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
     throw Error("slice-gcn: training needs one label per sample, and at least one sample");
   if (o.epochs < 1 || o.batch < 1 || !(o.learning_rate > 0))
     throw Error("slice-gcn: bad training options");
+  // The globals standardized over the training samples (a constant feature keeps a scale of 1).
+  const int G = shape_.globals;
+  std::fill(gmean_.begin(), gmean_.end(), 0.0);
+  std::fill(gstd_.begin(), gstd_.end(), 0.0);
+  for (const auto& in : x) {
+    if (static_cast<int>(in.globals.size()) != G) throw Error("slice-gcn: wrong number of globals");
+    for (int j = 0; j < G; ++j) gmean_[j] += std::log1p(std::max(in.globals[j], 0.0));
+  }
+  for (auto& v : gmean_) v /= static_cast<double>(x.size());
+  for (const auto& in : x)
+    for (int j = 0; j < G; ++j) {
+      const double d = std::log1p(std::max(in.globals[j], 0.0)) - gmean_[j];
+      gstd_[j] += d * d;
+    }
+  for (auto& v : gstd_) {
+    v = std::sqrt(v / static_cast<double>(x.size()));
+    if (!(v > 1e-9)) v = 1.0;
+  }
   std::mt19937_64 rng(o.seed);
   std::vector<std::size_t> order(x.size());
   std::iota(order.begin(), order.end(), 0);
@@ -416,6 +437,9 @@ void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
     io::add_array(f, t.name, v,
                   {static_cast<std::int64_t>(t.rows), static_cast<std::int64_t>(t.cols)});
   }
+  const std::int64_t g = shape_.globals;
+  io::add_array(f, "globals.mean", gmean_, {1, g});
+  io::add_array(f, "globals.std", gstd_, {1, g});
   f.metadata = {
       {"format", "sparsetune-slice-gcn"},
       {"format_version", std::to_string(kFormatVersion)},
@@ -428,6 +452,7 @@ void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
       {"node_features",
        nlohmann::json({"is_row", "is_col", "log1p_degree/4", "degree/max_degree_of_side"}).dump()},
       {"global_features", nlohmann::json(features::global_feature_names()).dump()},
+      {"global_input", "(log1p(x) - globals.mean) / globals.std"},
       {"classes", nlohmann::json(slice_format_classes()).dump()},
       {"arch", info.arch},
       {"date", info.date},
@@ -490,6 +515,20 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
       if (!std::isfinite(x))
         throw bad(std::string("array ") + t.name + " holds a non-finite value");
     std::copy(v.begin(), v.end(), g.w_.begin() + static_cast<std::ptrdiff_t>(t.offset));
+  }
+  for (const char* name : {"globals.mean", "globals.std"}) {
+    const auto* a = f.find(name);
+    if (!a) throw bad(std::string("array ") + name + " is missing");
+    if (a->dtype != "F64" || a->shape != std::vector<std::int64_t>{1, s.globals})
+      throw bad(std::string("array ") + name + " has the wrong dtype or shape");
+    const auto v = io::get_array<double>(f, name);
+    const bool is_std = std::string(name) == "globals.std";
+    for (double x : v)
+      if (!std::isfinite(x) || (is_std && !(x > 0)))
+        throw bad(std::string("array ") + name +
+                  (is_std ? " holds a value that is not a positive number"
+                          : " holds a non-finite value"));
+    (is_std ? g.gstd_ : g.gmean_) = v;
   }
   return g;
 }

@@ -151,9 +151,65 @@ TEST_CASE("Slice-GCN save and load keep every weight and refuse bad files", "[mo
   }
   SECTION("a missing weight is refused by name") {
     auto f = io::read_safetensors(path);
-    f.arrays.pop_back();
-    io::write_safetensors(path, f);
+    io::SafetensorsFile g;
+    g.metadata = f.metadata;
+    for (const auto& arr : f.arrays)
+      if (arr.name != "mlp2.bias") g.arrays.push_back(arr);
+    io::write_safetensors(path, g);
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("mlp2.bias"));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Slice-GCN standardizes the globals by its training slices and keeps that on disk",
+          "[models][gcn]") {
+  GcnShape s;
+  s.conv = 4;
+  s.hidden = 3;
+  SliceGcn net(s, 5);
+  CHECK(net.global_mean() == std::vector<double>(9, 0.0));
+  CHECK(net.global_std() == std::vector<double>(9, 1.0));
+  auto x = synthetic(2, 8);
+  // log1p of the first global: 0 and 2 (mean 1, standard deviation 1); the second: e^3 - 1
+  // twice (a constant keeps the scale 1); the others unchanged from the synthetic slices.
+  x[0].globals[0] = 0.0;
+  x[1].globals[0] = std::exp(2.0) - 1.0;
+  x[0].globals[1] = x[1].globals[1] = std::exp(3.0) - 1.0;
+  GcnTrainOptions o;
+  o.epochs = 1;
+  net.train(x, {0, 1}, o);
+  CHECK(net.global_mean()[0] == Approx(1.0));
+  CHECK(net.global_std()[0] == Approx(1.0));
+  CHECK(net.global_mean()[1] == Approx(3.0));
+  CHECK(net.global_std()[1] == 1.0);
+  const double a = std::log1p(x[0].globals[2]), b = std::log1p(x[1].globals[2]);
+  CHECK(net.global_mean()[2] == Approx((a + b) / 2));
+  CHECK(net.global_std()[2] == Approx(std::abs(a - b) / 2));
+
+  const std::string path = temp_path("gcn-std.safetensors");
+  net.save(path, {});
+  const SliceGcn back = SliceGcn::load(path);
+  CHECK(back.global_mean() == net.global_mean());
+  CHECK(back.global_std() == net.global_std());
+  for (const auto& in : x) CHECK(back.log_probs(in) == net.log_probs(in));
+  SECTION("a standard deviation that is not positive is refused by name") {
+    auto f = io::read_safetensors(path);
+    io::SafetensorsFile g;
+    g.metadata = f.metadata;
+    for (const auto& arr : f.arrays)
+      if (arr.name != "globals.std") g.arrays.push_back(arr);
+    io::add_array(g, "globals.std", std::vector<double>(9, 0.0), {1, 9});
+    io::write_safetensors(path, g);
+    REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("globals.std"));
+  }
+  SECTION("a model without the standardization is refused by name") {
+    auto f = io::read_safetensors(path);
+    io::SafetensorsFile g;
+    g.metadata = f.metadata;
+    for (const auto& arr : f.arrays)
+      if (arr.name != "globals.mean") g.arrays.push_back(arr);
+    io::write_safetensors(path, g);
+    REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("globals.mean"));
   }
   std::filesystem::remove(path);
 }
