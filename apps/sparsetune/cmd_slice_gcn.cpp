@@ -2,18 +2,21 @@
 // the GPU; `slice-gcn train --timings T.csv -o MODEL` labels slices from those times, trains
 // Slice-GCN and reports held-out accuracy beside XGBoost's; `slice-gcn sp` re-derives stage 1's
 // threshold from them.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <tuple>
 
 #include "cli.hpp"
 #include "io/file_bytes.hpp"
 #include "io/tensor_file.hpp"
 #include "models/slice_training.hpp"
 #include "search/slice_timings.hpp"
+#include "search/sptv_tune.hpp"
 
 namespace sparsetune::cli {
 
@@ -210,6 +213,72 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
               fixed(100 * r.xgb_test_time.decided_fastest, 1) + " %, rule " +
               fixed(100 * r.rule_test_time.decided_fastest, 1) + " %"},
          {"wrote", o->out}});
+  });
+
+  // A model scored on other labels: slices of other tensors, other samples, another GPU.
+  auto* ev = cmd->add_subcommand(
+      "eval", "Score a Slice-GCN model on per-slice timings (slices it may never have seen)");
+  struct EvalOptions {
+    std::string timings, model, exclude;
+    double sp = 0.23;
+    bool sp_given = false;
+  };
+  auto eo = std::make_shared<EvalOptions>();
+  ev->add_option("--timings", eo->timings, "Per-slice, per-format times measured on the GPU")
+      ->required();
+  ev->add_option("--model", eo->model, "The model file (default: the shipped sm_90 one)");
+  ev->add_option("--exclude", eo->exclude,
+                 "Timings whose slices are left out (e.g. the ones the model was trained on)");
+  ev->add_option("--sp", eo->sp,
+                 "Stage 1's threshold: denser slices are left out (default: the model's)");
+  ev->callback([eo, ev, &g] {
+    models::GcnModelInfo info;
+    const std::string path = eo->model.empty() ? search::default_slice_model("sm_90") : eo->model;
+    const auto model = models::SliceGcn::load(path, &info);
+    const double sp = ev->count("--sp") ? eo->sp : info.sparsity_threshold;
+    auto labels = models::label_slices(models::read_slice_timings(eo->timings));
+    std::size_t excluded = 0;
+    if (!eo->exclude.empty()) {
+      std::set<std::tuple<std::string, int, std::int64_t>> seen;
+      for (const auto& t : models::read_slice_timings(eo->exclude))
+        seen.insert({t.tensor, t.mode, t.slice});
+      const auto before = labels.size();
+      labels.erase(std::remove_if(labels.begin(), labels.end(),
+                                  [&](const models::SliceLabel& l) {
+                                    return seen.count({l.tensor, l.mode, l.slice}) > 0;
+                                  }),
+                   labels.end());
+      excluded = before - labels.size();
+    }
+    const auto base = std::filesystem::path(eo->timings).parent_path().string();
+    const auto r = models::evaluate_slice_gcn(labels, base.empty() ? "." : base, sp, model);
+    auto by_time = [](const models::SliceTrainingReport::ByTime& b) {
+      return nlohmann::json{{"fastest", b.fastest},
+                            {"within_5pct", b.within_5pct},
+                            {"slowdown", b.slowdown},
+                            {"decided", b.decided},
+                            {"decided_fastest", b.decided_fastest}};
+    };
+    if (g.json)
+      return print_json({{"model", path},
+                         {"labelled", r.labelled},
+                         {"excluded", excluded},
+                         {"dense_excluded", r.dense_excluded},
+                         {"scored", r.scored},
+                         {"gcn_accuracy", r.gcn_accuracy},
+                         {"rule_accuracy", r.rule_accuracy},
+                         {"gcn_by_time", by_time(r.gcn_time)},
+                         {"rule_by_time", by_time(r.rule_time)}});
+    print_table(
+        {{"slices", std::to_string(r.labelled) + " labelled (" + std::to_string(excluded) +
+                        " more left out by --exclude), " + std::to_string(r.dense_excluded) +
+                        " left to stage 1 (Dense), " + std::to_string(r.scored) + " scored"},
+         {"Slice-GCN", fixed(100 * r.gcn_accuracy, 1) +
+                           " % right; the pick is the fastest / "
+                           "within 5 % / time over the fastest: " +
+                           time_line(r.gcn_time)},
+         {"rule", fixed(100 * r.rule_accuracy, 1) + " % right; " + time_line(r.rule_time)},
+         {"model", path}});
   });
 
   // sp from measured best formats (§4.3).

@@ -40,6 +40,58 @@ std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>&
   return out;
 }
 
+SliceTrainingReport::ByTime judge_picks(const std::vector<const SliceLabel*>& labels,
+                                        const std::vector<int>& picks) {
+  if (labels.size() != picks.size()) throw Error("slice training: one pick per label");
+  SliceTrainingReport::ByTime b;
+  if (picks.empty()) return b;
+  double log_sum = 0;
+  for (std::size_t i = 0; i < picks.size(); ++i) {
+    const double r = time_ratio(*labels[i], picks[i]);
+    b.fastest += picks[i] == labels[i]->fastest;
+    b.within_5pct += r <= 1.05;
+    if (labels[i]->margin >= kDecidedMargin)
+      ++b.decided, b.decided_fastest += picks[i] == labels[i]->fastest;
+    // A format the collect did not time counts as twice the fastest.
+    log_sum += std::log(std::isfinite(r) ? r : 2.0);
+  }
+  const auto n = static_cast<double>(picks.size());
+  b.fastest /= n;
+  b.within_5pct /= n;
+  b.slowdown = std::exp(log_sum / n);
+  if (b.decided > 0) b.decided_fastest /= static_cast<double>(b.decided);
+  return b;
+}
+
+SliceEvalReport evaluate_slice_gcn(const std::vector<SliceLabel>& labels,
+                                   const std::string& base_dir, double sparsity_threshold,
+                                   const SliceGcn& model) {
+  SliceEvalReport rep;
+  rep.labelled = static_cast<int>(labels.size());
+  const auto inputs = labelled_inputs(labels, base_dir);
+  std::vector<const SliceLabel*> scored;
+  std::vector<int> gcn, rule;
+  int gcn_right = 0, rule_right = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (inputs[i].density >= sparsity_threshold) {
+      ++rep.dense_excluded;
+      continue;
+    }
+    scored.push_back(&labels[i]);
+    gcn.push_back(model.predict(inputs[i]));
+    rule.push_back(rule_format(inputs[i].globals, static_cast<double>(inputs[i].nonempty_rows)));
+    gcn_right += gcn.back() == labels[i].format;
+    rule_right += rule.back() == labels[i].format;
+  }
+  rep.scored = static_cast<int>(scored.size());
+  if (rep.scored == 0) return rep;
+  rep.gcn_accuracy = static_cast<double>(gcn_right) / rep.scored;
+  rep.rule_accuracy = static_cast<double>(rule_right) / rep.scored;
+  rep.gcn_time = judge_picks(scored, gcn);
+  rep.rule_time = judge_picks(scored, rule);
+  return rep;
+}
+
 SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
                                     const std::string& base_dir, const SliceTrainingOptions& o,
                                     SliceGcn& model) {
@@ -77,27 +129,7 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
     (k < n_test ? vy : ty).push_back(y[order[k]]);
     if (k < n_test) vl.push_back(lx[order[k]]);
   }
-  // Picks judged by the held-out slices' measured times.
-  auto by_time = [&](const std::vector<int>& pick) {
-    SliceTrainingReport::ByTime b;
-    if (pick.empty()) return b;
-    double log_sum = 0;
-    for (std::size_t i = 0; i < pick.size(); ++i) {
-      const double r = time_ratio(*vl[i], pick[i]);
-      b.fastest += pick[i] == vl[i]->fastest;
-      b.within_5pct += r <= 1.05;
-      if (vl[i]->margin >= kDecidedMargin)
-        ++b.decided, b.decided_fastest += pick[i] == vl[i]->fastest;
-      // A format the collect did not time counts as twice the fastest.
-      log_sum += std::log(std::isfinite(r) ? r : 2.0);
-    }
-    const auto n = static_cast<double>(pick.size());
-    b.fastest /= n;
-    b.within_5pct /= n;
-    b.slowdown = std::exp(log_sum / n);
-    if (b.decided > 0) b.decided_fastest /= static_cast<double>(b.decided);
-    return b;
-  };
+  auto by_time = [&](const std::vector<int>& pick) { return judge_picks(vl, pick); };
   if (tx.empty()) throw Error("slice training: the held-out share leaves nothing to train on");
   rep.train = static_cast<int>(tx.size());
   rep.test = static_cast<int>(vx.size());

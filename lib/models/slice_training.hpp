@@ -67,6 +67,23 @@ struct SpDerivation {
 SpDerivation derive_sparsity_threshold(const std::vector<double>& density,
                                        const std::vector<int>& best_format, double step = 0.01);
 
+// Picks judged by the labels' measured times: the share that is the fastest format, within 5 %
+// of it, the picks' time over the fastest (geometric mean; a format not timed counts as twice the
+// fastest), and the right picks among the decided slices. One pick per label.
+SliceTrainingReport::ByTime judge_picks(const std::vector<const SliceLabel*>& labels,
+                                        const std::vector<int>& picks);
+
+// A model scored on labelled slices it may never have seen (`slice-gcn eval`): the slices stage 1
+// leaves to Dense (density >= sp) are left out, as in training.
+struct SliceEvalReport {
+  int labelled = 0, dense_excluded = 0, scored = 0;
+  double gcn_accuracy = 0, rule_accuracy = 0;
+  SliceTrainingReport::ByTime gcn_time, rule_time;
+};
+SliceEvalReport evaluate_slice_gcn(const std::vector<SliceLabel>& labels,
+                                   const std::string& base_dir, double sparsity_threshold,
+                                   const SliceGcn& model);
+
 // Tensor paths in the labels are absolute or relative to `base_dir`. Throws Error when a tensor
 // cannot be read, a slice is not a non-empty slice of its tensor, or nothing is left to train on.
 SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,

@@ -124,6 +124,72 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
   }
 }
 
+TEST_CASE("judge_picks scores picks by the measured times", "[models][gcn]") {
+  // Two slices: CSR 10 us fastest with COO 10.05 (a close call), and ELL 8 us fastest with CSR
+  // 12 and COO never timed.
+  SliceLabel a, b;
+  a.time_us = {10.0, 10.05, 20.0, 30.0, INFINITY};
+  a.fastest = a.format = 0;
+  a.margin = 1.005;
+  b.time_us = {12.0, INFINITY, 8.0, 16.0, INFINITY};
+  b.fastest = b.format = 2;
+  b.margin = 1.5;
+  const std::vector<const SliceLabel*> labels = {&a, &b};
+  const auto right = judge_picks(labels, {0, 2});
+  CHECK(right.fastest == 1.0);
+  CHECK(right.within_5pct == 1.0);
+  CHECK(right.slowdown == Approx(1.0));
+  CHECK(right.decided == 1);
+  CHECK(right.decided_fastest == 1.0);
+  // COO on the first (1.005x, within 5 %) and CSR on the second (1.5x).
+  const auto near = judge_picks(labels, {1, 0});
+  CHECK(near.fastest == 0.0);
+  CHECK(near.within_5pct == 0.5);
+  CHECK(near.slowdown == Approx(std::sqrt(1.005 * 1.5)));
+  CHECK(near.decided_fastest == 0.0);
+  // A format never timed counts as twice the fastest.
+  CHECK(judge_picks(labels, {0, 1}).slowdown == Approx(std::sqrt(2.0)));
+  CHECK_THROWS(judge_picks(labels, {0}));
+}
+
+TEST_CASE("evaluate_slice_gcn scores a model on labelled slices, Dense ones left out",
+          "[models][gcn]") {
+  testing::TempDir dir("sparsetune-slice-eval");
+  const auto t = skewed_tensor();
+  io::write_tns(dir.file("skewed.tns"), t);
+  const auto m = sptv_matrix(t, 2);
+  // Labelled by the rule, as above, so the rule is right on every slice it is asked about.
+  std::ofstream csv(dir.file("timings.csv"));
+  csv << "tensor,mode,slice,format,time_us\n";
+  for (const auto& in : features::slice_inputs(m)) {
+    const int best = rule_format(in.globals, static_cast<double>(in.nonempty_rows));
+    for (int f = 0; f < 4; ++f)
+      csv << "skewed.tns,2," << in.slice << "," << slice_format_classes()[f] << ","
+          << (f == best ? 10.0 : 15.0 + 5.0 * f) << "\n";
+  }
+  csv.close();
+  const auto labels = label_slices(read_slice_timings(dir.file("timings.csv")));
+  GcnShape s;
+  s.conv = 4;
+  s.hidden = 4;
+  const SliceGcn untrained(s, 3);
+  const auto r = evaluate_slice_gcn(labels, dir.path.string(), 0.23, untrained);
+  CHECK(r.labelled == 82);
+  CHECK(r.dense_excluded == 2);
+  CHECK(r.scored == 80);
+  CHECK(r.rule_accuracy == 1.0);
+  CHECK(r.rule_time.slowdown == Approx(1.0));
+  // The model's accuracy is its share of right picks, counted here by hand.
+  const auto inputs = labelled_inputs(labels, dir.path.string());
+  int right = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (inputs[i].density < 0.23) right += untrained.predict(inputs[i]) == labels[i].format;
+  CHECK(r.gcn_accuracy == Approx(right / 80.0));
+  CHECK(r.gcn_time.fastest == Approx(r.gcn_accuracy));
+  // With sp above every slice's density, the two dense slices are scored too.
+  CHECK(evaluate_slice_gcn(labels, dir.path.string(), 2.0, untrained).scored == 82);
+}
+
 TEST_CASE("sp is re-derived from measured best formats by density group (§4.3)", "[models][gcn]") {
   // Groups 0.10 .. 0.25; Dense is best for some slices from 0.20, for all from 0.23 on.
   std::vector<double> density;
