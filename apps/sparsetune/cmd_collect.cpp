@@ -1,5 +1,7 @@
 // `sparsetune collect LIST|DIR --op spmv|spmm [--n N ...]`: tunes a corpus one matrix at a time
-// into the tuning database (search/collect.hpp), with a progress line and ETA on stderr.
+// into the tuning database (search/collect.hpp), with a progress line and ETA on stderr. `--op
+// sptv` times sampled slices of a corpus of tensors in every slice format instead: Slice-GCN's
+// labels (search/slice_collect.hpp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include "cli.hpp"
 #include "search/collect.hpp"
 #include "search/interrupt.hpp"
+#include "search/slice_collect.hpp"
 
 namespace sparsetune::cli {
 
@@ -18,6 +21,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
   struct Options {
     std::string list;
     search::CollectOptions c;
+    search::SliceTimingOptions slices;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("LIST", o->list,
@@ -25,12 +29,19 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
                   "folder of matrix files")
       ->required();
   cmd->add_option("--op", o->c.op, "Operation")
-      ->check(CLI::IsMember({"spmv", "spmm"}))
+      ->check(CLI::IsMember({"spmv", "spmm", "sptv"}))
       ->capture_default_str();
   cmd->add_option("--n", o->c.ns,
                   "SpMM: B's column counts, each a search of its own (default: 32 and 128)")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--dtype", o->c.dtype, "Value type")
+  cmd->add_option("--max-slices", o->slices.max_slices,
+                  "SpTV: slices sampled per tensor and mode, each timed in every slice format")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--runs", o->slices.runs, "SpTV: timed runs per slice and format")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--dtype", o->c.dtype, "Value type (SpTV: f32 unless given)")
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();
   cmd->add_option("--budget", o->c.budget_s, "tune's search budget per matrix, seconds")
@@ -52,17 +63,32 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag(
       "--compile-only", o->c.compile_only,
       "No GPU: tune --compile-only per matrix (the search's CPU side, cost-model scores)");
-  cmd->callback([o, &g] {
+  cmd->callback([o, cmd, &g] {
     search::InterruptGuard guard;
     o->c.stop = &guard.flag();
-    const auto items = search::read_collect_list(o->list);
+    const bool sptv = o->c.op == "sptv";
+    if (sptv && o->c.compile_only)
+      throw Error("collect --op sptv times slices on a GPU; --compile-only is for spmv and spmm");
+    const auto items =
+        sptv ? search::read_tensor_list(o->list) : search::read_collect_list(o->list);
     const bool tty = isatty(2);
     o->c.progress = [tty](const search::CollectProgress& p) {
       const auto line = search::render_progress(p, 110);
       std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
       std::fflush(stderr);
     };
-    const auto s = search::collect(items, o->c);
+    search::CollectSummary s;
+    if (sptv) {
+      search::SliceCollectOptions so;
+      so.db_path = o->c.db_path;
+      so.timing = o->slices;
+      so.timing.dtype = cmd->count("--dtype") ? o->c.dtype : "f32";
+      so.stop = o->c.stop;
+      so.progress = o->c.progress;
+      s = search::collect_slices(items, so);
+    } else {
+      s = search::collect(items, o->c);
+    }
     if (tty) std::fprintf(stderr, "\r\033[K");
     if (g.json) {
       print_json(s.to_json());

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <tuple>
 
 #include "cli.hpp"
 #include "db/db_export.hpp"
@@ -18,6 +19,35 @@ std::string pct(const nlohmann::json& j, const char* k) {
 }
 
 void print_report(const nlohmann::json& r) {
+  if (r["model"] == "slice-gcn") {  // a classifier of slices, judged by their times too
+    const auto& x = r["test"];
+    const auto& ts = r["training_set"];
+    std::printf(
+        "slice-gcn for %s (%s), trained on %s: %lld labelled slices of %lld tensors, %lld "
+        "left to stage 1 (Dense)\n",
+        r.value("arch", "?").c_str(), r.value("device", "?").c_str(),
+        ts.value("database", "?").c_str(), static_cast<long long>(ts.value("labelled", 0)),
+        static_cast<long long>(ts.value("tensors", 0)),
+        static_cast<long long>(r["split"].value("dense_excluded", 0)));
+    std::vector<std::vector<std::string>> rows = {{"held out", "slices", "accuracy",
+                                                   "pick is the fastest", "within 5 %",
+                                                   "time over the fastest (geo. mean)"}};
+    for (const auto& [name, acc, by] : {std::tuple<const char*, const char*, const char*>{
+                                            "Slice-GCN", "gcn_accuracy", "gcn_by_time"},
+                                        {"XGBoost (9 globals)", "xgb_accuracy", "xgb_by_time"},
+                                        {"structural rule", "rule_accuracy", "rule_by_time"}}) {
+      const auto& b = x[by];
+      rows.push_back({name, std::to_string(x.value("slices", 0)), pct(x, acc), pct(b, "fastest"),
+                      pct(b, "within_5pct"), fixed(b.value("slowdown", 0.0), 3) + "x"});
+    }
+    print_table(rows);
+    std::printf("Slice-GCN on its %lld training slices: %s\n",
+                static_cast<long long>(r["train"].value("slices", 0)),
+                pct(r["train"], "gcn_accuracy").c_str());
+    if (r.contains("files"))
+      for (const auto& f : r["files"]) std::printf("wrote %s\n", f.get<std::string>().c_str());
+    return;
+  }
   const auto& t = r["training_set"];
   const auto& s = r["split"];
   // Matrices are the unit of the split; the LiteForm predictors count (matrix, n) cases, the
@@ -100,7 +130,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   auto o = std::make_shared<Options>();
   cmd->add_option("--model", o->model,
                   "Predictor to build (spmv-rank, spmm-rank, crux, liteform-cell, "
-                  "liteform-partitions), or all")
+                  "liteform-partitions, slice-gcn), or all")
       ->capture_default_str();
   cmd->add_option("--db", o->db, "Tuning database, or a JSON export of one (db export)")
       ->required()
@@ -118,7 +148,14 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--folds", o->t.split.folds, "Cross-validation folds of the training part")
       ->check(CLI::Range(2, 20))
       ->capture_default_str();
-  cmd->add_option("--threads", o->t.threads, "XGBoost threads (1: reproducible bit for bit)")
+  cmd->add_option("--epochs", o->t.epochs, "slice-gcn: training epochs (default: Slice-GCN's)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--data-dir", o->t.data_dir,
+                  "slice-gcn: find the tensors here by file name (default: the paths the "
+                  "database records)");
+  cmd->add_option("--threads", o->t.threads,
+                  "XGBoost threads (1: reproducible bit for bit); Slice-GCN's, whose model is "
+                  "the same for any number")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->callback([o, &g] {

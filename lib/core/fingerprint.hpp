@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/matrix.hpp"
+#include "core/tensor.hpp"
 
 namespace sparsetune {
 
@@ -54,6 +55,21 @@ std::string fingerprint(const Csr<I, P>& a) {
   static const char* digits = "0123456789abcdef";
   std::uint64_t v = h.value();
   std::string out = "csr1-";
+  for (int s = 60; s >= 0; s -= 4) out += digits[(v >> s) & 15];
+  return out;
+}
+
+// "tns1-" followed by 16 hex digits: a tensor's dimensions, coordinates (in its stored order)
+// and values. Keys a tensor's rows in the tuning database.
+inline std::string fingerprint(const SparseTensor& t) {
+  detail::WordHasher h;
+  h.add(t.dims.size());
+  for (auto d : t.dims) h.add(static_cast<std::uint64_t>(d));
+  for (const auto& m : t.idx) h.add_all(m);
+  h.add_all(t.val);
+  static const char* digits = "0123456789abcdef";
+  std::uint64_t v = h.value();
+  std::string out = "tns1-";
   for (int s = 60; s >= 0; s -= 4) out += digits[(v >> s) & 15];
   return out;
 }

@@ -28,6 +28,10 @@ const std::vector<Predictor>& predictors() {
        "LiteForm's column partitions of CELL for SpMM: the count of the fastest CELL graph, from "
        "the Table 2 features and N (XGBoost classifier; eq. (1)-(2) similarities)",
        &train_liteform_partitions},
+      {"slice-gcn",
+       "IAP-SpTV's Slice-GCN: the fastest slice format from the slice's graph and its 9 global "
+       "features, from the slices collect --op sptv timed (held-out slices, XGBoost beside it)",
+       &train_slice_gcn_model},
   };
   return all;
 }

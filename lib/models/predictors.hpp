@@ -19,7 +19,11 @@ struct TrainOptions {
   SplitOptions split;
   std::string created;   // date recorded in the model ("": today, UTC)
   std::string database;  // the training data's name, recorded in the model
-  int threads = 1;       // XGBoost threads (1: bit-for-bit reproducible)
+  int threads = 1;       // XGBoost threads (1: bit-for-bit reproducible); Slice-GCN's batch
+                         // threads (the same model whatever their number)
+  int epochs = 0;        // Slice-GCN's training epochs (0: its default)
+  std::string data_dir;  // Slice-GCN: the tensors looked up here by file name ("": the paths
+                         // the database records)
 };
 
 // A database without the measurements a predictor learns from (`train --model all` skips that
@@ -59,5 +63,6 @@ TrainResult train_spmm_rank(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions& opt);
+TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& opt);
 
 }  // namespace sparsetune::models

@@ -86,5 +86,20 @@ printf 'gen nokind\n' >"$tmp/bad.list"
 expect_fail "collect names a bad list line" "bad.list:1: no generator kind 'nokind'" \
   "$st" collect "$tmp/bad.list" --compile-only --db "$tmp/c.db"
 
+
+# ---- collect --op sptv, train --model slice-gcn ----
+printf '3 3 3 4\n1 1 1 1.0\n2 2 1 2.0\n3 1 3 -1.0\n1 3 2 0.5\n' >"$tmp/t.tns"
+if "$st" --json info | grep -q '"devices": \[\]'; then
+  expect_fail "collect --op sptv without a GPU" "slices are timed on a GPU" \
+    "$st" collect "$tmp/t.tns" --op sptv --db "$tmp/s.db"
+fi
+expect_fail "collect --op sptv --compile-only" "compile-only is for spmv and spmm" \
+  "$st" collect "$tmp/t.tns" --op sptv --compile-only --db "$tmp/s.db"
+printf 't.tns\ngen kron scale=6\n' >"$tmp/t.list"
+expect_fail "collect --op sptv names a generated line" "t.list:2: .*gen tensor" \
+  "$st" collect "$tmp/t.list" --op sptv --db "$tmp/s.db"
+expect_fail "train --model slice-gcn without slice timings" "no slice timings.*collect --op sptv" \
+  "$st" train --model slice-gcn --db "$tmp/f.db" --no-write
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

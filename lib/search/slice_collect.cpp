@@ -1,0 +1,199 @@
+#include "search/slice_collect.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/fingerprint.hpp"
+#include "core/version.hpp"
+#include "io/file_bytes.hpp"
+#include "io/tensor_file.hpp"
+#include "models/slice_gcn.hpp"
+#include "runtime/device.hpp"
+
+namespace sparsetune::search {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+bool is_tensor_file(const std::string& name) {
+  for (const char* ext : {".tns", ".tns.gz", ".safetensors"})
+    if (io::ends_with_nocase(name, ext)) return true;
+  return false;
+}
+
+std::string tensor_name(const std::string& path) {
+  std::string n = fs::path(path).filename().string();
+  for (const char* ext : {".tns.gz", ".tns", ".safetensors"})
+    if (io::ends_with_nocase(n, ext)) return n.substr(0, n.size() - std::string(ext).size());
+  return n;
+}
+
+}  // namespace
+
+std::vector<CollectItem> read_tensor_list(const std::string& list_or_dir) {
+  std::error_code ec;
+  std::vector<CollectItem> items;
+  if (fs::is_directory(list_or_dir, ec)) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(list_or_dir, ec))
+      if (e.is_regular_file() && is_tensor_file(e.path().filename().string()))
+        files.push_back(e.path().string());
+    if (ec) throw Error(list_or_dir + ": cannot list the folder: " + ec.message());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) items.push_back({f, f, tensor_name(f), "", std::nullopt});
+    if (items.empty()) throw Error(list_or_dir + ": no .tns, .tns.gz or .safetensors file in it");
+    return items;
+  }
+  if (is_tensor_file(list_or_dir)) {
+    if (!fs::is_regular_file(list_or_dir, ec)) throw Error(list_or_dir + ": no such tensor file");
+    return {{list_or_dir, list_or_dir, tensor_name(list_or_dir), "", std::nullopt}};
+  }
+  items = read_collect_list(list_or_dir);
+  for (auto& it : items) {
+    if (it.gen)
+      throw Error(it.source +
+                  ": collect --op sptv takes tensor files; write a generated tensor with "
+                  "`sparsetune gen tensor` and list its file");
+    it.name = tensor_name(it.path);
+  }
+  return items;
+}
+
+std::vector<db::Measurement> slice_measurements(const std::vector<models::SliceTiming>& records,
+                                                const std::string& fingerprint,
+                                                const std::string& dtype, const std::string& device,
+                                                const std::string& arch) {
+  std::vector<db::Measurement> out;
+  for (const auto& r : records) {
+    const std::string format = models::slice_format_classes().at(r.format);
+    db::Measurement m;
+    m.fingerprint = fingerprint;
+    m.op = kSliceOp;
+    m.dtype = dtype;
+    m.n = r.mode;
+    m.device = device;
+    m.arch = arch;
+    m.tool_version = kVersion;
+    m.candidate = "slice/" + std::to_string(r.slice) + "/" + format;
+    m.params = json{{"slice", r.slice}, {"format", format}}.dump();
+    m.time_us = r.time_us;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+CollectSummary collect_slices(const std::vector<CollectItem>& items, const SliceCollectOptions& o) {
+  CollectSummary s;
+  std::string arch = "sm_90";
+  if (o.time_one) {
+    s.device = "test-gpu";
+  } else {
+    const auto devices = runtime::list_devices();
+    if (devices.empty())
+      throw Error("collect --op sptv: " + runtime::device_status() +
+                  ": the slices are timed on a GPU");
+    s.device = devices.front().name;
+    arch = devices.front().arch();
+  }
+  const std::string db_path = o.db_path.empty() ? db::TuningDb::default_path() : o.db_path;
+  db::TuningDb db(db_path);
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  double measured_s = 0;
+  int measured = 0;
+  const int total = static_cast<int>(items.size());
+  for (int i = 0; i < total; ++i) {
+    if (o.stop && o.stop->load()) {
+      s.interrupted = true;
+      break;
+    }
+    const CollectItem& it = items[i];
+    if (o.progress) {
+      CollectProgress p{i, total, it.name, s.done, s.skipped, s.failed, elapsed(), -1};
+      if (measured > 0) p.eta_s = measured_s / measured * (total - i);
+      o.progress(p);
+    }
+    const double t0 = elapsed();
+    ItemOutcome out;
+    out.name = it.name;
+    std::string fp;
+    int mode = -1;
+    try {
+      const SparseTensor t = io::read_tensor(it.path);
+      fp = fingerprint(t);
+      db::MatrixRow row;
+      row.fingerprint = fp;
+      row.name = it.name;
+      row.rows = t.dims.empty() ? 0 : t.dims[0];
+      row.cols = t.dims.size() > 1 ? t.dims[1] : 1;
+      row.nnz = t.nnz();
+      row.features = json{
+          {"path", fs::absolute(it.path).lexically_normal().string()},
+          {"dims", t.dims},
+          {"family",
+           it.family}}.dump();
+      db.put_matrix(row);
+      int timed = 0;
+      for (mode = 0; mode < t.order(); ++mode) {
+        if (db.last_search(fp, kSliceOp, o.timing.dtype, mode, s.device)) continue;
+        auto opt = o.timing;
+        opt.tensor = it.path;
+        opt.label = it.name;
+        opt.mode = mode;
+        const auto r = o.time_one ? o.time_one(t, opt) : time_slices(t, opt);
+        if (r.records.empty())
+          throw Error("mode " + std::to_string(mode) + ": no slice was timed" +
+                      (r.notes.empty() ? std::string() : " (" + r.notes.dump() + ")"));
+        for (const auto& m : slice_measurements(r.records, fp, o.timing.dtype, s.device, arch))
+          db.add(m);
+        db::Run run;
+        run.fingerprint = fp;
+        run.op = kSliceOp;
+        run.dtype = o.timing.dtype;
+        run.n = mode;
+        run.device = s.device;
+        run.arch = arch;
+        run.tool_version = kVersion;
+        run.family = it.family;
+        run.candidates = static_cast<std::int64_t>(r.records.size());
+        run.search_s = run.wall_s = elapsed() - t0;
+        db.add_run(run);
+        ++timed;
+      }
+      out.status = timed > 0 ? "done" : "skipped";
+      if (timed == 0) out.reason = "every mode timed before on " + s.device;
+    } catch (const std::exception& e) {
+      out.status = "failed";
+      out.reason = e.what();
+      if (!fp.empty()) {
+        db::Measurement m;
+        m.fingerprint = fp;
+        m.op = kSliceOp;
+        m.dtype = o.timing.dtype;
+        m.n = std::max(mode, 0);
+        m.device = s.device;
+        m.arch = arch;
+        m.tool_version = kVersion;
+        m.candidate = "collect/failed";
+        m.params = json{{"name", it.name}, {"source", it.source}}.dump();
+        m.ok = false;
+        m.failure = out.reason;
+        db.add(m);
+      }
+    }
+    out.seconds = elapsed() - t0;
+    if (out.status != "skipped") measured_s += out.seconds, ++measured;
+    (out.status == "done" ? s.done : out.status == "skipped" ? s.skipped : s.failed)++;
+    s.items.push_back(std::move(out));
+  }
+  s.seconds = elapsed();
+  return s;
+}
+
+}  // namespace sparsetune::search
