@@ -11,6 +11,7 @@
 #include "cli.hpp"
 #include "search/collect.hpp"
 #include "search/interrupt.hpp"
+#include "search/row_order_collect.hpp"
 #include "search/slice_collect.hpp"
 
 namespace sparsetune::cli {
@@ -22,6 +23,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
     std::string list;
     search::CollectOptions c;
     search::SliceTimingOptions slices;
+    bool row_orders = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("LIST", o->list,
@@ -34,11 +36,15 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--n", o->c.ns,
                   "SpMM: B's column counts, each a search of its own (default: 32 and 128)")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_flag("--row-orders", o->row_orders,
+                "SpMM: time the warp-per-row kernel under each of the eleven row orders instead of "
+                "tuning (the row-order predictor's labels; f32 unless --dtype)");
   cmd->add_option("--max-slices", o->slices.max_slices,
                   "SpTV: slices sampled per tensor and mode, each timed in every slice format")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  cmd->add_option("--runs", o->slices.runs, "SpTV: timed runs per slice and format")
+  cmd->add_option("--runs", o->slices.runs,
+                  "SpTV and --row-orders: timed runs per slice and format, or per order")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
   cmd->add_option("--dtype", o->c.dtype, "Value type (SpTV: f32 unless given)")
@@ -77,8 +83,22 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
       std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
       std::fflush(stderr);
     };
+    if (o->row_orders && o->c.op != "spmm")
+      throw Error("collect --row-orders times SpMM; add --op spmm");
     search::CollectSummary s;
-    if (sptv) {
+    if (o->row_orders) {
+      if (o->c.compile_only)
+        throw Error("collect --row-orders times the orders on a GPU; --compile-only does not");
+      search::RowOrderCollectOptions ro;
+      ro.db_path = o->c.db_path;
+      ro.gen_dir = o->c.gen_dir;
+      ro.timing.dtype = cmd->count("--dtype") ? o->c.dtype : "f32";
+      ro.timing.runs = o->slices.runs;
+      if (!o->c.ns.empty()) ro.timing.n.assign(o->c.ns.begin(), o->c.ns.end());
+      ro.stop = o->c.stop;
+      ro.progress = o->c.progress;
+      s = search::collect_row_orders_db(items, ro);
+    } else if (sptv) {
       search::SliceCollectOptions so;
       so.db_path = o->c.db_path;
       so.timing = o->slices;

@@ -19,6 +19,27 @@ std::string pct(const nlohmann::json& j, const char* k) {
 }
 
 void print_report(const nlohmann::json& r) {
+  if (r["model"] == "row-order") {  // a regression per order (and a classifier), by speed-up
+    std::printf("row-order for %s (%s), trained on %s\n", r.value("arch", "?").c_str(),
+                r.value("device", "?").c_str(),
+                r["training_set"].value("database", std::string("?")).c_str());
+    std::vector<std::vector<std::string>> rows = {{"", "records", "oracle", "predicted",
+                                                   "share of the oracle's performance (mean)",
+                                                   "within 4 %", "classified"}};
+    for (const char* part : {"train", "test"}) {
+      const auto& x = r[part];
+      rows.push_back({part, std::to_string(x.value("records", 0)),
+                      fixed(x.value("oracle_speedup", 0.0), 3) + "x",
+                      fixed(x.value("predicted_speedup", 0.0), 3) + "x",
+                      pct(x, "predicted_share_of_oracle_performance_mean"),
+                      pct(x, "predicted_within_4pct"),
+                      fixed(x.value("classified_speedup", 0.0), 3) + "x"});
+    }
+    print_table(rows);
+    if (r.contains("files"))
+      for (const auto& f : r["files"]) std::printf("wrote %s\n", f.get<std::string>().c_str());
+    return;
+  }
   if (r["model"] == "slice-gcn") {  // a classifier of slices, judged by their times too
     const auto& x = r["test"];
     const auto& ts = r["training_set"];
@@ -130,7 +151,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   auto o = std::make_shared<Options>();
   cmd->add_option("--model", o->model,
                   "Predictor to build (spmv-rank, spmm-rank, crux, liteform-cell, "
-                  "liteform-partitions, slice-gcn), or all")
+                  "liteform-partitions, slice-gcn, row-order), or all")
       ->capture_default_str();
   cmd->add_option("--db", o->db, "Tuning database, or a JSON export of one (db export)")
       ->required()

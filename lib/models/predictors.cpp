@@ -32,6 +32,11 @@ const std::vector<Predictor>& predictors() {
        "IAP-SpTV's Slice-GCN: the fastest slice format from the slice's graph and its 9 global "
        "features, from the slices collect --op sptv timed (held-out slices, XGBoost beside it)",
        &train_slice_gcn_model},
+      {"row-order",
+       "Mehrabi et al.'s row order for output-stationary SpMM: an XGBoost regression of each "
+       "order's log time over the original's from Table II's features and N (the argmin), and "
+       "the direct classifier beside it, from collect --op spmm --row-orders",
+       &train_row_order_model},
   };
   return all;
 }

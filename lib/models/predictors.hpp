@@ -64,5 +64,6 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions& opt);
 TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& opt);
+TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& opt);
 
 }  // namespace sparsetune::models

@@ -101,5 +101,13 @@ expect_fail "collect --op sptv names a generated line" "t.list:2: .*gen tensor" 
 expect_fail "train --model slice-gcn without slice timings" "no slice timings.*collect --op sptv" \
   "$st" train --model slice-gcn --db "$tmp/f.db" --no-write
 
+# ---- collect --op spmm --row-orders, train --model row-order ----
+expect_fail "collect --row-orders without --op spmm" "row-orders times SpMM; add --op spmm" \
+  "$st" collect "$tmp/small.mtx" --row-orders --db "$tmp/r.db"
+expect_fail "collect --row-orders --compile-only" "compile-only does not" \
+  "$st" collect "$tmp/small.mtx" --op spmm --row-orders --compile-only --db "$tmp/r.db"
+expect_fail "train --model row-order without row-order times" "no row-order times" \
+  "$st" train --model row-order --db "$tmp/f.db" --no-write
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
