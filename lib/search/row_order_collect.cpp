@@ -9,6 +9,7 @@
 #include "core/version.hpp"
 #include "io/matrix_file.hpp"
 #include "runtime/device.hpp"
+#include "search/collect_loop.hpp"
 
 namespace sparsetune::search {
 
@@ -63,106 +64,56 @@ std::vector<db::Measurement> row_order_measurements(const models::RowOrderRecord
 CollectSummary collect_row_orders_db(std::vector<CollectItem> items,
                                      const RowOrderCollectOptions& o) {
   check_row_order_options(o.timing);
-  CollectSummary s;
-  std::string arch = "sm_90";
-  if (o.time_one) {
-    s.device = "test-gpu";
-  } else {
+  CollectKey key{kRowOrderOp, o.timing.dtype, "test-gpu", "sm_90"};
+  if (!o.time_one) {
     const auto devices = runtime::list_devices();
     if (devices.empty())
       throw Error("collect --row-orders: " + runtime::device_status() +
                   ": the orders are timed on a GPU");
-    s.device = devices.front().name;
-    arch = devices.front().arch();
+    key.device = devices.front().name;
+    key.arch = devices.front().arch();
   }
   const std::string db_path = o.db_path.empty() ? db::TuningDb::default_path() : o.db_path;
   db::TuningDb db(db_path);
   const std::string gen_dir =
       o.gen_dir.empty() ? (fs::path(db_path).parent_path() / "generated").string() : o.gen_dir;
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  double measured_s = 0;
-  int measured = 0;
-  const int total = static_cast<int>(items.size());
-  for (int i = 0; i < total; ++i) {
-    if (o.stop && o.stop->load()) {
-      s.interrupted = true;
-      break;
-    }
-    CollectItem& it = items[i];
-    if (o.progress) {
-      CollectProgress p{i, total, it.name, s.done, s.skipped, s.failed, elapsed(), -1};
-      if (measured > 0) p.eta_s = measured_s / measured * (total - i);
-      o.progress(p);
-    }
-    const double t0 = elapsed();
-    ItemOutcome out;
-    out.name = it.name;
-    std::string fp;
-    try {
-      materialize(it, gen_dir);
-      const Csr64 a = io::read_matrix(it.path);
-      fp = fingerprint(a);
-      // Only the N not yet measured on this device.
-      auto opt = o.timing;
-      opt.n.clear();
-      for (auto n : o.timing.n)
-        if (!db.last_search(fp, kRowOrderOp, opt.dtype, n, s.device)) opt.n.push_back(n);
-      if (opt.n.empty()) {
-        out.status = "skipped";
-        out.reason = "every N timed before on " + s.device;
-      } else {
+  return collect_each(
+      items, db, key, o.stop, o.progress,
+      [&](CollectItem& it, std::string& fp, std::int64_t& n) -> ItemDone {
+        const auto t0 = std::chrono::steady_clock::now();
+        materialize(it, gen_dir);
+        const Csr64 a = io::read_matrix(it.path);
+        fp = fingerprint(a);
+        // Only the N not yet measured on this device.
+        auto opt = o.timing;
+        opt.n.clear();
+        for (auto k : o.timing.n)
+          if (!db.last_search(fp, kRowOrderOp, key.dtype, k, key.device)) opt.n.push_back(k);
+        if (opt.n.empty()) return {"skipped", "every N timed before on " + key.device};
+        n = opt.n.front();
         const auto records =
             o.time_one ? o.time_one(a, it.name, opt) : time_row_orders(a, it.name, opt);
         // A matrix a tune recorded keeps its row (and its features); else a row of its own.
         if (!db.matrix(fp)) db.put_matrix({fp, it.name, a.rows, a.cols, a.nnz(), "{}"});
         for (const auto& r : records) {
-          for (const auto& m : row_order_measurements(r, fp, opt.dtype, s.device, arch)) db.add(m);
+          for (const auto& m : row_order_measurements(r, fp, key.dtype, key.device, key.arch))
+            db.add(m);
           db::Run run;
           run.fingerprint = fp;
           run.op = kRowOrderOp;
-          run.dtype = opt.dtype;
+          run.dtype = key.dtype;
           run.n = r.n;
-          run.device = s.device;
-          run.arch = arch;
+          run.device = key.device;
+          run.arch = key.arch;
           run.tool_version = kVersion;
           run.family = it.family;
           run.candidates = static_cast<std::int64_t>(r.time_us.size());
-          run.search_s = run.wall_s = elapsed() - t0;
+          run.search_s = run.wall_s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           db.add_run(run);
         }
-        out.status = "done";
-      }
-    } catch (const NoGpu&) {
-      throw;
-    } catch (const std::exception& e) {
-      out.status = "failed";
-      out.reason = e.what();
-      if (!fp.empty()) {
-        db::Measurement m;
-        m.fingerprint = fp;
-        m.op = kRowOrderOp;
-        m.dtype = o.timing.dtype;
-        m.n = o.timing.n.empty() ? 0 : o.timing.n.front();
-        m.device = s.device;
-        m.arch = arch;
-        m.tool_version = kVersion;
-        m.candidate = "collect/failed";
-        m.params = json{{"name", it.name}, {"source", it.source}}.dump();
-        m.ok = false;
-        m.failure = out.reason;
-        db.add(m);
-      }
-    }
-    out.seconds = elapsed() - t0;
-    if (out.status != "skipped") measured_s += out.seconds, ++measured;
-    (out.status == "done" ? s.done : out.status == "skipped" ? s.skipped : s.failed)++;
-    s.items.push_back(std::move(out));
-  }
-  s.seconds = elapsed();
-  return s;
+        return {};
+      });
 }
 
 }  // namespace sparsetune::search

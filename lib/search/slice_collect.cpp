@@ -11,6 +11,7 @@
 #include "io/tensor_file.hpp"
 #include "models/slice_gcn.hpp"
 #include "runtime/device.hpp"
+#include "search/collect_loop.hpp"
 
 namespace sparsetune::search {
 
@@ -87,113 +88,66 @@ std::vector<db::Measurement> slice_measurements(const std::vector<models::SliceT
 }
 
 CollectSummary collect_slices(const std::vector<CollectItem>& items, const SliceCollectOptions& o) {
-  CollectSummary s;
-  std::string arch = "sm_90";
-  if (o.time_one) {
-    s.device = "test-gpu";
-  } else {
+  CollectKey key{kSliceOp, o.timing.dtype, "test-gpu", "sm_90"};
+  if (!o.time_one) {
     const auto devices = runtime::list_devices();
     if (devices.empty())
       throw Error("collect --op sptv: " + runtime::device_status() +
                   ": the slices are timed on a GPU");
-    s.device = devices.front().name;
-    arch = devices.front().arch();
+    key.device = devices.front().name;
+    key.arch = devices.front().arch();
   }
-  const std::string db_path = o.db_path.empty() ? db::TuningDb::default_path() : o.db_path;
-  db::TuningDb db(db_path);
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  double measured_s = 0;
-  int measured = 0;
-  const int total = static_cast<int>(items.size());
-  for (int i = 0; i < total; ++i) {
-    if (o.stop && o.stop->load()) {
-      s.interrupted = true;
-      break;
-    }
-    const CollectItem& it = items[i];
-    if (o.progress) {
-      CollectProgress p{i, total, it.name, s.done, s.skipped, s.failed, elapsed(), -1};
-      if (measured > 0) p.eta_s = measured_s / measured * (total - i);
-      o.progress(p);
-    }
-    const double t0 = elapsed();
-    ItemOutcome out;
-    out.name = it.name;
-    std::string fp;
-    int mode = -1;
-    try {
-      const SparseTensor t = io::read_tensor(it.path);
-      fp = fingerprint(t);
-      db::MatrixRow row;
-      row.fingerprint = fp;
-      row.name = it.name;
-      row.rows = t.dims.empty() ? 0 : t.dims[0];
-      row.cols = t.dims.size() > 1 ? t.dims[1] : 1;
-      row.nnz = t.nnz();
-      row.features = json{
-          {"path", fs::absolute(it.path).lexically_normal().string()},
-          {"dims", t.dims},
-          {"family",
-           it.family}}.dump();
-      db.put_matrix(row);
-      int timed = 0;
-      for (mode = 0; mode < t.order(); ++mode) {
-        if (db.last_search(fp, kSliceOp, o.timing.dtype, mode, s.device)) continue;
-        auto opt = o.timing;
-        opt.tensor = it.path;
-        opt.label = it.name;
-        opt.mode = mode;
-        const auto r = o.time_one ? o.time_one(t, opt) : time_slices(t, opt);
-        if (r.records.empty())
-          throw Error("mode " + std::to_string(mode) + ": no slice was timed" +
-                      (r.notes.empty() ? std::string() : " (" + r.notes.dump() + ")"));
-        for (const auto& m : slice_measurements(r.records, fp, o.timing.dtype, s.device, arch))
-          db.add(m);
-        db::Run run;
-        run.fingerprint = fp;
-        run.op = kSliceOp;
-        run.dtype = o.timing.dtype;
-        run.n = mode;
-        run.device = s.device;
-        run.arch = arch;
-        run.tool_version = kVersion;
-        run.family = it.family;
-        run.candidates = static_cast<std::int64_t>(r.records.size());
-        run.search_s = run.wall_s = elapsed() - t0;
-        db.add_run(run);
-        ++timed;
-      }
-      out.status = timed > 0 ? "done" : "skipped";
-      if (timed == 0) out.reason = "every mode timed before on " + s.device;
-    } catch (const std::exception& e) {
-      out.status = "failed";
-      out.reason = e.what();
-      if (!fp.empty()) {
-        db::Measurement m;
-        m.fingerprint = fp;
-        m.op = kSliceOp;
-        m.dtype = o.timing.dtype;
-        m.n = std::max(mode, 0);
-        m.device = s.device;
-        m.arch = arch;
-        m.tool_version = kVersion;
-        m.candidate = "collect/failed";
-        m.params = json{{"name", it.name}, {"source", it.source}}.dump();
-        m.ok = false;
-        m.failure = out.reason;
-        db.add(m);
-      }
-    }
-    out.seconds = elapsed() - t0;
-    if (out.status != "skipped") measured_s += out.seconds, ++measured;
-    (out.status == "done" ? s.done : out.status == "skipped" ? s.skipped : s.failed)++;
-    s.items.push_back(std::move(out));
-  }
-  s.seconds = elapsed();
-  return s;
+  db::TuningDb db(o.db_path.empty() ? db::TuningDb::default_path() : o.db_path);
+  auto list = items;
+  return collect_each(
+      list, db, key, o.stop, o.progress,
+      [&](CollectItem& it, std::string& fp, std::int64_t& mode) -> ItemDone {
+        const auto t0 = std::chrono::steady_clock::now();
+        const SparseTensor t = io::read_tensor(it.path);
+        fp = fingerprint(t);
+        db::MatrixRow row;
+        row.fingerprint = fp;
+        row.name = it.name;
+        row.rows = t.dims.empty() ? 0 : t.dims[0];
+        row.cols = t.dims.size() > 1 ? t.dims[1] : 1;
+        row.nnz = t.nnz();
+        row.features = json{
+            {"path", fs::absolute(it.path).lexically_normal().string()},
+            {"dims", t.dims},
+            {"family",
+             it.family}}.dump();
+        db.put_matrix(row);
+        int timed = 0;
+        for (mode = 0; mode < t.order(); ++mode) {
+          if (db.last_search(fp, kSliceOp, key.dtype, mode, key.device)) continue;
+          auto opt = o.timing;
+          opt.tensor = it.path;
+          opt.label = it.name;
+          opt.mode = static_cast<int>(mode);
+          const auto r = o.time_one ? o.time_one(t, opt) : time_slices(t, opt);
+          if (r.records.empty())
+            throw Error("mode " + std::to_string(mode) + ": no slice was timed" +
+                        (r.notes.empty() ? std::string() : " (" + r.notes.dump() + ")"));
+          for (const auto& m : slice_measurements(r.records, fp, key.dtype, key.device, key.arch))
+            db.add(m);
+          db::Run run;
+          run.fingerprint = fp;
+          run.op = kSliceOp;
+          run.dtype = key.dtype;
+          run.n = mode;
+          run.device = key.device;
+          run.arch = key.arch;
+          run.tool_version = kVersion;
+          run.family = it.family;
+          run.candidates = static_cast<std::int64_t>(r.records.size());
+          run.search_s = run.wall_s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          db.add_run(run);
+          ++timed;
+        }
+        if (timed == 0) return {"skipped", "every mode timed before on " + key.device};
+        return {};
+      });
 }
 
 }  // namespace sparsetune::search
