@@ -98,9 +98,17 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (forced) {
     predictor = std::string("forced: --slice-format ") + graph::slice_format_name(*forced);
   } else if (std::filesystem::exists(model_path)) {
-    gcn = models::SliceGcn::load(model_path, &info);
-    so.gcn = &*gcn;
-    predictor = "slice-gcn " + model_path + " (labels: " + info.labels + ", " + info.date + ")";
+    try {
+      gcn = models::SliceGcn::load(model_path, &info);
+      so.gcn = &*gcn;
+      predictor = "slice-gcn " + model_path + " (labels: " + info.labels + ", " + info.date + ")";
+    } catch (const InputError& e) {
+      // A model named by --model must load; the shipped one may be stale (another format
+      // version or feature list than this build's): the rule answers, and says why.
+      if (!o.model.empty()) throw;
+      predictor = std::string("structural rule: the shipped Slice-GCN is stale: ") + e.what();
+      spdlog::warn("tune --op sptv: {}", predictor);
+    }
   } else if (!o.model.empty()) {
     throw Error("cannot open the Slice-GCN model " + o.model);
   } else {

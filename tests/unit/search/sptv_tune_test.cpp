@@ -2,6 +2,7 @@
 #include "search/sptv_tune.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +12,7 @@
 #include "graph/format.hpp"
 #include "graph/interpreter.hpp"
 #include "graph/sptv_graph.hpp"
+#include "io/safetensors.hpp"
 #include "io/tns.hpp"
 #include "models/slice_gcn.hpp"
 #include "test_support.hpp"
@@ -81,6 +83,36 @@ TEST_CASE("tune --op sptv uses a Slice-GCN model when given one", "[search][sptv
   const auto r = search::tune_sptv(o);
   CHECK(r.report["selection"]["predictor"].get<std::string>().find("slice-gcn") == 0);
   for (const auto& sl : r.report["slices"]) CHECK(sl["by"] == "slice-gcn");
+}
+
+TEST_CASE("tune --op sptv falls back to the rule from a stale shipped model, and says why",
+          "[search][sptv]") {
+  testing::TempDir t("sparsetune-sptv-tune");
+  const auto dir = t.path / "configs" / "models" / "sm_90";
+  fs::create_directories(dir);
+  models::GcnShape s;
+  s.conv = 4;
+  s.hidden = 4;
+  models::SliceGcn(s, 1).save((dir / "slice_gcn.safetensors").string(), {});
+  auto f = io::read_safetensors((dir / "slice_gcn.safetensors").string());
+  f.metadata["format_version"] = "1";
+  io::write_safetensors((dir / "slice_gcn.safetensors").string(), f);
+  const char* before = std::getenv("SPARSETUNE_CONFIG_DIR");
+  const std::string keep = before ? before : "";
+  setenv("SPARSETUNE_CONFIG_DIR", (t.path / "configs").c_str(), 1);
+  auto o = options(t, kTensor, 2);
+  const auto r = search::tune_sptv(o);
+  if (keep.empty())
+    unsetenv("SPARSETUNE_CONFIG_DIR");
+  else
+    setenv("SPARSETUNE_CONFIG_DIR", keep.c_str(), 1);
+  const auto predictor = r.report["selection"]["predictor"].get<std::string>();
+  CHECK(predictor.find("structural rule: the shipped Slice-GCN is stale") == 0);
+  CHECK(predictor.find("format_version 1") != std::string::npos);
+  // The same file named by --model is refused.
+  auto named = options(t, kTensor, 2);
+  named.model = (dir / "slice_gcn.safetensors").string();
+  REQUIRE_THROWS_WITH(search::tune_sptv(named), Catch::Contains("format_version 1"));
 }
 
 TEST_CASE("tune --op sptv refuses bad input by name, writing nothing", "[search][sptv]") {
