@@ -169,18 +169,11 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
     std::strftime(day, sizeof day, "%Y-%m-%d", std::gmtime(&now));
     info.date = day;
     model.save(o->out, info);
-    auto by_time = [](const models::SliceTrainingReport::ByTime& b) {
-      return nlohmann::json{{"fastest", b.fastest},
-                            {"within_5pct", b.within_5pct},
-                            {"slowdown", b.slowdown},
-                            {"decided", b.decided},
-                            {"decided_fastest", b.decided_fastest}};
-    };
     const nlohmann::json j = {{"labelled", r.labelled},
                               {"tie_tolerance", o->tie_tolerance},
-                              {"gcn_test_by_time", by_time(r.gcn_test_time)},
-                              {"xgb_test_by_time", by_time(r.xgb_test_time)},
-                              {"rule_test_by_time", by_time(r.rule_test_time)},
+                              {"gcn_test_by_time", models::to_json(r.gcn_test_time)},
+                              {"xgb_test_by_time", models::to_json(r.xgb_test_time)},
+                              {"rule_test_by_time", models::to_json(r.rule_test_time)},
                               {"dense_excluded", r.dense_excluded},
                               {"train", r.train},
                               {"test", r.test},
@@ -252,13 +245,6 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
     }
     const auto base = std::filesystem::path(eo->timings).parent_path().string();
     const auto r = models::evaluate_slice_gcn(labels, base.empty() ? "." : base, sp, model);
-    auto by_time = [](const models::SliceTrainingReport::ByTime& b) {
-      return nlohmann::json{{"fastest", b.fastest},
-                            {"within_5pct", b.within_5pct},
-                            {"slowdown", b.slowdown},
-                            {"decided", b.decided},
-                            {"decided_fastest", b.decided_fastest}};
-    };
     if (g.json)
       return print_json({{"model", path},
                          {"labelled", r.labelled},
@@ -267,8 +253,8 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                          {"scored", r.scored},
                          {"gcn_accuracy", r.gcn_accuracy},
                          {"rule_accuracy", r.rule_accuracy},
-                         {"gcn_by_time", by_time(r.gcn_time)},
-                         {"rule_by_time", by_time(r.rule_time)}});
+                         {"gcn_by_time", models::to_json(r.gcn_time)},
+                         {"rule_by_time", models::to_json(r.rule_time)}});
     print_table(
         {{"slices", std::to_string(r.labelled) + " labelled (" + std::to_string(excluded) +
                         " more left out by --exclude), " + std::to_string(r.dense_excluded) +

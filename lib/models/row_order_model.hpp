@@ -21,6 +21,10 @@ namespace sparsetune::models {
 inline constexpr const char* kRowOrderName = "row-order";
 
 // One matrix at one N, every order timed.
+// The tuning database's op of row-order times (collect --op spmm --row-orders, train --model
+// row-order).
+inline constexpr const char* kRowOrderOp = "spmm-row-order";
+
 struct RowOrderRecord {
   std::string matrix;
   std::int64_t rows = 0, cols = 0, nnz = 0, n = 0;

@@ -14,7 +14,6 @@ namespace sparsetune::models {
 
 namespace {
 using nlohmann::json;
-constexpr const char* kRowOrderOp = "spmm-row-order";
 }  // namespace
 
 TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& opt) {

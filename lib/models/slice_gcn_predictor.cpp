@@ -18,8 +18,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr const char* kSliceOp = "sptv-slice";
-
 int format_index(const std::string& name) {
   const auto& c = slice_format_classes();
   for (std::size_t i = 0; i < c.size(); ++i)
@@ -39,7 +37,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
   // measured more than once is labelled by their geometric mean.
   std::map<std::tuple<std::string, int, std::int64_t, int>, std::pair<double, int>> logs;
   for (const auto& m : db.measurements()) {
-    if (m.op != kSliceOp || !m.ok || !(m.time_us > 0)) continue;
+    if (m.op != kSliceTimingOp || !m.ok || !(m.time_us > 0)) continue;
     if (arch.empty()) arch = m.arch;
     if (m.arch != arch) continue;
     auto it = path_of.find(m.fingerprint);
@@ -90,13 +88,6 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
 
   std::string device;
   for (const auto& d : devices) device += (device.empty() ? "" : ", ") + d;
-  auto by_time = [](const SliceTrainingReport::ByTime& b) {
-    return json{{"fastest", b.fastest},
-                {"within_5pct", b.within_5pct},
-                {"slowdown", b.slowdown},
-                {"decided", b.decided},
-                {"decided_fastest", b.decided_fastest}};
-  };
   TrainResult out;
   out.model = "slice-gcn";
   out.report = {{"model", "slice-gcn"},
@@ -121,9 +112,9 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
                   {"gcn_accuracy", r.gcn_test_accuracy},
                   {"xgb_accuracy", r.xgb_test_accuracy},
                   {"rule_accuracy", r.rule_test_accuracy},
-                  {"gcn_by_time", by_time(r.gcn_test_time)},
-                  {"xgb_by_time", by_time(r.xgb_test_time)},
-                  {"rule_by_time", by_time(r.rule_test_time)}}}};
+                  {"gcn_by_time", to_json(r.gcn_test_time)},
+                  {"xgb_by_time", to_json(r.xgb_test_time)},
+                  {"rule_by_time", to_json(r.rule_test_time)}}}};
   if (!opt.out_dir.empty()) {
     const fs::path dir = fs::path(opt.out_dir) / arch;
     fs::create_directories(dir);

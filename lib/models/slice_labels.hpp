@@ -22,6 +22,9 @@ struct SliceTiming {
 
 constexpr int kSliceFormats = 5;
 
+// The tuning database's op of slice timings (collect --op sptv, train --model slice-gcn).
+inline constexpr const char* kSliceTimingOp = "sptv-slice";
+
 struct SliceLabel {
   std::string tensor;
   int mode = 0;

@@ -40,6 +40,14 @@ std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>&
   return out;
 }
 
+nlohmann::json to_json(const SliceTrainingReport::ByTime& b) {
+  return {{"fastest", b.fastest},
+          {"within_5pct", b.within_5pct},
+          {"slowdown", b.slowdown},
+          {"decided", b.decided},
+          {"decided_fastest", b.decided_fastest}};
+}
+
 SliceTrainingReport::ByTime judge_picks(const std::vector<const SliceLabel*>& labels,
                                         const std::vector<int>& picks) {
   if (labels.size() != picks.size()) throw Error("slice training: one pick per label");

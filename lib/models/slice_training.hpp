@@ -6,6 +6,7 @@
 // features.
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ SpDerivation derive_sparsity_threshold(const std::vector<double>& density,
 // Picks judged by the labels' measured times: the share that is the fastest format, within 5 %
 // of it, the picks' time over the fastest (geometric mean; a format not timed counts as twice the
 // fastest), and the right picks among the decided slices. One pick per label.
+// {"fastest", "within_5pct", "slowdown", "decided", "decided_fastest"}, as the reports write it.
+nlohmann::json to_json(const SliceTrainingReport::ByTime& b);
+
 SliceTrainingReport::ByTime judge_picks(const std::vector<const SliceLabel*>& labels,
                                         const std::vector<int>& picks);
 

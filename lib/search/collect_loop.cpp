@@ -8,6 +8,34 @@
 
 namespace sparsetune::search {
 
+db::Measurement key_row(const CollectKey& key, const std::string& fingerprint, std::int64_t n) {
+  db::Measurement m;
+  m.fingerprint = fingerprint;
+  m.op = key.op;
+  m.dtype = key.dtype;
+  m.n = n;
+  m.device = key.device;
+  m.arch = key.arch;
+  m.tool_version = kVersion;
+  return m;
+}
+
+db::Run key_run(const CollectKey& key, const std::string& fingerprint, std::int64_t n,
+                const std::string& family, std::int64_t candidates, double seconds) {
+  db::Run r;
+  r.fingerprint = fingerprint;
+  r.op = key.op;
+  r.dtype = key.dtype;
+  r.n = n;
+  r.device = key.device;
+  r.arch = key.arch;
+  r.tool_version = kVersion;
+  r.family = family;
+  r.candidates = candidates;
+  r.search_s = r.wall_s = seconds;
+  return r;
+}
+
 CollectSummary collect_each(
     std::vector<CollectItem>& items, db::TuningDb& db, const CollectKey& key,
     const std::atomic<bool>* stop, const std::function<void(const CollectProgress&)>& progress,
@@ -47,14 +75,7 @@ CollectSummary collect_each(
       out.status = "failed";
       out.reason = e.what();
       if (!fp.empty()) {
-        db::Measurement m;
-        m.fingerprint = fp;
-        m.op = key.op;
-        m.dtype = key.dtype;
-        m.n = n;
-        m.device = key.device;
-        m.arch = key.arch;
-        m.tool_version = kVersion;
+        db::Measurement m = key_row(key, fp, n);
         m.candidate = "collect/failed";
         m.params = nlohmann::json{{"name", it.name}, {"source", it.source}}.dump();
         m.ok = false;

@@ -16,6 +16,13 @@ struct CollectKey {
   std::string op, dtype, device, arch;
 };
 
+// A database row of this key for one item (fingerprint, n), tool version set; the caller adds
+// the candidate, params and result.
+db::Measurement key_row(const CollectKey& key, const std::string& fingerprint, std::int64_t n);
+// The run that marks (fingerprint, n) measured, so the next collect skips it.
+db::Run key_run(const CollectKey& key, const std::string& fingerprint, std::int64_t n,
+                const std::string& family, std::int64_t candidates, double seconds);
+
 // What measuring one item did: "done", or "skipped" with why.
 struct ItemDone {
   std::string status = "done", reason;

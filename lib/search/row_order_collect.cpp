@@ -6,7 +6,6 @@
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
 #include "core/row_orders.hpp"
-#include "core/version.hpp"
 #include "io/matrix_file.hpp"
 #include "runtime/device.hpp"
 #include "search/collect_loop.hpp"
@@ -22,17 +21,8 @@ std::vector<db::Measurement> row_order_measurements(const models::RowOrderRecord
                                                     const std::string& device,
                                                     const std::string& arch) {
   std::vector<db::Measurement> out;
-  auto base = [&] {
-    db::Measurement m;
-    m.fingerprint = fingerprint;
-    m.op = kRowOrderOp;
-    m.dtype = dtype;
-    m.n = r.n;
-    m.device = device;
-    m.arch = arch;
-    m.tool_version = kVersion;
-    return m;
-  };
+  const CollectKey key{kRowOrderOp, dtype, device, arch};
+  auto base = [&] { return key_row(key, fingerprint, r.n); };
   const auto& orders = row_orders::all_orders();
   for (std::size_t k = 0; k < orders.size(); ++k) {
     const std::string name = row_orders::name(orders[k]);
@@ -98,19 +88,9 @@ CollectSummary collect_row_orders_db(std::vector<CollectItem> items,
         for (const auto& r : records) {
           for (const auto& m : row_order_measurements(r, fp, key.dtype, key.device, key.arch))
             db.add(m);
-          db::Run run;
-          run.fingerprint = fp;
-          run.op = kRowOrderOp;
-          run.dtype = key.dtype;
-          run.n = r.n;
-          run.device = key.device;
-          run.arch = key.arch;
-          run.tool_version = kVersion;
-          run.family = it.family;
-          run.candidates = static_cast<std::int64_t>(r.time_us.size());
-          run.search_s = run.wall_s =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          db.add_run(run);
+          db.add_run(key_run(
+              key, fp, r.n, it.family, static_cast<std::int64_t>(r.time_us.size()),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
         }
         return {};
       });

@@ -18,7 +18,7 @@
 
 namespace sparsetune::search {
 
-inline constexpr const char* kRowOrderOp = "spmm-row-order";
+using models::kRowOrderOp;
 
 // One record (one matrix at one N) as database rows (see above).
 std::vector<db::Measurement> row_order_measurements(const models::RowOrderRecord& r,

@@ -6,7 +6,6 @@
 
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
-#include "core/version.hpp"
 #include "io/file_bytes.hpp"
 #include "io/tensor_file.hpp"
 #include "models/slice_gcn.hpp"
@@ -71,14 +70,7 @@ std::vector<db::Measurement> slice_measurements(const std::vector<models::SliceT
   std::vector<db::Measurement> out;
   for (const auto& r : records) {
     const std::string format = models::slice_format_classes().at(r.format);
-    db::Measurement m;
-    m.fingerprint = fingerprint;
-    m.op = kSliceOp;
-    m.dtype = dtype;
-    m.n = r.mode;
-    m.device = device;
-    m.arch = arch;
-    m.tool_version = kVersion;
+    db::Measurement m = key_row({kSliceOp, dtype, device, arch}, fingerprint, r.mode);
     m.candidate = "slice/" + std::to_string(r.slice) + "/" + format;
     m.params = json{{"slice", r.slice}, {"format", format}}.dump();
     m.time_us = r.time_us;
@@ -130,19 +122,9 @@ CollectSummary collect_slices(const std::vector<CollectItem>& items, const Slice
                         (r.notes.empty() ? std::string() : " (" + r.notes.dump() + ")"));
           for (const auto& m : slice_measurements(r.records, fp, key.dtype, key.device, key.arch))
             db.add(m);
-          db::Run run;
-          run.fingerprint = fp;
-          run.op = kSliceOp;
-          run.dtype = key.dtype;
-          run.n = mode;
-          run.device = key.device;
-          run.arch = key.arch;
-          run.tool_version = kVersion;
-          run.family = it.family;
-          run.candidates = static_cast<std::int64_t>(r.records.size());
-          run.search_s = run.wall_s =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          db.add_run(run);
+          db.add_run(key_run(
+              key, fp, mode, it.family, static_cast<std::int64_t>(r.records.size()),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
           ++timed;
         }
         if (timed == 0) return {"skipped", "every mode timed before on " + key.device};

@@ -18,7 +18,7 @@
 
 namespace sparsetune::search {
 
-inline constexpr const char* kSliceOp = "sptv-slice";
+inline constexpr const char* kSliceOp = models::kSliceTimingOp;
 
 // A folder (its .tns, .tns.gz and .safetensors files), one tensor file, or a list of tensor
 // paths (PATH [FAMILY] a line, as collect reads them; `gen` lines are refused by LIST:LINE).
