@@ -164,6 +164,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
     info.labels = "gpu";
     info.sparsity_threshold = o->t.sparsity_threshold;
     info.notes = o->notes;
+    info.test_slices = r.test_keys;
     const std::time_t now = std::time(nullptr);
     char day[16];
     std::strftime(day, sizeof day, "%Y-%m-%d", std::gmtime(&now));
@@ -214,7 +215,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   struct EvalOptions {
     std::string timings, model, exclude;
     double sp = 0.23;
-    bool sp_given = false;
+    bool test_split = false;
   };
   auto eo = std::make_shared<EvalOptions>();
   ev->add_option("--timings", eo->timings, "Per-slice, per-format times measured on the GPU")
@@ -222,6 +223,8 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   ev->add_option("--model", eo->model, "The model file (default: the shipped sm_90 one)");
   ev->add_option("--exclude", eo->exclude,
                  "Timings whose slices are left out (e.g. the ones the model was trained on)");
+  ev->add_flag("--test-split", eo->test_split,
+               "Only the slices the model held out of its training, as its file lists them");
   ev->add_option("--sp", eo->sp,
                  "Stage 1's threshold: denser slices are left out (default: the model's)");
   ev->callback([eo, ev, &g] {
@@ -243,6 +246,19 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                    labels.end());
       excluded = before - labels.size();
     }
+    if (eo->test_split) {
+      if (info.test_slices.empty())
+        throw Error("slice-gcn eval --test-split: " + path + " lists no held-out slices");
+      const std::set<std::string> test(info.test_slices.begin(), info.test_slices.end());
+      const auto before = labels.size();
+      labels.erase(
+          std::remove_if(labels.begin(), labels.end(),
+                         [&](const models::SliceLabel& l) {
+                           return !test.count(models::slice_key(l.tensor, l.mode, l.slice));
+                         }),
+          labels.end());
+      excluded += before - labels.size();
+    }
     const auto base = std::filesystem::path(eo->timings).parent_path().string();
     const auto r = models::evaluate_slice_gcn(labels, base.empty() ? "." : base, sp, model);
     if (g.json)
@@ -255,16 +271,16 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                          {"rule_accuracy", r.rule_accuracy},
                          {"gcn_by_time", models::to_json(r.gcn_time)},
                          {"rule_by_time", models::to_json(r.rule_time)}});
-    print_table(
-        {{"slices", std::to_string(r.labelled) + " labelled (" + std::to_string(excluded) +
-                        " more left out by --exclude), " + std::to_string(r.dense_excluded) +
-                        " left to stage 1 (Dense), " + std::to_string(r.scored) + " scored"},
-         {"Slice-GCN", fixed(100 * r.gcn_accuracy, 1) +
-                           " % right; the pick is the fastest / "
-                           "within 5 % / time over the fastest: " +
-                           time_line(r.gcn_time)},
-         {"rule", fixed(100 * r.rule_accuracy, 1) + " % right; " + time_line(r.rule_time)},
-         {"model", path}});
+    print_table({{"slices", std::to_string(r.labelled) + " labelled (" + std::to_string(excluded) +
+                                " more left out by --exclude or --test-split), " +
+                                std::to_string(r.dense_excluded) + " left to stage 1 (Dense), " +
+                                std::to_string(r.scored) + " scored"},
+                 {"Slice-GCN", fixed(100 * r.gcn_accuracy, 1) +
+                                   " % right; the pick is the fastest / "
+                                   "within 5 % / time over the fastest: " +
+                                   time_line(r.gcn_time)},
+                 {"rule", fixed(100 * r.rule_accuracy, 1) + " % right; " + time_line(r.rule_time)},
+                 {"model", path}});
   });
 
   // sp from measured best formats (§4.3).

@@ -51,18 +51,16 @@ double geomean(const std::vector<double>& v) {
   return std::exp(s / static_cast<double>(v.size()));
 }
 
-// The measured time of `order`, or the original order's when it was not measured: a pick that
-// fails to build leaves the matrix in its own order.
-double time_of(const RowOrderRecord& r, int order) {
+}  // namespace
+
+double order_time_us(const RowOrderRecord& r, int order) {
   return r.time_us[order] > 0 ? r.time_us[order] : r.time_us[0];
 }
 
-bool usable(const RowOrderRecord& r) {
+bool usable_record(const RowOrderRecord& r) {
   return r.time_us.size() == order_count() && r.time_us[0] > 0 &&
          r.features.size() == row_order_feature_names().size();
 }
-
-}  // namespace
 
 std::vector<std::string> row_order_feature_names() {
   static const std::vector<std::string> names = features::feature_names(features::kPermutation);
@@ -183,7 +181,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                                    const RowOrderTrainOptions& o, nlohmann::json* report) {
   std::vector<RowOrderRecord> records;
   for (const auto& r : all)
-    if (usable(r)) records.push_back(r);
+    if (usable_record(r)) records.push_back(r);
   // Matrices, not records, are split: both N of a matrix fall on one side.
   std::map<std::string, std::int64_t> nnz_of;
   for (const auto& r : records) nnz_of[r.matrix] = r.nnz;
@@ -261,16 +259,16 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
       const int cls = m.classify(r->features, r->n);
       const double t0 = r->time_us[0], tb = r->time_us[best];
       oracle.push_back(t0 / tb);
-      picked.push_back(t0 / time_of(*r, pick));
-      classified.push_back(t0 / time_of(*r, cls));
+      picked.push_back(t0 / order_time_us(*r, pick));
+      classified.push_back(t0 / order_time_us(*r, cls));
       for (std::size_t k = 0; k < order_count(); ++k)
-        per_order[k].push_back(t0 / time_of(*r, static_cast<int>(k)));
+        per_order[k].push_back(t0 / order_time_us(*r, static_cast<int>(k)));
       exact += pick == best;
       class_exact += cls == best;
-      within10 += time_of(*r, pick) <= 1.1 * tb;
-      within4 += time_of(*r, pick) <= 1.04 * tb;
-      picked_perf.push_back(tb / time_of(*r, pick));
-      classified_perf.push_back(tb / time_of(*r, cls));
+      within10 += order_time_us(*r, pick) <= 1.1 * tb;
+      within4 += order_time_us(*r, pick) <= 1.04 * tb;
+      picked_perf.push_back(tb / order_time_us(*r, pick));
+      classified_perf.push_back(tb / order_time_us(*r, cls));
       rows.push_back({{"matrix", r->matrix},
                       {"n", r->n},
                       {"nnz", r->nnz},
@@ -279,8 +277,8 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                       {"classified", order_name(cls)},
                       {"original_us", t0},
                       {"best_us", tb},
-                      {"predicted_us", time_of(*r, pick)},
-                      {"classified_us", time_of(*r, cls)}});
+                      {"predicted_us", order_time_us(*r, pick)},
+                      {"classified_us", order_time_us(*r, cls)}});
     }
     const double go = geomean(oracle), gp = geomean(picked), gc = geomean(classified);
     nlohmann::json fixed_json = nlohmann::json::object();

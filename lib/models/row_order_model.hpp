@@ -50,6 +50,13 @@ std::vector<RowOrderRecord> read_row_order_csv(const std::string& path);
 // a record to be used in training).
 int best_order(const RowOrderRecord& r);
 
+// The measured time of `order`, or the original order's when it was not measured: a pick that
+// fails to build leaves the matrix in its own order.
+double order_time_us(const RowOrderRecord& r, int order);
+// Every order has a slot, the original order was measured and the features are complete: a
+// record training and scoring use.
+bool usable_record(const RowOrderRecord& r);
+
 struct RowOrderTrainOptions {
   double test_fraction = 0.25;  // of the matrices, stratified by nnz quantile
   std::uint64_t seed = 1;

@@ -2,66 +2,22 @@
 // --row-orders` put in the tuning database (op "spmm-row-order"), as `row-orders train` trains it
 // from a CSV.
 #include <filesystem>
-#include <map>
-#include <set>
 
-#include "core/row_orders.hpp"
 #include "io/file_bytes.hpp"
 #include "models/predictors.hpp"
 #include "models/row_order_model.hpp"
+#include "models/row_order_rows.hpp"
 
 namespace sparsetune::models {
 
-namespace {
 using nlohmann::json;
-}  // namespace
 
 TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& opt) {
   const std::string source = opt.database.empty() ? db.path() : opt.database;
-  const auto& orders = row_orders::all_orders();
-  std::map<std::string, std::size_t> index;
-  for (std::size_t k = 0; k < orders.size(); ++k) index[row_orders::name(orders[k])] = k;
-  std::string arch = opt.arch;
-  std::set<std::string> devices;
-  // One record per (matrix, N); a time measured twice keeps the faster.
-  std::map<std::pair<std::string, std::int64_t>, RowOrderRecord> by_key;
-  for (const auto& m : db.measurements()) {
-    if (m.op != kRowOrderOp) continue;
-    if (arch.empty()) arch = m.arch;
-    if (m.arch != arch) continue;
-    auto [it, fresh] = by_key.try_emplace({m.fingerprint, m.n});
-    RowOrderRecord& r = it->second;
-    if (fresh) {
-      const auto row = db.matrix(m.fingerprint);
-      r.matrix = row ? row->name : m.fingerprint;
-      if (row) r.rows = row->rows, r.cols = row->cols, r.nnz = row->nnz;
-      r.n = m.n;
-      r.time_us.assign(orders.size(), -1.0);
-      r.order_ms.assign(orders.size(), -1.0);
-    }
-    if (m.candidate == "cusparse/spmm-best") {
-      if (m.ok && m.time_us > 0 && (r.cusparse_us < 0 || m.time_us < r.cusparse_us))
-        r.cusparse_us = m.time_us;
-      continue;
-    }
-    json p;
-    try {
-      p = json::parse(m.params);
-    } catch (const json::exception&) {
-      throw Error(source + ": a row-order time of " + r.matrix + " has malformed params");
-    }
-    const auto k = index.find(p.value("order", std::string()));
-    if (k == index.end()) continue;  // collect/failed rows, or an order this build lacks
-    if (p.contains("features") && r.features.empty())
-      r.features = p["features"].get<std::vector<double>>();
-    r.order_ms[k->second] = p.value("order_ms", -1.0);
-    double& t = r.time_us[k->second];
-    if (m.ok && m.time_us > 0 && (t < 0 || m.time_us < t)) t = m.time_us;
-    devices.insert(m.device);
-  }
-  std::vector<RowOrderRecord> records;
-  for (auto& [k, r] : by_key)
-    if (r.features.size() == row_order_feature_names().size()) records.push_back(std::move(r));
+  auto rows = read_row_order_rows(db, opt.arch, source);
+  const std::string& arch = rows.arch;
+  const auto& devices = rows.devices;
+  auto& records = rows.records;
   if (records.empty())
     throw NothingToLearn(source + ": no row-order times" + (arch.empty() ? "" : " for " + arch) +
                          " (collect --op spmm --row-orders measures them on a GPU)");

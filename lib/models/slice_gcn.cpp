@@ -459,6 +459,8 @@ void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
       {"labels", info.labels},
       {"sparsity_threshold", nlohmann::json(info.sparsity_threshold).dump()},
       {"notes", info.notes}};
+  if (!info.test_slices.empty())
+    f.metadata["test_slices"] = nlohmann::json(info.test_slices).dump();
   io::write_safetensors(path, f);
 }
 
@@ -493,6 +495,9 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
       info->labels = meta("labels");
       info->sparsity_threshold = nlohmann::json::parse(meta("sparsity_threshold")).get<double>();
       info->notes = meta("notes");
+      info->test_slices.clear();
+      if (const auto t = f.metadata.find("test_slices"); t != f.metadata.end())
+        info->test_slices = nlohmann::json::parse(t->second).get<std::vector<std::string>>();
     }
   } catch (const nlohmann::json::exception& e) {
     throw bad(std::string("malformed metadata: ") + e.what());

@@ -40,6 +40,9 @@ struct GcnModelInfo {
   std::string labels = "gpu";        // where the labels came from ("gpu" or "synthetic")
   double sparsity_threshold = 0.23;  // stage 1's sp, kept with the model it was used with
   std::string notes;
+  // The slices held out of training, as slice_key() names them (optional in the file: models
+  // written before it have none), so `eval --test-split` scores only slices it never saw.
+  std::vector<std::string> test_slices;
 };
 
 class SliceGcn {

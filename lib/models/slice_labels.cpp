@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -37,6 +38,11 @@ std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t, double t
     out.push_back(std::move(l));
   }
   return out;
+}
+
+std::string slice_key(const std::string& tensor, int mode, std::int64_t slice) {
+  return std::filesystem::path(tensor).filename().string() + ":" + std::to_string(mode) + ":" +
+         std::to_string(slice);
 }
 
 double time_ratio(const SliceLabel& l, int format) {

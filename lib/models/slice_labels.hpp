@@ -43,6 +43,10 @@ struct SliceLabel {
 // label a function of its structure instead of of the noise.
 std::vector<SliceLabel> label_slices(const std::vector<SliceTiming>& t, double tie_tolerance = 0.0);
 
+// A slice's name across machines: "<tensor file name>:<mode>:<slice>" (the tensor's folder left
+// out, so a model's held-out list matches the same tensor wherever it lies).
+std::string slice_key(const std::string& tensor, int mode, std::int64_t slice);
+
 // The measured time of `format` on the slice over the fastest's (infinity when not timed).
 double time_ratio(const SliceLabel& l, int format);
 

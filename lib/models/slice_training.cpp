@@ -135,7 +135,10 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
   for (std::size_t k = 0; k < order.size(); ++k) {
     (k < n_test ? vx : tx).push_back(x[order[k]]);
     (k < n_test ? vy : ty).push_back(y[order[k]]);
-    if (k < n_test) vl.push_back(lx[order[k]]);
+    if (k < n_test) {
+      vl.push_back(lx[order[k]]);
+      rep.test_keys.push_back(slice_key(vl.back()->tensor, vl.back()->mode, vl.back()->slice));
+    }
   }
   auto by_time = [&](const std::vector<int>& pick) { return judge_picks(vl, pick); };
   if (tx.empty()) throw Error("slice training: the held-out share leaves nothing to train on");

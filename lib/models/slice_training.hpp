@@ -30,8 +30,9 @@ inline constexpr double kDecidedMargin = 1.01;
 
 struct SliceTrainingReport {
   int labelled = 0, dense_excluded = 0, train = 0, test = 0;
-  std::vector<int> per_class;  // training slices per format
-  std::vector<double> losses;  // mean loss per epoch
+  std::vector<int> per_class;          // training slices per format
+  std::vector<std::string> test_keys;  // the held-out slices, as slice_key() names them
+  std::vector<double> losses;          // mean loss per epoch
   double gcn_train_accuracy = 0, gcn_test_accuracy = 0, xgb_test_accuracy = 0;
   double rule_test_accuracy = 0;  // the structural rule (no model) on the held-out slices
   // Held out, judged by the measured times instead of the labels: the share of slices whose pick

@@ -8,13 +8,11 @@
 
 #include "models/rank_score.hpp"
 #include "models/training_set.hpp"
+#include "report/eval_summary.hpp"
 #include "report/rows.hpp"
 
 namespace sparsetune::report {
 
-namespace {
-
-// The summary of e's matrices, worst share first: `top1` of them picked the oracle.
 void summarize(PredictorEval& e, int top1) {
   std::sort(e.matrices.begin(), e.matrices.end(),
             [](const PickResult& x, const PickResult& y) { return x.share < y.share; });
@@ -29,8 +27,6 @@ void summarize(PredictorEval& e, int top1) {
   e.geomean_share = std::exp(log_sum / n);
   e.min_share = e.matrices.front().share;
 }
-
-}  // namespace
 
 PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std::string>& only) {
   std::map<std::string, std::string> names;

@@ -9,6 +9,9 @@
 
 #include "db/tuning_db.hpp"
 #include "models/crux_predictor.hpp"
+#include "models/row_order_model.hpp"
+#include "models/slice_gcn.hpp"
+#include "models/slice_labels.hpp"
 #include "models/spmv_ranker.hpp"
 
 namespace sparsetune::report {
@@ -48,6 +51,24 @@ PredictorEval evaluate_spmv_ranker(const db::TuningDb& db, const models::SpmvRan
 // fastest point. `pick` and `best` are "(tau_c, tau_r)"; `ranked` the crux points measured.
 PredictorEval evaluate_crux(const db::TuningDb& db, const models::CruxPredictor& crux,
                             const std::vector<std::string>& only = {});
+
+// The row-order predictor (Mehrabi et al.): on each (matrix, N) timed under every order, the
+// model's pick (its regression's argmin; with `classifier`, the direct classifier's) against the
+// fastest order. One row per (matrix, N); a pick that was not timed counts as the original
+// order's time, as training scores it (models::order_time_us). `ranked`: the orders timed.
+PredictorEval evaluate_row_order(const std::vector<models::RowOrderRecord>& records,
+                                 const models::RowOrderModel& model,
+                                 const std::vector<std::string>& only = {},
+                                 bool classifier = false);
+
+// Slice-GCN's stage 2 (or, without a model, the structural rule tune falls back to): one row per
+// labelled slice below stage 1's threshold `sp`, its predicted format against the fastest timed
+// one (top-1 is the held-out accuracy the IAP-SpTV issue asks for). A pick that was not timed
+// counts as twice the fastest, as models::judge_picks does. Tensor paths are absolute or relative
+// to `base_dir`.
+PredictorEval evaluate_slice_formats(const std::vector<models::SliceLabel>& labels,
+                                     const std::string& base_dir, double sp,
+                                     const models::SliceGcn* model);
 
 nlohmann::json to_json(const PredictorEval& e);
 

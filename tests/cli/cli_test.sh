@@ -275,7 +275,7 @@ grep -q '"from_database": false' "$tmp/out" && ok || bad "a starved search answe
 
 # eval: a database of predictions only has nothing to score, and says so.
 expect_ok "eval of a predict-only database" "$st" eval "$tmp/alone1.db"
-expect_out "eval says nothing was measured" "no matrix has measured candidates"
+expect_out "eval says nothing was measured" "nothing it picked for has been measured"
 expect_fail "eval of a missing database" "nodb.db" "$st" eval "$tmp/nodb.db"
 
 head -c 3000 "$tmp/alone1.db" >"$tmp/cut.db"

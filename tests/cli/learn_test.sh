@@ -65,6 +65,14 @@ expect_out "eval scores the cost model" "cost-model over [0-9]+ matrices"
 grep -q '"predictor": "spmv-rank"' "$tmp/eval.json" && ok || bad "eval -o lacks spmv-rank"
 expect_ok "eval --test-split" "$st" eval "$tmp/f.db" --models-dir "$tmp/models" --test-split
 expect_out "eval --test-split scores the held-out matrices only" "spmv-rank over [1-9] matrices"
+expect_ok "eval of predictors without a model or rows" "$st" eval "$tmp/f.db" \
+  --models-dir "$tmp/models" --predictor row-order slice-gcn
+expect_out "eval says why row-order is not scored" "row-order: not scored: .*no row-order model"
+expect_out "eval says why slice-gcn is not scored" "slice-gcn: not scored: .*does not exist"
+expect_fail "eval of an unknown predictor" "no predictor named 'nope'" \
+  "$st" eval "$tmp/f.db" --predictor nope
+expect_fail "eval --test-split with nothing to score" "nothing to score; row-order: " \
+  "$st" eval "$tmp/f.db" --models-dir "$tmp/models" --predictor row-order --test-split
 
 # ---- collect ----
 if "$st" --json info | grep -q '"devices": \[\]'; then

@@ -94,6 +94,9 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
   CHECK(r.dense_excluded == 2);
   CHECK(r.train + r.test == 80);
   CHECK(r.test == 16);
+  // The held-out slices are named for the model file (eval --test-split).
+  REQUIRE(r.test_keys.size() == 16);
+  CHECK(r.test_keys[0].rfind("skewed.tns:2:", 0) == 0);
   CHECK(r.losses.back() < 0.5 * r.losses.front());
   WARN("held-out accuracy: Slice-GCN " << r.gcn_test_accuracy << ", XGBoost "
                                        << r.xgb_test_accuracy);

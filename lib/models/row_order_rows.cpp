@@ -1,0 +1,59 @@
+#include "models/row_order_rows.hpp"
+
+#include <map>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/row_orders.hpp"
+
+namespace sparsetune::models {
+
+RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch,
+                                 const std::string& source) {
+  using nlohmann::json;
+  const auto& orders = row_orders::all_orders();
+  std::map<std::string, std::size_t> index;
+  for (std::size_t k = 0; k < orders.size(); ++k) index[row_orders::name(orders[k])] = k;
+  RowOrderRows out;
+  out.arch = arch;
+  std::map<std::pair<std::string, std::int64_t>, RowOrderRecord> by_key;
+  for (const auto& m : db.measurements()) {
+    if (m.op != kRowOrderOp) continue;
+    if (out.arch.empty()) out.arch = m.arch;
+    if (m.arch != out.arch) continue;
+    auto [it, fresh] = by_key.try_emplace({m.fingerprint, m.n});
+    RowOrderRecord& r = it->second;
+    if (fresh) {
+      const auto row = db.matrix(m.fingerprint);
+      r.matrix = row ? row->name : m.fingerprint;
+      if (row) r.rows = row->rows, r.cols = row->cols, r.nnz = row->nnz;
+      r.n = m.n;
+      r.time_us.assign(orders.size(), -1.0);
+      r.order_ms.assign(orders.size(), -1.0);
+    }
+    if (m.candidate == "cusparse/spmm-best") {
+      if (m.ok && m.time_us > 0 && (r.cusparse_us < 0 || m.time_us < r.cusparse_us))
+        r.cusparse_us = m.time_us;
+      continue;
+    }
+    json p;
+    try {
+      p = json::parse(m.params);
+    } catch (const json::exception&) {
+      throw Error(source + ": a row-order time of " + r.matrix + " has malformed params");
+    }
+    const auto k = index.find(p.value("order", std::string()));
+    if (k == index.end()) continue;  // collect/failed rows, or an order this build lacks
+    if (p.contains("features") && r.features.empty())
+      r.features = p["features"].get<std::vector<double>>();
+    r.order_ms[k->second] = p.value("order_ms", -1.0);
+    double& t = r.time_us[k->second];
+    if (m.ok && m.time_us > 0 && (t < 0 || m.time_us < t)) t = m.time_us;
+    out.devices.insert(m.device);
+  }
+  for (auto& [k, r] : by_key)
+    if (r.features.size() == row_order_feature_names().size()) out.records.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace sparsetune::models

@@ -1,0 +1,25 @@
+#pragma once
+// The row-order times `collect --op spmm --row-orders` put in the tuning database (op
+// "spmm-row-order"), read back as one record per (matrix, N): what `train --model row-order`
+// learns from and `eval` scores the shipped model on.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/tuning_db.hpp"
+#include "models/row_order_model.hpp"
+
+namespace sparsetune::models {
+
+struct RowOrderRows {
+  std::string arch;               // the architecture read (the first one met when none is asked)
+  std::set<std::string> devices;  // that measured the orders
+  std::vector<RowOrderRecord> records;  // with the full feature vector, by (fingerprint, N)
+};
+
+// Only `arch`'s rows ("": the first architecture met). A time measured twice keeps the faster.
+// Throws Error naming `source` on a row whose params are not JSON.
+RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch,
+                                 const std::string& source);
+
+}  // namespace sparsetune::models
