@@ -59,8 +59,8 @@ void add_eval_command(CLI::App& app, const GlobalOptions& g) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--predictor", o->predictors,
-                  "Only these predictors (cost-model, spmv-rank, spmm-rank, crux, row-order, "
-                  "slice-gcn)");
+                  "Only these predictors (cost-model, spmv-rank, spmm-rank, crux, liteform-cell, "
+                  "liteform-partitions, row-order, slice-gcn)");
   cmd->add_option("--only", o->e.only,
                   "Only these matrices (names as the database has them) or tensor files");
   cmd->add_option("-o,--out", o->out, "Also write the result as JSON to this file");

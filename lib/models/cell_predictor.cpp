@@ -22,15 +22,8 @@ using nlohmann::json;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// One matrix at one N (value type, device): the best CELL graph, the best other graph and BSR.
-struct Case {
-  std::string fingerprint, name, dtype, device;
-  std::int64_t n = 0, nnz = 0;
-  json features;
-  double cell = kInf, csr = kInf, bcsr = kInf;
-  int partitions = 0;  // COL_DIV's count in the fastest CELL graph
-  bool label() const { return csr / cell >= 1.1 && bcsr / cell >= 1.1; }
-};
+using Case = LiteformCase;
+using Cases = LiteformCases;
 
 int col_div_count(const std::string& graph_json) {
   const json g = json::parse(graph_json, nullptr, false);
@@ -39,15 +32,9 @@ int col_div_count(const std::string& graph_json) {
   return first.value("op", "") == "COL_DIV" ? first.value("count", 0) : 0;
 }
 
-struct Cases {
-  std::vector<Case> usable;  // CELL and the CSR family both measured, features present
-  std::map<std::string, db::MatrixRow> matrix;
-  std::string arch;
-  std::string devices;  // the usable cases' GPUs, comma-separated
-};
+}  // namespace
 
-// The SpMM rows of the database as cases (one matrix at one N, value type and device).
-Cases read_cases(const db::TuningDb& db, const TrainOptions& opt) {
+LiteformCases read_liteform_cases(const db::TuningDb& db, const std::string& arch) {
   Cases out;
   auto& matrix = out.matrix;
   for (const auto& m : db.matrices()) matrix[m.fingerprint] = m;
@@ -55,7 +42,7 @@ Cases read_cases(const db::TuningDb& db, const TrainOptions& opt) {
   std::set<std::string> archs;
   for (const auto& m : db.measurements()) {
     if (!m.ok || m.op != "spmm" || !(m.time_us > 0) || m.device == "cost-model") continue;
-    if (!opt.arch.empty() && m.arch != opt.arch) continue;
+    if (!arch.empty() && m.arch != arch) continue;
     const json p = json::parse(m.params, nullptr, false);
     if (p.is_object() && p.value("predicted", false)) continue;
     const auto it = matrix.find(m.fingerprint);
@@ -71,14 +58,17 @@ Cases read_cases(const db::TuningDb& db, const TrainOptions& opt) {
     if (m.candidate.rfind("cusparse/bsr", 0) == 0) {
       c.bcsr = std::min(c.bcsr, m.time_us);
     } else if (m.candidate.rfind("graph/", 0) == 0 && is_cell_graph(m.graph)) {
-      if (m.time_us < c.cell) c.cell = m.time_us, c.partitions = col_div_count(m.graph);
+      const int count = col_div_count(m.graph);
+      if (m.time_us < c.cell) c.cell = m.time_us, c.partitions = count;
+      auto [t, fresh] = c.cell_by_count.try_emplace(count, m.time_us);
+      if (!fresh) t->second = std::min(t->second, m.time_us);
     } else if (m.candidate.rfind("graph/", 0) == 0) {
       c.csr = std::min(c.csr, m.time_us);
     }
   }
   if (archs.size() > 1)
     throw Error(db.path() + ": SpMM measurements of several architectures: say which with --arch");
-  out.arch = archs.empty() ? opt.arch : *archs.begin();
+  out.arch = archs.empty() ? arch : *archs.begin();
   for (auto& [key, c] : cases) {
     if (!(c.cell < kInf && c.csr < kInf)) continue;
     c.features = json::parse(matrix[c.fingerprint].features, nullptr, false);
@@ -94,6 +84,8 @@ Cases read_cases(const db::TuningDb& db, const TrainOptions& opt) {
   for (const auto& d : devices) out.devices += (out.devices.empty() ? "" : ", ") + d;
   return out;
 }
+
+namespace {
 
 // The description both LiteForm predictors share: what they read, where their cases came from,
 // and the held-out split with its matrices by name; each adds its own counts and options.
@@ -193,7 +185,7 @@ std::optional<CellPredictor> CellPredictor::find(const std::string& dir, const s
 }
 
 TrainResult train_liteform_cell(const db::TuningDb& db, const TrainOptions& opt) {
-  const Cases read = read_cases(db, opt);
+  const Cases read = read_liteform_cases(db, opt.arch);
   const auto& usable = read.usable;
   std::map<std::string, std::int64_t> nnz_of;
   for (const auto& c : usable) nnz_of[c.fingerprint] = c.nnz;
@@ -290,7 +282,7 @@ std::optional<PartitionPredictor> PartitionPredictor::find(const std::string& di
 }
 
 TrainResult train_liteform_partitions(const db::TuningDb& db, const TrainOptions& opt) {
-  const Cases read = read_cases(db, opt);
+  const Cases read = read_liteform_cases(db, opt.arch);
   std::vector<const Case*> usable;
   std::set<int> seen;
   for (const auto& c : read.usable)

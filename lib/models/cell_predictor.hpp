@@ -5,6 +5,8 @@
 // `sparsetune train --model liteform-cell` learns it from the SpMM rows of the tuning database;
 // `tune --op spmm` then keeps CELL out of a predict-only answer the model rules it out of.
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -24,6 +26,31 @@ std::vector<double> cell_inputs(const nlohmann::json& features, std::int64_t n);
 
 // A graph that is CELL: column partitions binned by row length (COL_DIV over BIN).
 bool is_cell_graph(const std::string& graph_json);
+
+// One matrix at one N (value type, device) of the SpMM rows: the best CELL graph, the best other
+// graph and BSR, as the LiteForm predictors learn and are scored from them.
+struct LiteformCase {
+  static constexpr double kNone = std::numeric_limits<double>::infinity();
+  std::string fingerprint, name, dtype, device;
+  std::int64_t n = 0, nnz = 0;
+  nlohmann::json features;
+  double cell = kNone, csr = kNone, bcsr = kNone;  // fastest times (kNone: not measured)
+  int partitions = 0;                              // COL_DIV's count in the fastest CELL graph
+  std::map<int, double> cell_by_count;             // the fastest CELL graph of each partition count
+  // LiteForm's label: CELL at least 1.1x both the best CSR-family graph and BSR.
+  bool label() const { return csr / cell >= 1.1 && bcsr / cell >= 1.1; }
+};
+
+struct LiteformCases {
+  std::vector<LiteformCase> usable;  // CELL and the CSR family both measured, features present
+  std::map<std::string, db::MatrixRow> matrix;
+  std::string arch;
+  std::string devices;  // the usable cases' GPUs, comma-separated
+};
+
+// The SpMM rows of `arch` ("": any, but only one) as cases; throws Error when several
+// architectures are present and none is named.
+LiteformCases read_liteform_cases(const db::TuningDb& db, const std::string& arch);
 
 class CellPredictor {
  public:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "db/tuning_db.hpp"
+#include "models/cell_predictor.hpp"
 #include "models/crux_predictor.hpp"
 #include "models/row_order_model.hpp"
 #include "models/slice_gcn.hpp"
@@ -69,6 +70,21 @@ PredictorEval evaluate_row_order(const std::vector<models::RowOrderRecord>& reco
 PredictorEval evaluate_slice_formats(const std::vector<models::SliceLabel>& labels,
                                      const std::string& base_dir, double sp,
                                      const models::SliceGcn* model);
+
+// LiteForm's CELL-or-not (probability >= 0.5, as tune pins CELL): on each SpMM case (matrix, N)
+// with CELL and the CSR family measured, the time of the side it picks (the best CELL graph, or
+// the better of the best other graph and BSR) against the faster of the two. Top-1 is the
+// classifier's accuracy against LiteForm's label (CELL at least 1.1x both).
+PredictorEval evaluate_liteform_cell(const models::LiteformCases& cases,
+                                     const models::CellPredictor& model,
+                                     const std::vector<std::string>& only = {});
+
+// LiteForm's partition count: on each case whose CELL graphs were measured, the fastest CELL
+// graph of the predicted count (of the nearest count measured, the smaller on a tie) against the
+// fastest CELL graph. Top-1: the predicted count is the fastest graph's.
+PredictorEval evaluate_liteform_partitions(const models::LiteformCases& cases,
+                                           const models::PartitionPredictor& model,
+                                           const std::vector<std::string>& only = {});
 
 nlohmann::json to_json(const PredictorEval& e);
 

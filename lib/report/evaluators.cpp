@@ -100,6 +100,43 @@ Evals eval_row_order(const db::TuningDb& db, const EvalOptions& o, std::string* 
           evaluate_row_order(rows.records, *model, only, true)};
 }
 
+// The held-out matrices of a LiteForm model's file, or `only`.
+std::vector<std::string> liteform_only(const EvalOptions& o, const models::ModelFile& f,
+                                       std::string* why) {
+  if (!o.test_split) return o.only;
+  auto t = f.split.value("test", std::vector<std::string>{});
+  if (t.empty()) *why = f.model + "'s file lists no test matrices";
+  return t;
+}
+
+template <class Model>
+Evals eval_liteform(const db::TuningDb& db, const EvalOptions& o, std::string* why,
+                    const char* name,
+                    PredictorEval (*evaluate)(const models::LiteformCases&, const Model&,
+                                              const std::vector<std::string>&)) {
+  if (!scores(o, name, why)) return {};
+  auto model = o.model.empty() ? Model::find(o.models_dir, o.arch, why)
+                               : std::optional(Model::read(o.model));
+  if (!model) return {};
+  const auto only = liteform_only(o, model->file(), why);
+  if (o.test_split && only.empty()) return {};
+  const auto cases = models::read_liteform_cases(db, model->file().arch);
+  if (cases.usable.empty())
+    return *why = "no SpMM case with CELL and the CSR family measured for " + model->file().arch,
+           Evals{};
+  return {evaluate(cases, *model, only)};
+}
+
+Evals eval_liteform_cell(const db::TuningDb& db, const EvalOptions& o, std::string* why) {
+  return eval_liteform<models::CellPredictor>(db, o, why, models::kCellName,
+                                              &evaluate_liteform_cell);
+}
+
+Evals eval_liteform_partitions(const db::TuningDb& db, const EvalOptions& o, std::string* why) {
+  return eval_liteform<models::PartitionPredictor>(db, o, why, models::kPartitionsName,
+                                                   &evaluate_liteform_partitions);
+}
+
 std::string slice_model_path(const EvalOptions& o) {
   return o.model.empty() ? o.models_dir + "/" + o.arch + "/slice_gcn.safetensors" : o.model;
 }
@@ -151,6 +188,12 @@ const std::vector<Evaluator>& evaluators() {
       {"spmm-rank", "the learned SpMM ranking, likewise", &eval_spmm_rank},
       {"crux", "MatXtract's crux (tau_c, tau_r) against each crux search's fastest point",
        &eval_crux},
+      {"liteform-cell",
+       "LiteForm's CELL or not: the side it picks against the faster of CELL and the rest",
+       &eval_liteform_cell},
+      {"liteform-partitions",
+       "LiteForm's CELL partition count: its fastest graph against CELL's fastest",
+       &eval_liteform_partitions},
       {"row-order",
        "the row-order predictor (regression and direct classifier) against the fastest order",
        &eval_row_order},

@@ -1,7 +1,8 @@
 #pragma once
 // The predictors `sparsetune eval` scores, each from the tuning database's measurements: the cost
-// model, the learned SpMV and SpMM rankings, MatXtract's crux, the row-order predictor and
-// Slice-GCN. Adding one is a function of its own (eval_<name>.cpp) and a line in evaluators.cpp.
+// model, the learned SpMV and SpMM rankings, MatXtract's crux, LiteForm's two predictors, the
+// row-order predictor and Slice-GCN. Adding one is a function of its own (eval_<name>.cpp) and a
+// line in evaluators.cpp.
 #include <string>
 #include <utility>
 #include <vector>
