@@ -117,7 +117,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   auto* train = cmd->add_subcommand(
       "train", "Train from per-slice timings (CSV: tensor,mode,slice,format,time_us)");
   struct Options {
-    std::string timings, out, arch = "sm_90", notes;
+    std::string timings, out, arch = "sm_90", notes, holdout_like;
     double tie_tolerance = 0;
     models::SliceTrainingOptions t;
   };
@@ -152,11 +152,24 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   train->add_option("--notes", o->notes, "Stored with the model");
+  train
+      ->add_option("--holdout-like", o->holdout_like,
+                   "Hold out exactly the slices this model file held out (instead of --holdout): "
+                   "trainings compared on one split")
+      ->check(CLI::ExistingFile);
   train->callback([o, &g] {
     const auto labels =
         models::label_slices(models::read_slice_timings(o->timings), o->tie_tolerance);
     models::SliceGcn model;
     o->t.train.seed = o->t.seed;
+    if (!o->holdout_like.empty()) {
+      models::GcnModelInfo like;
+      models::SliceGcn::load(o->holdout_like, &like);
+      if (like.test_slices.empty())
+        throw Error("slice-gcn train --holdout-like: " + o->holdout_like +
+                    " lists no held-out slices");
+      o->t.test_keys = like.test_slices;
+    }
     const auto base = std::filesystem::path(o->timings).parent_path().string();
     const auto r = models::train_slice_gcn(labels, base.empty() ? "." : base, o->t, model);
     models::GcnModelInfo info;

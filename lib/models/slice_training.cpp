@@ -1,9 +1,11 @@
 #include "models/slice_training.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/sptv_matrix.hpp"
@@ -128,7 +130,16 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
   std::vector<std::size_t> order(x.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
-  const auto n_test = static_cast<std::size_t>(o.holdout * static_cast<double>(x.size()));
+  auto n_test = static_cast<std::size_t>(o.holdout * static_cast<double>(x.size()));
+  if (!o.test_keys.empty()) {
+    // The given slices first (in the shuffled order), then the rest.
+    const std::set<std::string> held(o.test_keys.begin(), o.test_keys.end());
+    const auto is_held = [&](std::size_t i) {
+      return held.count(slice_key(lx[i]->tensor, lx[i]->mode, lx[i]->slice)) > 0;
+    };
+    std::stable_partition(order.begin(), order.end(), is_held);
+    n_test = static_cast<std::size_t>(std::count_if(order.begin(), order.end(), is_held));
+  }
   std::vector<features::SliceInput> tx, vx;
   std::vector<int> ty, vy;
   std::vector<const SliceLabel*> vl;

@@ -21,6 +21,10 @@ struct SliceTrainingOptions {
   GcnShape shape;
   GcnTrainOptions train;
   std::uint64_t seed = 1;  // initial weights and the held-out split
+  // When not empty, exactly these slices (slice_key() names, those among the labels) are held
+  // out instead of a random share: trainings compared on one split (slice-gcn train
+  // --holdout-like MODEL).
+  std::vector<std::string> test_keys;
 };
 
 // A label is decided by the slice, not by the timing noise, when its runner-up is at least this

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/sptv_matrix.hpp"
@@ -119,6 +120,18 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
   CHECK(r.xgb_test_time.decided == r.rule_test_time.decided);
   CHECK(r.rule_test_time.decided_fastest == 1.0);
   CHECK(model.shape().conv == 16);
+  SECTION("a given held-out list is held out exactly") {
+    auto o2 = o;
+    o2.train.epochs = 1;
+    o2.test_keys = {r.test_keys[0], r.test_keys[1], "skewed.tns:2:999"};
+    SliceGcn m2;
+    const auto r2 = train_slice_gcn(labels, dir.path.string(), o2, m2);
+    CHECK(r2.test == 2);
+    CHECK(r2.train == 78);
+    CHECK(r2.test_keys.size() == 2);
+    CHECK(std::set<std::string>(r2.test_keys.begin(), r2.test_keys.end()) ==
+          std::set<std::string>{r.test_keys[0], r.test_keys[1]});
+  }
   SECTION("a label for a slice the tensor does not have is refused") {
     auto bad = labels;
     bad[0].slice = 90;
