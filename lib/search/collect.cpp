@@ -9,12 +9,12 @@
 
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
-#include "core/version.hpp"
 #include "db/tuning_db.hpp"
 #include "io/file_bytes.hpp"
 #include "io/matrix_file.hpp"
 #include "runtime/device.hpp"
 #include "search/child_run.hpp"
+#include "search/collect_loop.hpp"
 #include "search/tune.hpp"
 
 namespace sparsetune::search {
@@ -340,14 +340,7 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
       out.reason = e.what();
       if (!fp.empty()) {
         // Recorded beside the matrix's measurements; the next collect tries the matrix again.
-        db::Measurement m;
-        m.fingerprint = fp;
-        m.op = o.op;
-        m.n = n;
-        m.dtype = o.dtype;
-        m.device = s.device;
-        m.arch = arch;
-        m.tool_version = kVersion;
+        db::Measurement m = key_row({o.op, o.dtype, s.device, arch}, fp, n);
         m.candidate = "collect/failed";
         m.params = json{{"name", it.name}, {"source", it.source}, {"family", it.family}}.dump();
         m.ok = false;
