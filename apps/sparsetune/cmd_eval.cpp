@@ -18,6 +18,12 @@ namespace {
 // Tables longer than this show their worst rows only; the JSON (-o) has every row.
 constexpr std::size_t kMaxRows = 40;
 
+// What a row of the op's table stands for: a slice, a (matrix, N) case of SpMM, or a matrix.
+const char* noun(const std::string& op) {
+  if (op.rfind("sptv", 0) == 0) return "slices";
+  return op.find(" n=") != std::string::npos ? "cases" : "matrices";
+}
+
 void print_eval(const report::PredictorEval& e) {
   std::printf("\n%s (%s)\n", e.predictor.c_str(), e.note.c_str());
   if (e.matrices.empty()) {
@@ -40,7 +46,7 @@ void print_eval(const report::PredictorEval& e) {
       "%s over %zu %s: top-1 %.1f %%, geometric mean %.1f %% of the oracle (min %.1f %%), "
       "%d within 10 %%\n",
       e.predictor.c_str(), e.matrices.size(),
-      e.matrices.front().op.rfind("sptv", 0) == 0 ? "slices" : "matrices", 100 * e.top1,
+      noun(e.matrices.front().op), 100 * e.top1,
       100 * e.geomean_share, 100 * e.min_share, e.within_10_percent);
 }
 

@@ -75,9 +75,9 @@ expect_out "eval says why slice-gcn is not scored" "slice-gcn: not scored: .*doe
 expect_ok "eval of LiteForm's shipped models" "$st" eval \
   "$root/configs/models/sm_90/spmm-labels.json.gz" --predictor liteform-cell liteform-partitions \
   --test-split
-expect_out "eval of liteform-cell as its report" "liteform-cell over 8 matrices: top-1 100.0 %"
+expect_out "eval of liteform-cell as its report" "liteform-cell over 8 cases: top-1 100.0 %"
 expect_out "eval of liteform-partitions as its report" \
-  "liteform-partitions over 8 matrices: top-1 62.5 %"
+  "liteform-partitions over 8 cases: top-1 62.5 %"
 expect_fail "eval of an unknown predictor" "no predictor named 'nope'" \
   "$st" eval "$tmp/f.db" --predictor nope
 expect_fail "eval --test-split with nothing to score" "nothing to score; row-order: " \
