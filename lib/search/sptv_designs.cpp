@@ -130,7 +130,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
           return sampled[static_cast<std::size_t>(x)] < sampled[static_cast<std::size_t>(y)];
         });
   }
-  const std::size_t ahead = designs_ahead(c.view.a.nnz());
+  const std::size_t ahead = o.ahead > 0 ? o.ahead : designs_ahead(c.view.a.nnz());
   std::vector<std::future<SptvDesign>> built(singles.size());
   std::size_t started = 0;
   const auto spent = [&] {
@@ -153,7 +153,9 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
                          const std::function<void()>& on_device) {
     json row = {{"design", label}, {"format_bytes", graph::stored_bytes(d.emitted.format)}};
     json r;
-    if (o.rank_transfers) {
+    if (o.run) {
+      r = o.run(d, on_device);
+    } else if (o.rank_transfers) {
       SptvGpuInput in{d.emitted, tensor,    c.view,   d.format_of, d.hyb_width,
                       o.dtype,   o.max_len, o.launch, &inputs};
       in.on_device = on_device;

@@ -4,6 +4,7 @@
 // A slice's label is its own kernel time, but a whole tensor's time also follows the bytes its
 // formats store and how many kernels run, which only a measurement of the whole design sees.
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -48,6 +49,11 @@ struct SptvSearchOptions {
   std::string dtype;
   std::int64_t max_len = 1;
   runtime::WorkerLaunch launch;
+  std::size_t ahead = 0;  // single formats designed ahead of their runs (0: by cores and memory)
+  // How a design runs; empty: on the GPU (sptv_device_run, or with rank_transfers
+  // sptv_gpu_runs). A stand-in (tests) returns the same JSON and calls on_device once the design
+  // would be on the device.
+  std::function<nlohmann::json(const SptvDesign&, const std::function<void()>& on_device)> run;
 };
 
 struct SptvSearch {

@@ -140,9 +140,13 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   SptvSearch searched;
   if (o.budget_s > 0 && o.use_gpu && !forced) {
     plan_inputs = sptv_plan_inputs(t, m, o.dtype, max_len);
-    searched =
-        search_sptv_designs(dc, std::move(selected), t, *plan_inputs,
-                            {o.budget_s, o.rank_transfers, o.dtype, max_len, o.launch}, &run_arch);
+    SptvSearchOptions so;
+    so.budget_s = o.budget_s;
+    so.rank_transfers = o.rank_transfers;
+    so.dtype = o.dtype;
+    so.max_len = max_len;
+    so.launch = o.launch;
+    searched = search_sptv_designs(dc, std::move(selected), t, *plan_inputs, so, &run_arch);
   } else {
     searched.best = std::move(selected);
   }

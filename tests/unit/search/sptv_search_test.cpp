@@ -1,0 +1,119 @@
+// search::search_sptv_designs with a stand-in for the GPU: the selection first, then every
+// single format; the fastest verified design kept; a design built ahead within the budget is
+// measured even when the budget has run out before its turn; the rest are listed as not measured.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "core/sptv_matrix.hpp"
+#include "features/slice_graph.hpp"
+#include "graph/sptv_graph.hpp"
+#include "search/sptv_designs.hpp"
+
+using namespace sparsetune;
+using F = graph::SliceFormat;
+
+namespace {
+
+SparseTensor small_tensor() {
+  std::mt19937_64 rng(3);
+  SparseTensor t;
+  t.dims = {12, 30, 40};
+  t.idx.resize(3);
+  for (int k = 0; k < 600; ++k) {
+    t.idx[0].push_back(static_cast<std::int64_t>(rng() % 12));
+    t.idx[1].push_back(static_cast<std::int64_t>(rng() % 30));
+    t.idx[2].push_back(static_cast<std::int64_t>(rng() % 40));
+    t.val.push_back(1.0 + static_cast<double>(rng() % 5));
+  }
+  return t;
+}
+
+// The one format a design stores every slice in, or -1 for a mix.
+int single_format(const search::SptvDesign& d) {
+  for (int f = 0; f < graph::kSliceFormats; ++f)
+    if (d.count[static_cast<std::size_t>(f)] == static_cast<int>(d.choices.size())) return f;
+  return -1;
+}
+
+nlohmann::json ran(double ms, bool verified = true) {
+  return {{"ran", true}, {"verified", verified}, {"time_ms", {{"median", ms}}}};
+}
+
+}  // namespace
+
+TEST_CASE("the SpTV search keeps the fastest verified design and lists every one",
+          "[search][sptv]") {
+  const SparseTensor t = small_tensor();
+  const SptvMatrix m = sptv_matrix(t, 1, 0);
+  const auto inputs = features::slice_inputs(m);
+  search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
+  c.emit.design = graph::sptv_design_options(m, "f32");
+  // The selection: alternate CSR and COO slices.
+  std::vector<models::SliceChoice> mix;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    mix.push_back({inputs[i].slice, static_cast<int>(i % 2 ? F::COO : F::CSR), "t"});
+  const codegen::PlanInputs plan;
+  search::SptvSearchOptions o;
+  o.budget_s = 60;
+  o.ahead = 1;
+
+  SECTION("every single format measured; ELL fastest, HYB not verified") {
+    std::vector<int> order;
+    o.run = [&](const search::SptvDesign& d, const std::function<void()>& on_device) {
+      on_device();
+      const int f = single_format(d);
+      order.push_back(f);
+      switch (f) {
+        case static_cast<int>(F::ELL):
+          return ran(2.0);
+        case static_cast<int>(F::HYB):
+          return ran(1.0, false);  // fastest, but wrong: never kept
+        case -1:
+          return ran(5.0);
+        default:
+          return ran(3.0 + f);
+      }
+    };
+    std::string arch;
+    const auto s = search::search_sptv_designs(c, search::design_sptv(c, mix), t, plan, o, &arch);
+    CHECK(order == std::vector<int>{-1, 0, 1, 2, 3});  // the selection, then CSR, COO, ELL, HYB
+    REQUIRE(s.rows.size() == 5);
+    CHECK(s.rows[0]["design"] == "selected");
+    CHECK(s.rows[3]["design"] == "all ELL");
+    CHECK(s.rows[3]["time_ms"] == 2.0);
+    CHECK(s.rows[4].contains("note"));
+    CHECK(single_format(s.best) == static_cast<int>(F::ELL));
+    REQUIRE(s.gpu);
+    CHECK((*s.gpu)["time_ms"]["median"] == 2.0);
+  }
+
+  SECTION("a design built ahead is measured after the budget ran out; later ones are not") {
+    o.budget_s = 0.2;
+    o.run = [&](const search::SptvDesign& d, const std::function<void()>& on_device) {
+      on_device();  // starts the first single format's design (one ahead)
+      if (single_format(d) == -1) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      return ran(single_format(d) == static_cast<int>(F::CSR) ? 1.0 : 5.0);
+    };
+    std::string arch;
+    const auto s = search::search_sptv_designs(c, search::design_sptv(c, mix), t, plan, o, &arch);
+    REQUIRE(s.rows.size() == 5);
+    CHECK(s.rows[1]["design"] == "all CSR");
+    CHECK(s.rows[1]["time_ms"] == 1.0);
+    for (std::size_t i = 2; i < 5; ++i) CHECK(s.rows[i]["note"] == "not measured: budget spent");
+    CHECK(single_format(s.best) == static_cast<int>(F::CSR));
+  }
+
+  SECTION("a selection the GPU cannot run ends the search") {
+    o.run = [&](const search::SptvDesign&, const std::function<void()>&) {
+      return nlohmann::json{{"ran", false}, {"note", "no GPU"}};
+    };
+    std::string arch;
+    const auto s = search::search_sptv_designs(c, search::design_sptv(c, mix), t, plan, o, &arch);
+    REQUIRE(s.rows.size() == 1);
+    CHECK(s.rows[0]["note"] == "no GPU");
+    CHECK_FALSE(s.gpu);
+    CHECK(single_format(s.best) == -1);
+  }
+}
