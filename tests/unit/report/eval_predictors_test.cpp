@@ -11,6 +11,7 @@
 #include "models/slice_selector.hpp"
 #include "report/eval.hpp"
 #include "report/evaluators.hpp"
+#include "row_order_records.hpp"
 #include "search/row_order_collect.hpp"
 #include "search/slice_collect.hpp"
 #include "test_support.hpp"
@@ -21,28 +22,8 @@ namespace {
 
 const auto kOrders = row_orders::all_orders().size();
 
-// Matrix i: feature 3 decides the best of orders 0, 4 and 7; every other order is slower.
 std::vector<models::RowOrderRecord> synthetic(int matrices) {
-  const auto nf = models::row_order_feature_names().size();
-  std::vector<models::RowOrderRecord> out;
-  for (int i = 0; i < matrices; ++i)
-    for (std::int64_t n : {32, 128}) {
-      models::RowOrderRecord r;
-      r.matrix = "m";
-      r.matrix += std::to_string(i);
-      r.rows = r.cols = 1000 + i;
-      r.nnz = 5000 + 137 * i;
-      r.n = n;
-      r.features.assign(nf, 0.0);
-      for (std::size_t k = 0; k < nf; ++k) r.features[k] = std::fmod(0.37 * i * (k + 1), 7.0);
-      r.features[3] = i % 3;
-      const int best = r.features[3] == 0 ? 0 : r.features[3] == 1 ? 4 : 7;
-      for (std::size_t k = 0; k < kOrders; ++k)
-        r.time_us.push_back(static_cast<int>(k) == best ? 10.0 : 10.0 * (1.3 + 0.01 * k));
-      r.order_ms.assign(kOrders, 0.5);
-      out.push_back(r);
-    }
-  return out;
+  return testing::feature_decided_records(matrices);
 }
 
 // Three records the model picks order 4 for (feature 3 is 1), with times set by hand: the pick
