@@ -1,7 +1,6 @@
 #include "search/collect.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -228,16 +227,15 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
     if (n < 1) throw Error("collect: --n must be at least 1 (got " + std::to_string(n) + ")");
   if (o.dtype != "f64" && o.dtype != "f32")
     throw Error("collect: --dtype must be f64 or f32 (got '" + o.dtype + "')");
-  CollectSummary s;
-  std::string arch = "sm_90";
+  std::string device, arch = "sm_90";
   if (o.compile_only) {
-    s.device = "cost-model";  // the key tune --compile-only records its runs under
+    device = "cost-model";  // the key tune --compile-only records its runs under
   } else {
     const auto devices = runtime::list_devices();
     if (devices.empty())
       throw Error("collect: " + runtime::device_status() +
                   ": collect measures on a GPU (--compile-only runs the search's CPU side only)");
-    s.device = devices.front().name;
+    device = devices.front().name;
     arch = devices.front().arch();
   }
   const std::string db_path = o.db_path.empty() ? db::TuningDb::default_path() : o.db_path;
@@ -259,72 +257,66 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
   }
   const double timeout = o.per_matrix_timeout_s > 0 ? o.per_matrix_timeout_s : 3 * o.budget_s + 60;
 
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  double measured_s = 0;  // seconds spent on matrices not skipped
-  int measured = 0;
-  const int per_item = static_cast<int>(ns.size());
-  const int total = static_cast<int>(input.size()) * per_item;
-  for (int i = 0; i < total; ++i) {
-    if (o.stop && o.stop->load()) {
-      s.interrupted = true;
-      break;
+  // One unit per (matrix, n), each a copy of its item (materialize sets the copy's path).
+  std::vector<CollectItem> units;
+  std::vector<std::string> labels;
+  std::vector<int> n_of;
+  for (const auto& it : input)
+    for (int n : ns) {
+      units.push_back(it);
+      labels.push_back(o.op == "spmv" ? it.name : it.name + " n=" + std::to_string(n));
+      n_of.push_back(n);
     }
-    CollectItem it = input[i / per_item];
-    const int n = ns[i % per_item];
-    const std::string label = o.op == "spmv" ? it.name : it.name + " n=" + std::to_string(n);
-    if (o.progress) {
-      CollectProgress p{i, total, label, s.done, s.skipped, s.failed, elapsed(), -1};
-      if (measured > 0) p.eta_s = measured_s / measured * (total - i);
-      o.progress(p);
+  // The work folder goes when this returns or throws.
+  struct RemoveWork {
+    const std::string& dir;
+    bool own;
+    ~RemoveWork() {
+      std::error_code ec;
+      if (own) fs::remove_all(dir, ec);
     }
-    const double t0 = elapsed();
-    ItemOutcome out;
-    out.name = label;
-    std::string fp;
-    try {
-      materialize(it, gen_dir);
-      fp = fingerprint(io::read_matrix(it.path));
-      if (db.last_search(fp, o.op, o.dtype, n, s.device)) {
-        out.status = "skipped";
-        out.reason = "searched before on " + s.device;
-      } else if (o.run_one) {
-        o.run_one(it, o, n);
-      } else {
-        const std::string log = (fs::path(work) / "logs" / tag(it, n)).string();
-        std::vector<std::string> argv = {o.program,
-                                         "tune",
-                                         it.path,
-                                         "--op",
-                                         o.op,
-                                         "--dtype",
-                                         o.dtype,
-                                         "--budget",
-                                         fmt(o.budget_s),
-                                         "--db",
-                                         db_path,
-                                         "-o",
-                                         (fs::path(work) / "tuned" / tag(it, n)).string(),
-                                         "--json"};
-        if (o.op == "spmm") argv.insert(argv.end(), {"--n", std::to_string(n)});
-        if (o.op == "spmv" && o.crux_share > 0)
-          argv.insert(argv.end(), {"--crux-share", fmt(o.crux_share)});
-        if (!it.family.empty()) argv.insert(argv.end(), {"--family", it.family});
-        if (o.compile_only) argv.push_back("--compile-only");
-        const auto r = run_child(argv, log + ".json", log + ".err", timeout, o.stop);
-        if (r.interrupted) {
-          s.interrupted = true;
-          break;
+  } remove_work{work, own_work};
+  const CollectKey key{o.op, o.dtype, device, arch};
+  return collect_each(
+      units, db, key, o.stop, o.progress,
+      [&](int i, CollectItem& it, std::string& fp, std::int64_t& n_row) -> ItemDone {
+        const int n = n_of[static_cast<std::size_t>(i)];
+        n_row = n;
+        materialize(it, gen_dir);
+        fp = fingerprint(io::read_matrix(it.path));
+        if (db.last_search(fp, o.op, o.dtype, n, device))
+          return {"skipped", "searched before on " + device};
+        if (o.run_one) {
+          o.run_one(it, o, n);
+        } else {
+          const std::string log = (fs::path(work) / "logs" / tag(it, n)).string();
+          std::vector<std::string> argv = {o.program,
+                                           "tune",
+                                           it.path,
+                                           "--op",
+                                           o.op,
+                                           "--dtype",
+                                           o.dtype,
+                                           "--budget",
+                                           fmt(o.budget_s),
+                                           "--db",
+                                           db_path,
+                                           "-o",
+                                           (fs::path(work) / "tuned" / tag(it, n)).string(),
+                                           "--json"};
+          if (o.op == "spmm") argv.insert(argv.end(), {"--n", std::to_string(n)});
+          if (o.op == "spmv" && o.crux_share > 0)
+            argv.insert(argv.end(), {"--crux-share", fmt(o.crux_share)});
+          if (!it.family.empty()) argv.insert(argv.end(), {"--family", it.family});
+          if (o.compile_only) argv.push_back("--compile-only");
+          const auto r = run_child(argv, log + ".json", log + ".err", timeout, o.stop);
+          if (r.interrupted) return {"interrupted", ""};
+          if (!r.ok()) {
+            const std::string said = r.timed_out ? "" : last_line(log + ".err");
+            throw Error(said.empty() ? r.how() : said + " (" + r.how() + ")");
+          }
         }
-        if (!r.ok()) {
-          const std::string said = r.timed_out ? "" : last_line(log + ".err");
-          throw Error(said.empty() ? r.how() : said + " (" + r.how() + ")");
-        }
-      }
-      if (out.status.empty()) {
-        if (!db.last_search(fp, o.op, o.dtype, n, s.device)) {
+        if (!db.last_search(fp, o.op, o.dtype, n, device)) {
           const std::string why =
               o.run_one ? ""
                         : why_no_search((fs::path(work) / "logs" / tag(it, n)).string() + ".json");
@@ -333,32 +325,9 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
                   ? "tune ended without recording a completed search (is --budget too small?)"
                   : why);
         }
-        out.status = "done";
-      }
-    } catch (const std::exception& e) {
-      out.status = "failed";
-      out.reason = e.what();
-      if (!fp.empty()) {
-        // Recorded beside the matrix's measurements; the next collect tries the matrix again.
-        db::Measurement m = key_row({o.op, o.dtype, s.device, arch}, fp, n);
-        m.candidate = "collect/failed";
-        m.params = json{{"name", it.name}, {"source", it.source}, {"family", it.family}}.dump();
-        m.ok = false;
-        m.failure = out.reason;
-        db.add(m);
-      }
-    }
-    out.seconds = elapsed() - t0;
-    if (out.status != "skipped") measured_s += out.seconds, ++measured;
-    (out.status == "done" ? s.done : out.status == "skipped" ? s.skipped : s.failed)++;
-    s.items.push_back(std::move(out));
-  }
-  if (own_work) {
-    std::error_code ec;
-    fs::remove_all(work, ec);
-  }
-  s.seconds = elapsed();
-  return s;
+        return {};
+      },
+      labels);
 }
 
 }  // namespace sparsetune::search

@@ -39,7 +39,9 @@ db::Run key_run(const CollectKey& key, const std::string& fingerprint, std::int6
 CollectSummary collect_each(
     std::vector<CollectItem>& items, db::TuningDb& db, const CollectKey& key,
     const std::atomic<bool>* stop, const std::function<void(const CollectProgress&)>& progress,
-    const std::function<ItemDone(CollectItem&, std::string& fingerprint, std::int64_t& n)>& one) {
+    const std::function<ItemDone(int index, CollectItem&, std::string& fingerprint,
+                                 std::int64_t& n)>& one,
+    const std::vector<std::string>& labels) {
   CollectSummary s;
   s.device = key.device;
   const auto start = std::chrono::steady_clock::now();
@@ -55,18 +57,23 @@ CollectSummary collect_each(
       break;
     }
     CollectItem& it = items[i];
+    const std::string& label = labels.empty() ? it.name : labels[static_cast<std::size_t>(i)];
     if (progress) {
-      CollectProgress p{i, total, it.name, s.done, s.skipped, s.failed, elapsed(), -1};
+      CollectProgress p{i, total, label, s.done, s.skipped, s.failed, elapsed(), -1};
       if (measured > 0) p.eta_s = measured_s / measured * (total - i);
       progress(p);
     }
     const double t0 = elapsed();
     ItemOutcome out;
-    out.name = it.name;
+    out.name = label;
     std::string fp;
     std::int64_t n = 0;
     try {
-      const ItemDone d = one(it, fp, n);
+      const ItemDone d = one(i, it, fp, n);
+      if (d.status == "interrupted") {
+        s.interrupted = true;
+        break;
+      }
       out.status = d.status;
       out.reason = d.reason;
     } catch (const NoGpu&) {
@@ -77,7 +84,8 @@ CollectSummary collect_each(
       if (!fp.empty()) {
         db::Measurement m = key_row(key, fp, n);
         m.candidate = "collect/failed";
-        m.params = nlohmann::json{{"name", it.name}, {"source", it.source}}.dump();
+        m.params =
+            nlohmann::json{{"name", it.name}, {"source", it.source}, {"family", it.family}}.dump();
         m.ok = false;
         m.failure = out.reason;
         db.add(m);

@@ -69,7 +69,7 @@ CollectSummary collect_row_orders_db(std::vector<CollectItem> items,
       o.gen_dir.empty() ? (fs::path(db_path).parent_path() / "generated").string() : o.gen_dir;
   return collect_each(
       items, db, key, o.stop, o.progress,
-      [&](CollectItem& it, std::string& fp, std::int64_t& n) -> ItemDone {
+      [&](int, CollectItem& it, std::string& fp, std::int64_t& n) -> ItemDone {
         const auto t0 = std::chrono::steady_clock::now();
         materialize(it, gen_dir);
         const Csr64 a = io::read_matrix(it.path);

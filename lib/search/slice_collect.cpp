@@ -93,7 +93,7 @@ CollectSummary collect_slices(const std::vector<CollectItem>& items, const Slice
   auto list = items;
   return collect_each(
       list, db, key, o.stop, o.progress,
-      [&](CollectItem& it, std::string& fp, std::int64_t& mode) -> ItemDone {
+      [&](int, CollectItem& it, std::string& fp, std::int64_t& mode) -> ItemDone {
         const auto t0 = std::chrono::steady_clock::now();
         const SparseTensor t = io::read_tensor(it.path);
         fp = fingerprint(t);
