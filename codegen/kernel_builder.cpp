@@ -161,14 +161,20 @@ class PartBuilder {
       if (a.model.kind == ArrayModel::Kind::Packed) {  // above the column bits of nz_col's words
         out += "// " + name + ": packed into nz_col's words above bit " +
                std::to_string(a.model.a) + " (not stored)\n#define " + macro + "(i) ((long long)(" +
-               packed_word("p_nz_col[(i)]", col_dtype()) + " >> " + std::to_string(a.model.a) +
-               "))\n";
+               col_word() + " >> " + std::to_string(a.model.a) + "))\n";
         continue;
       }
       if (a.stored()) {
         if (const int shift = packed_shift(); name == "nz_col" && shift > 0) {
-          out += "#define " + macro + "(i) ((long long)(" + packed_word("p_nz_col[(i)]", a.dtype) +
-                 " & " + std::to_string((1u << shift) - 1) + "u))\n";
+          out += "#define " + macro + "(i) ((long long)(" + col_word() + " & " +
+                 std::to_string((1u << shift) - 1) + "u))\n";
+          continue;
+        }
+        if (name == "nz_col" && split()) {
+          out +=
+              "// nz_col: 24-bit words, the low 16 bits here and bits 16-23 in nz_col_hi\n"
+              "#define " +
+              macro + "(i) ((long long)" + col_word() + ")\n";
           continue;
         }
         out += name == "nz_val" ? "#define " + macro + "(i) st_load(p_" + name + "[(i)])\n"
@@ -311,10 +317,15 @@ class PartBuilder {
                ? static_cast<int>(d->second.model.a)
                : 0;
   }
-  std::string col_dtype() const { return p_.array(graph::Arr::nz_col).dtype; }
-  // A stored word as unsigned bits: the signed type's top bit is a bit of the packed step.
-  static std::string packed_word(const std::string& load, const std::string& dtype) {
-    return dtype == "I16" ? "(unsigned)(unsigned short)" + load : "(unsigned)" + load;
+  bool split() const { return p_.has(graph::Arr::nz_col_hi); }
+  // nz_col's stored word at (i) as unsigned bits (the signed type's top bit is a bit of the
+  // packed step), joined with nz_col_hi's byte when the words are 24 bits wide.
+  std::string col_word() const {
+    if (split())
+      return "((unsigned)(unsigned short)p_nz_col[(i)] | "
+             "(unsigned)(unsigned char)p_nz_col_hi[(i)] << 16)";
+    return p_.array(graph::Arr::nz_col).dtype == "I16" ? "(unsigned)(unsigned short)p_nz_col[(i)]"
+                                                       : "(unsigned)p_nz_col[(i)]";
   }
 
   std::string constants(std::string s) const {

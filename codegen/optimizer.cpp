@@ -305,6 +305,8 @@ OptimizerReport optimize(graph::Format& f, const OptimizerOptions& opt) {
     }
     // After narrowing: the column's type is then the word the steps must fit beside it.
     if (opt.pack && graph::pack_row_delta(p)) ++r.packed;
+    // After packing: the steps, if packed, are part of the word that must fit 24 bits.
+    if (opt.split_words && graph::split_col_words(p)) ++r.split;
     if (opt.drop_loops) {
       const auto count_max = [&](graph::Arr prefix) {
         const auto& v = p.array(prefix).ints;

@@ -16,11 +16,23 @@ struct OptimizerOptions {
   int max_exceptions = 8;  // values a formula may miss (each becomes a `case` in the kernel)
   bool narrow = true;      // 8/16/32-bit storage when the values fit
   bool pack = true;        // nz_row_delta in nz_col's spare high bits (graph::pack_row_delta)
+  // 32-bit nz_col words that fit 24 bits stored as 16 + 8 (graph::split_col_words): one byte
+  // less an entry, one more load. Off by default: the SpTV pipeline, bound by the bytes it
+  // sends, turns it on (docs/benchmarks.md).
+  bool split_words = false;
   bool drop_loops = true;  // loops that run once become `if`
   // Threads whose arrays follow the strided pattern over their warp block or thread block (the
   // threads no operator cut) get their first entry, stride, size and row computed in the kernel
   // from one prefix array per parent.
   bool derive_threads = true;
+
+  // Every array stored, full width (`emit-kernel --no-optimize`).
+  static OptimizerOptions none() {
+    OptimizerOptions o;
+    o.compress = o.narrow = o.pack = o.split_words = o.drop_loops = false;
+    o.max_exceptions = 0;
+    return o;
+  }
 };
 
 struct OptimizerReport {
@@ -28,6 +40,7 @@ struct OptimizerReport {
   int derived = 0;   // thread arrays computed from their parent's entry range
   int narrowed = 0;  // arrays stored narrower than the index width
   int packed = 0;    // row-step arrays packed into their column words
+  int split = 0;     // column words stored as 24 bits (16 + 8)
   std::int64_t bytes_before = 0, bytes_after = 0;
 };
 

@@ -15,7 +15,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
   struct Options {
     std::string graph, in, out, dtype = "f64", layout = "row";
     int index_bits = 0;
-    bool no_optimize = false, reference = false;
+    bool no_optimize = false, reference = false, split_words = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--graph", o->graph, "Operator graph (JSON), e.g. configs/graphs/csr-vector.json")
@@ -34,6 +34,8 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                   "(column-major)")
       ->capture_default_str();
   cmd->add_flag("--no-optimize", o->no_optimize, "Keep every array stored, full width");
+  cmd->add_flag("--split-words", o->split_words,
+                "Store 32-bit column words that fit 24 bits as 16 + 8 bits (nz_col_hi)");
   cmd->add_flag(
       "--reference", o->reference,
       "Also write x.f64 and y_reference.f64 (fp64 A x) to check the kernel where it runs");
@@ -44,7 +46,8 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
     opt.design.dtype = o->dtype;
     opt.design.index_bits = o->index_bits;
     opt.layout = o->layout;
-    if (o->no_optimize) opt.optimizer = {false, 0, false, false, false};
+    opt.optimizer.split_words = o->split_words;
+    if (o->no_optimize) opt.optimizer = codegen::OptimizerOptions::none();
     const auto e = codegen::generate(gr, a, opt);
     io::StagedFolder out(o->out);  // all files or none
     codegen::stage_emitted(e, gr, out);
@@ -68,6 +71,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                          {"arrays_modeled", e.report.modeled},
                          {"arrays_narrowed", e.report.narrowed},
                          {"arrays_packed", e.report.packed},
+                         {"arrays_split", e.report.split},
                          {"files", files}});
     std::vector<std::vector<std::string>> rows = {
         {"graph", gr.name.empty() ? o->graph : gr.name},
@@ -77,7 +81,8 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                        std::to_string(e.report.bytes_before) + " before the optimizer), " +
                        std::to_string(e.report.modeled) + " arrays computed, " +
                        std::to_string(e.report.narrowed) + " narrowed, " +
-                       std::to_string(e.report.packed) + " packed"}};
+                       std::to_string(e.report.packed) + " packed, " +
+                       std::to_string(e.report.split) + " split"}};
     for (const auto& p : e.format.parts)
       rows.push_back({p.kernel, "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
                                     ">>>, " + std::to_string(p.nnz_stored) + " stored entries"});

@@ -27,8 +27,11 @@ enum class Arr {
   tc_bit,        // [n_tc * tc_w / 4] bitmap of each TC block, bit r*w + c, in 32-bit words
   tc_col,        // [n_tc * tc_w] column of each TC block column (TCCol)
   tc_ptr,        // [n_tc + 1] first value of each TC block (TCPtr)
+  // Bits 16-23 of nz_col's stored words when they are 24 bits wide (graph::split_col_words):
+  // nz_col then stores the low 16 bits, 3 bytes an entry instead of 4.
+  nz_col_hi,  // [nnz]
 };
-constexpr int kArrays = 19;
+constexpr int kArrays = 20;
 
 const char* arr_name(Arr a);
 std::optional<Arr> arr_from_name(const std::string& name);

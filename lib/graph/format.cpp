@@ -35,6 +35,7 @@ std::int64_t expected_length(const PartFormat& p, Arr a) {
     case Arr::bmtb_rows:
       return p.n_bmtb;
     case Arr::nz_col:
+    case Arr::nz_col_hi:
     case Arr::nz_row_delta:
     case Arr::nz_val:
       return p.nnz_stored;
@@ -89,28 +90,57 @@ io::NamedArray pack(const std::string& name, const FormatArray& a) {
   return n;
 }
 
-// The nz_row_delta packed into `name`'s words, if `name` is nz_col and the part packs one.
-const FormatArray* packed_into(const PartFormat& p, const std::string& name) {
-  if (name != arr_name(Arr::nz_col)) return nullptr;
+// Whether nz_col's stored words differ from its values: a packed nz_row_delta above the column
+// bits, or a split into 16 low bits and nz_col_hi.
+bool col_words_differ(const PartFormat& p, const std::string& name) {
+  if (name != arr_name(Arr::nz_col)) return false;
   const auto d = p.arrays.find(arr_name(Arr::nz_row_delta));
-  return d != p.arrays.end() && d->second.model.kind == ArrayModel::Kind::Packed ? &d->second
-                                                                                 : nullptr;
+  return p.has(Arr::nz_col_hi) ||
+         (d != p.arrays.end() && d->second.model.kind == ArrayModel::Kind::Packed);
 }
 
-// nz_col's stored words with the packed nz_row_delta above the column bits.
-FormatArray packed_words(const FormatArray& col, const FormatArray& delta) {
-  FormatArray w = col;
-  const auto shift = delta.model.a;
-  const std::uint64_t word = (std::uint64_t{1} << packed_word_bits(col.dtype)) - 1;
-  for (std::size_t k = 0; k < w.ints.size(); ++k) {
-    const auto bits = (static_cast<std::uint64_t>(col.ints[k]) |
-                       static_cast<std::uint64_t>(delta.ints.at(k)) << shift) &
-                      word;
-    // As the signed type stores it: the top bit set reads back negative.
-    w.ints[k] =
-        col.dtype == "I16" ? static_cast<std::int16_t>(bits) : static_cast<std::int32_t>(bits);
-  }
+// nz_col's 16-, 24- or 32-bit words: the column, the packed nz_row_delta above it (if any).
+std::vector<std::uint64_t> col_words(const PartFormat& p) {
+  const auto& col = p.array(Arr::nz_col);
+  const auto d = p.arrays.find(arr_name(Arr::nz_row_delta));
+  const bool packed = d != p.arrays.end() && d->second.model.kind == ArrayModel::Kind::Packed;
+  const auto shift = packed ? d->second.model.a : 0;
+  const std::uint64_t mask = (std::uint64_t{1} << col_word_bits(p)) - 1;
+  std::vector<std::uint64_t> w(col.ints.size());
+  for (std::size_t k = 0; k < w.size(); ++k)
+    w[k] = (static_cast<std::uint64_t>(col.ints[k]) |
+            (packed ? static_cast<std::uint64_t>(d->second.ints.at(k)) << shift : 0)) &
+           mask;
   return w;
+}
+
+// nz_col as stored: its words, or their low 16 bits when split; as the signed type stores them
+// (a top bit set reads back negative).
+FormatArray stored_col(const PartFormat& p) {
+  FormatArray a = p.array(Arr::nz_col);
+  const auto w = col_words(p);
+  for (std::size_t k = 0; k < w.size(); ++k)
+    a.ints[k] = a.dtype == "I16" ? static_cast<std::int16_t>(w[k] & 0xffffu)
+                                 : static_cast<std::int32_t>(w[k]);
+  return a;
+}
+
+// Joins a split nz_col's low 16 bits and nz_col_hi back into its words; false when the
+// description does not allow it (the caller names the part).
+bool join_col_words(PartFormat& p) {
+  const auto h = p.arrays.find(arr_name(Arr::nz_col_hi));
+  if (h == p.arrays.end()) return true;
+  const auto c = p.arrays.find(arr_name(Arr::nz_col));
+  if (c == p.arrays.end() || !c->second.stored() || c->second.dtype != "I16" ||
+      !h->second.stored() || h->second.dtype != "I8" || c->second.length != h->second.length)
+    return false;
+  auto& col = c->second.ints;
+  auto& hi = h->second.ints;
+  for (std::size_t k = 0; k < col.size(); ++k) {
+    hi[k] &= 0xff;
+    col[k] = (col[k] & 0xffff) | hi[k] << 16;
+  }
+  return true;
 }
 
 // Splits nz_col's stored words into the column and the packed nz_row_delta; false when the
@@ -120,7 +150,7 @@ bool unpack_row_delta(PartFormat& p) {
   if (d == p.arrays.end() || d->second.model.kind != ArrayModel::Kind::Packed) return true;
   const auto c = p.arrays.find(arr_name(Arr::nz_col));
   if (c == p.arrays.end() || !c->second.stored()) return false;
-  const int bits = packed_word_bits(c->second.dtype);
+  const int bits = col_word_bits(p);
   const auto shift = d->second.model.a;
   if (bits == 0 || shift < 1 || shift >= bits || c->second.length != d->second.length) return false;
   const std::uint64_t word = (std::uint64_t{1} << bits) - 1, low = (std::uint64_t{1} << shift) - 1;
@@ -336,8 +366,7 @@ io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_vers
     for (const auto& [name, a] : p.arrays) {
       if (!a.stored()) continue;
       const std::string key = "p" + std::to_string(i) + "." + name;
-      const FormatArray* delta = packed_into(p, name);
-      s.arrays.push_back(delta ? pack(key, packed_words(a, *delta)) : pack(key, a));
+      s.arrays.push_back(col_words_differ(p, name) ? pack(key, stored_col(p)) : pack(key, a));
     }
   }
   s.metadata = {{"format", "sparsetune-format"},
@@ -516,9 +545,12 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         }
         p.arrays[it.key()] = std::move(a);
       }
+      if (!join_col_words(p))
+        throw bad(where + "nz_col_hi needs a stored 16-bit nz_col and is an 8-bit array of its " +
+                  "length");
       if (!unpack_row_delta(p))
-        throw bad(where + "nz_row_delta is packed, but not into a stored 16- or 32-bit nz_col " +
-                  "of its length with a shift inside the word");
+        throw bad(where + "nz_row_delta is packed, but not into a stored 16-, 24- or 32-bit " +
+                  "nz_col of its length with a shift inside the word");
       derive_implied_threads(p);
       // Every stored or computed column, padding included, lies in the matrix: the kernels read
       // x only for non-zero values, but a format whose columns leave x is corrupt either way.
@@ -603,8 +635,11 @@ Format read_format(const std::string& path) {
   return from_safetensors(io::read_safetensors(path), path);
 }
 
-int packed_word_bits(const std::string& dtype) {
-  return dtype == "I16" ? 16 : dtype == "I32" ? 32 : 0;
+int col_word_bits(const PartFormat& p) {
+  if (p.has(Arr::nz_col_hi)) return 24;
+  const auto c = p.arrays.find(arr_name(Arr::nz_col));
+  if (c == p.arrays.end()) return 0;
+  return c->second.dtype == "I16" ? 16 : c->second.dtype == "I32" ? 32 : 0;
 }
 
 bool pack_row_delta(PartFormat& p) {
@@ -612,7 +647,7 @@ bool pack_row_delta(PartFormat& p) {
   const auto c = p.arrays.find(arr_name(Arr::nz_col));
   if (d == p.arrays.end() || c == p.arrays.end() || !d->second.stored() || !c->second.stored())
     return false;
-  const int bits = packed_word_bits(c->second.dtype);
+  const int bits = col_word_bits(p);
   const auto& col = c->second.ints;
   const auto& delta = d->second.ints;
   if (bits == 0 || col.empty() || col.size() != delta.size()) return false;
@@ -625,6 +660,23 @@ bool pack_row_delta(PartFormat& p) {
   d->second.model = ArrayModel{};
   d->second.model.kind = ArrayModel::Kind::Packed;
   d->second.model.a = shift;
+  return true;
+}
+
+bool split_col_words(PartFormat& p) {
+  const auto c = p.arrays.find(arr_name(Arr::nz_col));
+  if (c == p.arrays.end() || !c->second.stored() || c->second.dtype != "I32" ||
+      c->second.ints.empty() || p.has(Arr::nz_col_hi))
+    return false;
+  const auto w = col_words(p);
+  if (*std::max_element(w.begin(), w.end()) >> 24) return false;
+  FormatArray hi;
+  hi.dtype = "I8";
+  hi.length = c->second.length;
+  hi.ints.resize(w.size());
+  for (std::size_t k = 0; k < w.size(); ++k) hi.ints[k] = static_cast<std::int64_t>(w[k] >> 16);
+  c->second.dtype = "I16";
+  p.arrays[arr_name(Arr::nz_col_hi)] = std::move(hi);
   return true;
 }
 

@@ -160,7 +160,13 @@ std::int64_t stored_bytes(const Format& f);
 // `packed`) when both fit one word of nz_col's type (16 or 32 bits): a segmented COO entry then
 // costs its column and value only. Returns whether it did; the arrays' values are unchanged.
 bool pack_row_delta(PartFormat& p);
-// The bits of a word of a 16- or 32-bit integer type (0 for other types).
-int packed_word_bits(const std::string& dtype);
+// The bits of nz_col's stored words: 24 when the part splits them (nz_col_hi), else those of a
+// 16- or 32-bit integer type (0 for other types).
+int col_word_bits(const PartFormat& p);
+// Stores a part's 32-bit nz_col words (columns, with a packed nz_row_delta above them) as 24-bit
+// words when every word fits: nz_col keeps the low 16 bits, a new stored array nz_col_hi (I8)
+// the bits 16-23. 3 bytes an entry instead of 4 where the pipeline of SpTV is bound by the bytes
+// it sends. Returns whether it did; nz_col's values are unchanged.
+bool split_col_words(PartFormat& p);
 
 }  // namespace sparsetune::graph

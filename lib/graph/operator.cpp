@@ -21,7 +21,7 @@ const char* kArrNames[kArrays] = {
     "bmtb_first_bmw", "bmw_first_bmt", "bmt_first_nz", "bmt_stride",   "bmt_size",
     "bmt_row",        "bmw_row",       "bmtb_row",     "bmtb_rows",    "nz_col",
     "nz_row_delta",   "origin_row",    "nz_val",       "bmw_first_nz", "bmtb_first_nz",
-    "bmw_first_tc",   "tc_bit",        "tc_col",       "tc_ptr"};
+    "bmw_first_tc",   "tc_bit",        "tc_col",       "tc_ptr",       "nz_col_hi"};
 const char* kRedLevel[4] = {"thread", "warp", "block", "global"};
 }  // namespace
 

@@ -35,6 +35,7 @@ struct CaseOptions {
   std::string note;                        // added to the case's description
   std::int64_t spmm_n = 1;                 // an SpMM graph's columns of B (random from seed 7)
   std::string layout = "row";              // SpMM: B and C row- or column-major ("col")
+  bool split_words = false;                // 24-bit column words (graph::split_col_words)
 };
 
 // Designs every (graph, matrix, dtype) it can; returns how many were designed.
@@ -43,6 +44,7 @@ inline int add_case(std::vector<Case>& cases, const graph::Graph& g, const std::
   codegen::EmitOptions opt;
   opt.design.dtype = dtype;
   opt.layout = co.layout;
+  opt.optimizer.split_words = co.split_words;
   codegen::Emitted e;
   try {
     e = codegen::generate(g, a, opt);

@@ -66,6 +66,30 @@ TEST_CASE("known-format kernels verify on shared matrices and edge cases", "[gpu
   run_cases(cases);
 }
 
+TEST_CASE("every known format verifies with 24-bit column words", "[gpu]") {
+  // 70,000 columns (17 bits, room for packed row steps) with empty rows, and columns from 2^23
+  // (high bytes of 0x80 and more).
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> far;
+  for (std::int64_t r = 0; r < 200; ++r)
+    for (std::int64_t k = 0; k < r % 7; ++k)
+      far.emplace_back(r, 8388608 + (r * 7919 + k * 104729) % 600011, 0.25 + r % 9 - k);
+  const std::vector<std::pair<std::string, Csr64>> matrices = {
+      {"300x70000, empty rows", test::random_matrix(5, 300, 70000, 0.0004, 0.4)},
+      {"200x9000000", test::from_triples(200, 9000000, far)}};
+  const auto graphs = search::load_graphs(search::default_graphs_dir());
+  std::vector<Case> cases;
+  CaseOptions co;
+  co.split_words = true;
+  for (const auto& g : graphs)
+    for (const auto& [name, a] : matrices)
+      for (const char* dtype : {"f64", "f32"}) add_case(cases, g, name, a, dtype, co);
+  int split = 0;
+  for (const auto& c : cases) split += c.source.find("p_nz_col_hi") != std::string::npos;
+  INFO(split << " of " << cases.size() << " cases split their column words");
+  CHECK(split >= 10);
+  run_cases(cases);
+}
+
 TEST_CASE("random graphs give kernels that verify", "[gpu]") {
   const auto matrices = test_matrices();
   std::mt19937_64 rng(20261121);
