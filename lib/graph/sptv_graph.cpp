@@ -166,20 +166,34 @@ BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
     // k runs: a slice opens the next run when the entries before it pass that run's share, or
     // when every remaining slice must open one for the runs to number k.
     const std::int64_t k = std::min<std::int64_t>(batches, count);
-    std::int64_t seen = 0, batch = -1, index = 0;
+    std::vector<std::vector<std::int64_t>> runs;
+    std::vector<std::int64_t> run_nnz;
+    std::int64_t seen = 0, index = 0;
     for (std::size_t s = 0; s < slice_nnz.size(); ++s) {
       if (static_cast<int>(format_of_slice[s]) != f || slice_nnz[s] == 0) continue;
+      const auto batch = static_cast<std::int64_t>(runs.size()) - 1;
       const std::int64_t wanted = std::min(k - 1, seen * k / total);
-      if (batch < 0 || wanted > batch || count - index == k - (batch + 1)) {
-        ++batch;
-        out.branches[f].push_back(static_cast<int>(slices_of_part.size()));
-        slices_of_part.emplace_back();
-        format_of_part.push_back(static_cast<SliceFormat>(f));
-      }
-      part_of_slice[s] = out.branches[f].back();
-      slices_of_part.back().push_back(static_cast<std::int64_t>(s));
+      if (batch < 0 || wanted > batch || count - index == k - (batch + 1))
+        runs.emplace_back(), run_nnz.push_back(0);
+      runs.back().push_back(static_cast<std::int64_t>(s));
+      run_nnz.back() += slice_nnz[s];
       seen += slice_nnz[s];
       ++index;
+    }
+    // The order the runs go in (the stream batches' order): the smallest first, then the others
+    // largest first. A slice is never cut, so skewed slices make some runs much larger than the
+    // share; the first copy overlaps nothing and the last run's kernels and y overlap nothing,
+    // so both ends get small runs.
+    std::vector<std::size_t> order(runs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return run_nnz[a] > run_nnz[b]; });
+    if (order.size() > 1) std::rotate(order.rbegin(), order.rbegin() + 1, order.rend());
+    for (auto r : order) {
+      out.branches[f].push_back(static_cast<int>(slices_of_part.size()));
+      for (auto s : runs[r]) part_of_slice[s] = out.branches[f].back();
+      slices_of_part.push_back(std::move(runs[r]));
+      format_of_part.push_back(static_cast<SliceFormat>(f));
     }
   }
   OpNode div = node("SLICE_DIV");

@@ -325,6 +325,32 @@ TEST_CASE("Alg. 1's stream batches: each format's slices in runs of about equal 
   }
 }
 
+TEST_CASE("Alg. 1's stream batches go smallest first, then largest first", "[graph][sptv]") {
+  // Slice s of 8 holds 2^(7-s) fibers of one entry: runs of whole slices cannot be equal, and
+  // in slice order the largest would go first.
+  std::vector<std::pair<std::vector<std::int64_t>, double>> e;
+  for (std::int64_t s = 0; s < 8; ++s)
+    for (std::int64_t j = 0; j < (std::int64_t{1} << (7 - s)); ++j)
+      e.push_back({{s, j, (j * 5 + s) % 9}, 1.0 + s});
+  const auto t = make_tensor({8, 128, 9}, e);
+  const auto m = sptv_matrix(t, 2, 0);
+  REQUIRE(m.slices == 8);
+  const std::vector<SliceFormat> formats(8, SliceFormat::COO);
+  const auto nnz = slice_entries(m);
+  const auto b = sptv_batched_graph(formats, slice_stats(m), 2, 4);
+  // Runs by entries in slice order (the share is 255 / 4): {0} 128, {1} 64, {2} 32, {3..7} 31.
+  const auto& assign = b.graph.ops[0].params.at("assign");
+  std::vector<std::int64_t> run_nnz(4, 0);
+  for (std::size_t s = 0; s < 8; ++s) run_nnz.at(assign[s].get<std::size_t>()) += nnz[s];
+  REQUIRE(b.branches[static_cast<int>(SliceFormat::COO)] == std::vector<int>{0, 1, 2, 3});
+  CHECK(run_nnz == std::vector<std::int64_t>{31, 128, 64, 32});
+  // Each run still holds consecutive slices: slices 3-7 together, in part 0.
+  for (std::size_t s = 3; s < 8; ++s) CHECK(assign[s] == 0);
+  const auto v = test_v(9);
+  const Format f = design(b.graph, m.a, sptv_design_options(m, "f64"));
+  REQUIRE(relative_l2_error(interpret(f, v), sptv_reference_in_view_order(t, m, v).val) < 1e-12);
+}
+
 namespace {
 
 // Slices of every shape the lanes must handle (sliced along mode 0, fibers along mode 2 of size
