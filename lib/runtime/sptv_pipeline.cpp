@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -178,8 +179,25 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
   // copies end before the next format starts (the synchronization), and a row's own batch copies
   // it after every earlier format's copy, so the host keeps each row's final value.
   const std::size_t es = plan_dtype_size(plan.output_dtype);  // bytes of an entry of y
+  // SPARSETUNE_PIPELINE_TRACE=FILE: one more run records when each stream reaches each step of
+  // each batch (CUDA events) and appends it to FILE as a JSON line: where a pipeline's time goes.
+  struct Mark {
+    std::string what;
+    std::size_t batch;
+    int stream;
+    cudaEvent_t event;
+  };
+  std::vector<Mark>* marks = nullptr;
+  auto mark = [&](const char* what, std::size_t b, int si, cudaStream_t s) {
+    if (!marks) return;
+    Mark m{what, b, si, nullptr};
+    SPARSETUNE_CUDA(cudaEventCreate(&m.event));
+    SPARSETUNE_CUDA(cudaEventRecord(m.event, s));
+    marks->push_back(m);
+  };
   auto run = [&] {
     const cudaStream_t s0 = streams[0];
+    mark("start", 0, 0, s0);
     if (!xb.empty())
       SPARSETUNE_CUDA(
           cudaMemcpyAsync(dx.get(), host_x.get(), xb.size(), cudaMemcpyHostToDevice, s0));
@@ -194,9 +212,11 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
         const auto& batch = groups[g][b];
         const std::size_t si = b % streams_of[g];
         const cudaStream_t s = streams[si];
+        mark("h2d", b, static_cast<int>(si), s);
         if (batch.bytes)
           SPARSETUNE_CUDA(cudaMemcpyAsync(arena[si].get(), host[g][b].get(), batch.bytes,
                                           cudaMemcpyHostToDevice, s));
+        mark("kernels", b, static_cast<int>(si), s);
         std::map<std::string, void*> where;
         std::size_t at = 0;
         for (const auto& name : batch.buffers) {
@@ -233,12 +253,14 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
                         {pl.block[0], pl.block[1], pl.block[2]}, argv.data(),
                         static_cast<std::size_t>(pl.shared_bytes), s, false);
         }
+        mark("y back", b, static_cast<int>(si), s);
         if (spans)
           for (const auto& r : batch.y_runs)
             if (r[1] > r[0])
               SPARSETUNE_CUDA(cudaMemcpyAsync(static_cast<char*>(host_y.get()) + r[0] * es,
                                               static_cast<char*>(dy.get()) + r[0] * es,
                                               (r[1] - r[0]) * es, cudaMemcpyDeviceToHost, s));
+        mark("done", b, static_cast<int>(si), s);
       }
       SPARSETUNE_CUDA(cudaDeviceSynchronize());  // Alg. 1, line 22
     }
@@ -263,6 +285,26 @@ nlohmann::json pipeline_job(const nlohmann::json& req) {
     const auto t0 = Clock::now();
     run();
     times.push_back(ms_since(t0));
+  }
+  if (const char* path = std::getenv("SPARSETUNE_PIPELINE_TRACE"); path && *path) {
+    std::vector<Mark> recorded;
+    marks = &recorded;
+    run();
+    marks = nullptr;
+    nlohmann::json steps = nlohmann::json::array();
+    SPARSETUNE_CUDA(cudaDeviceSynchronize());
+    for (const auto& m : recorded) {
+      float ms = 0;
+      SPARSETUNE_CUDA(cudaEventElapsedTime(&ms, recorded.front().event, m.event));
+      steps.push_back({m.what, m.batch, m.stream, ms});
+    }
+    for (const auto& m : recorded) cudaEventDestroy(m.event);
+    std::ofstream(path, std::ios::app)
+        << nlohmann::json{{"streams", streams_of},
+                          {"y_back", spans ? "per batch" : "at the end"},
+                          {"steps", steps}}
+               .dump()
+        << "\n";
   }
   const Stats t = summarize(times);
   return {{"result",
