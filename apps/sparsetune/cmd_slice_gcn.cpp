@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "cli.hpp"
+#include "graph/sptv_graph.hpp"
 #include "io/file_bytes.hpp"
 #include "io/tensor_file.hpp"
 #include "models/slice_training.hpp"
@@ -274,7 +275,18 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
     }
     const auto base = std::filesystem::path(eo->timings).parent_path().string();
     const auto r = models::evaluate_slice_gcn(labels, base.empty() ? "." : base, sp, model);
-    if (g.json)
+    if (g.json) {
+      nlohmann::json slices = nlohmann::json::array();
+      const auto name = [](int f) {
+        return graph::slice_format_name(static_cast<graph::SliceFormat>(f));
+      };
+      for (const auto& v : r.slices)
+        slices.push_back(
+            {{"slice", models::slice_key(v.label->tensor, v.label->mode, v.label->slice)},
+             {"label", name(v.label->format)},
+             {"gcn", name(v.gcn)},
+             {"rule", name(v.rule)},
+             {"log_probs", v.log_probs}});
       return print_json({{"model", path},
                          {"labelled", r.labelled},
                          {"excluded", excluded},
@@ -283,7 +295,9 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                          {"gcn_accuracy", r.gcn_accuracy},
                          {"rule_accuracy", r.rule_accuracy},
                          {"gcn_by_time", models::to_json(r.gcn_time)},
-                         {"rule_by_time", models::to_json(r.rule_time)}});
+                         {"rule_by_time", models::to_json(r.rule_time)},
+                         {"slices", slices}});
+    }
     print_table({{"slices", std::to_string(r.labelled) + " labelled (" + std::to_string(excluded) +
                                 " more left out by --exclude or --test-split), " +
                                 std::to_string(r.dense_excluded) + " left to stage 1 (Dense), " +

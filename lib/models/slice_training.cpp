@@ -88,10 +88,12 @@ SliceEvalReport evaluate_slice_gcn(const std::vector<SliceLabel>& labels,
       continue;
     }
     scored.push_back(&labels[i]);
-    gcn.push_back(model.predict(inputs[i]));
+    auto lp = model.log_probs(inputs[i]);
+    gcn.push_back(static_cast<int>(std::max_element(lp.begin(), lp.end()) - lp.begin()));
     rule.push_back(rule_format(inputs[i].globals, static_cast<double>(inputs[i].nonempty_rows)));
     gcn_right += gcn.back() == labels[i].format;
     rule_right += rule.back() == labels[i].format;
+    rep.slices.push_back({&labels[i], gcn.back(), rule.back(), std::move(lp)});
   }
   rep.scored = static_cast<int>(scored.size());
   if (rep.scored == 0) return rep;

@@ -88,6 +88,14 @@ struct SliceEvalReport {
   int labelled = 0, dense_excluded = 0, scored = 0;
   double gcn_accuracy = 0, rule_accuracy = 0;
   SliceTrainingReport::ByTime gcn_time, rule_time;
+  // Each scored slice: its label, both picks and the model's log-probabilities (CSR, COO, ELL,
+  // HYB, Dense), so that a user sees which slices were missed and by how much.
+  struct Slice {
+    const SliceLabel* label = nullptr;
+    int gcn = 0, rule = 0;
+    std::vector<double> log_probs;
+  };
+  std::vector<Slice> slices;
 };
 SliceEvalReport evaluate_slice_gcn(const std::vector<SliceLabel>& labels,
                                    const std::string& base_dir, double sparsity_threshold,

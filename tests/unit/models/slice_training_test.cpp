@@ -202,6 +202,22 @@ TEST_CASE("evaluate_slice_gcn scores a model on labelled slices, Dense ones left
     if (inputs[i].density < 0.23) right += untrained.predict(inputs[i]) == labels[i].format;
   CHECK(r.gcn_accuracy == Approx(right / 80.0));
   CHECK(r.gcn_time.fastest == Approx(r.gcn_accuracy));
+  // Each scored slice with its label, both picks (the model's the argmax of its
+  // log-probabilities), in the labels' order, Dense ones left out.
+  REQUIRE(r.slices.size() == 80);
+  int listed_right = 0;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (inputs[i].density >= 0.23) continue;
+    const auto& v = r.slices[k++];
+    CHECK(v.label == &labels[i]);
+    CHECK(v.rule == labels[i].format);
+    CHECK(v.gcn == untrained.predict(inputs[i]));
+    REQUIRE(v.log_probs.size() == 5);
+    CHECK(v.log_probs == untrained.log_probs(inputs[i]));
+    listed_right += v.gcn == labels[i].format;
+  }
+  CHECK(listed_right == right);
   // With sp above every slice's density, the two dense slices are scored too.
   CHECK(evaluate_slice_gcn(labels, dir.path.string(), 2.0, untrained).scored == 82);
 }
