@@ -159,6 +159,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
       SptvGpuInput in{d.emitted, tensor,    c.view,   d.format_of, d.hyb_width,
                       o.dtype,   o.max_len, o.launch, &inputs};
       in.on_device = on_device;
+      in.optimizer = c.emit.optimizer;
       r = sptv_gpu_runs(in, arch);
     } else {
       r = sptv_device_run(d.emitted, inputs, o.launch, arch, on_device);

@@ -223,6 +223,7 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
   struct Batched {
     int cut = 1;
     std::string plan;
+    std::int64_t format_bytes = 0;  // what the batches' copies send, alignment gaps aside
     std::vector<std::vector<std::vector<std::size_t>>> groups;  // format -> batch -> launches
     std::vector<json> group_runs;                               // format -> batch -> [[lo, hi)]
     std::int64_t run_rows = 0, run_count = 0;
@@ -234,8 +235,10 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
                                                    in.hyb_width, cut);
     codegen::EmitOptions eo;
     eo.design = graph::sptv_design_options(in.view, in.dtype);
+    eo.optimizer = in.optimizer;
     eo.sptv = e.format.sptv;
     const auto be = codegen::generate(batched.graph, in.view.a, eo);
+    out.format_bytes = graph::stored_bytes(be.format);
     const auto bplan = codegen::make_launch_plan(be.format, be.kernels, "sptv-pipeline");
     const int branches = batched.graph.ops.at(0).params.at("count").get<int>();
     const auto of_branch = branch_launches(be.format, bplan, branches);
@@ -355,7 +358,10 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
       for (bool per_batch : y_back_ways) {
         const auto p = run_with(*b, {n}, per_batch);
         const char* way = per_batch ? "per batch" : "at the end";
-        json row = {{"batches", b->cut}, {"streams", n}, {"y_back", way}};
+        json row = {{"batches", b->cut},
+                    {"format_bytes", b->format_bytes},
+                    {"streams", n},
+                    {"y_back", way}};
         if (!p.ok) {
           row["error"] = p.error;
           measured.push_back(row);

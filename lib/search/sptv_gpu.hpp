@@ -49,6 +49,9 @@ struct SptvGpuInput {
   std::int64_t max_len = 1;
   runtime::WorkerLaunch launch;
   const codegen::PlanInputs* inputs = nullptr;  // sptv_plan_inputs' answer, if already made
+  // The design's Optimizer options: the pipeline's batched cuts of it are optimized the same
+  // way (24-bit column words among them), so they send the bytes the design stores.
+  codegen::OptimizerOptions optimizer;
   // sptv_device_run's answer for this design, if already measured: not run again.
   const nlohmann::json* device_run = nullptr;
   // Called once the worker has found a device, before anything runs on it: the search starts

@@ -183,6 +183,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
     SptvGpuInput in{
         e,       t,       m,        best.format_of, best.hyb_width,
         o.dtype, max_len, o.launch, &*plan_inputs,  searched.gpu ? &*searched.gpu : nullptr};
+    in.optimizer = dc.emit.optimizer;
     gpu = sptv_gpu_runs(in, &run_arch);
   }
   if (gpu.value("ran", false)) gpu["ranked_by"] = o.rank_transfers ? "transfers" : "device";
