@@ -10,6 +10,7 @@
 #include "codegen/optimizer.hpp"
 #include "codegen_test_util.hpp"
 #include "core/reference.hpp"
+#include "format_file_edit.hpp"
 #include "graph/designer.hpp"
 #include "graph/interpreter.hpp"
 #include "io/safetensors.hpp"
@@ -19,57 +20,12 @@ using Kind = graph::ArrayModel::Kind;
 
 namespace {
 
-graph::FormatArray ints(const std::string& dtype, std::vector<std::int64_t> v) {
-  graph::FormatArray a;
-  a.dtype = dtype;
-  a.length = static_cast<std::int64_t>(v.size());
-  a.ints = std::move(v);
-  return a;
-}
-
 graph::PartFormat part(const std::string& col_dtype, std::vector<std::int64_t> col,
                        std::vector<std::int64_t> delta) {
   graph::PartFormat p;
-  p.arrays["nz_col"] = ints(col_dtype, std::move(col));
-  p.arrays["nz_row_delta"] = ints("I8", std::move(delta));
+  p.arrays["nz_col"] = test::int_array(col_dtype, std::move(col));
+  p.arrays["nz_row_delta"] = test::int_array("I8", std::move(delta));
   return p;
-}
-
-graph::Graph by_name(const std::string& name) {
-  for (const auto& g : test::known_graphs())
-    if (g.name == name) return g;
-  throw Error("no graph " + name);
-}
-
-// The stored words of array `name` of part 0, as the file holds them.
-std::vector<std::int64_t> file_words(const std::string& bytes, const std::string& name) {
-  const auto st = io::parse_safetensors(bytes, "f");
-  const auto* n = st.find("p0." + name);
-  REQUIRE(n);
-  std::vector<std::int64_t> v;
-  for (std::size_t k = 0; k < n->bytes.size(); k += 4) {
-    std::int32_t w;
-    std::memcpy(&w, n->bytes.data() + k, 4);
-    v.push_back(w);
-  }
-  return v;
-}
-
-std::string load_error(const std::string& bytes) {
-  try {
-    (void)graph::from_safetensors(io::parse_safetensors(bytes, "f"), "f");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string with_parts(const std::string& bytes, const std::function<void(nlohmann::json&)>& edit) {
-  auto st = io::parse_safetensors(bytes, "f");
-  auto parts = nlohmann::json::parse(st.metadata.at("parts"));
-  edit(parts);
-  st.metadata.at("parts") = parts.dump();
-  return io::serialize_safetensors(st);
 }
 
 }  // namespace
@@ -118,7 +74,7 @@ TEST_CASE("a packed segmented COO computes what the unpacked one does, through t
   const auto ref = spmv_reference(a, x);
   for (const char* name : {"segmented-coo", "segmented-coo-interleaved"}) {
     INFO(name);
-    const auto g = by_name(name);
+    const auto g = test::known_graph(name);
     codegen::EmitOptions plain_o, packed_o;
     plain_o.optimizer.pack = false;
     const auto plain = codegen::generate(g, a, plain_o);
@@ -135,7 +91,7 @@ TEST_CASE("a packed segmented COO computes what the unpacked one does, through t
     REQUIRE(y == graph::interpret(plain.format, x));
     REQUIRE(test::max_abs_diff(y, ref) < 1e-12);
     // The file's words are column | step << 17, entry by entry.
-    const auto words = file_words(packed.format_bytes, "nz_col");
+    const auto words = test::file_elements(packed.format_bytes, "nz_col", 4);
     const auto& col = pp.array(graph::Arr::nz_col).ints;
     REQUIRE(words.size() == col.size());
     bool stepped = false;
@@ -169,7 +125,7 @@ TEST_CASE("a top bit set in a 16-bit word reads back as a step, not a sign", "[c
       t.emplace_back(r, (r * 7919 + k * 5003) % 16383 + (r == 60 && k == 2), 0.25 * (k + 1) - r);
   const Csr64 a = test::from_triples(121, 16384, t);
   const auto x = test::test_x(a.cols);
-  const auto e = codegen::generate(by_name("segmented-coo"), a, codegen::EmitOptions{});
+  const auto e = codegen::generate(test::known_graph("segmented-coo"), a, codegen::EmitOptions{});
   const auto& p = e.format.parts.at(0);
   REQUIRE(p.array(graph::Arr::nz_col).dtype == "I16");
   REQUIRE(p.array(graph::Arr::nz_row_delta).model.kind == Kind::Packed);
@@ -186,28 +142,29 @@ TEST_CASE("a top bit set in a 16-bit word reads back as a step, not a sign", "[c
 
 TEST_CASE("a binary describing a packing it cannot hold is refused", "[codegen]") {
   const Csr64 a = test::random_matrix(5, 300, 70000, 0.0004, 0.4);
-  const auto e = codegen::generate(by_name("segmented-coo"), a, codegen::EmitOptions{});
-  REQUIRE(load_error(e.format_bytes).empty());
+  const auto e = codegen::generate(test::known_graph("segmented-coo"), a, codegen::EmitOptions{});
+  REQUIRE(test::format_load_error(e.format_bytes).empty());
   auto arrays = [](nlohmann::json& parts) -> nlohmann::json& { return parts[0]["arrays"]; };
   for (int shift : {0, 32, -3}) {
     INFO(shift);
-    const auto bad = with_parts(e.format_bytes, [&](nlohmann::json& parts) {
+    const auto bad = test::with_parts(e.format_bytes, [&](nlohmann::json& parts) {
       arrays(parts)["nz_row_delta"]["model"]["shift"] = shift;
     });
-    REQUIRE_THAT(load_error(bad), Catch::Contains("part 0") && Catch::Contains("packed"));
+    REQUIRE_THAT(test::format_load_error(bad),
+                 Catch::Contains("part 0") && Catch::Contains("packed"));
   }
   // Only nz_row_delta packs, and only into nz_col.
-  auto bad = with_parts(e.format_bytes, [&](nlohmann::json& parts) {
+  auto bad = test::with_parts(e.format_bytes, [&](nlohmann::json& parts) {
     arrays(parts)["nz_row_delta"]["model"]["in"] = "nz_val";
   });
-  REQUIRE_THAT(load_error(bad), Catch::Contains("cannot be packed"));
-  bad = with_parts(e.format_bytes, [&](nlohmann::json& parts) {
+  REQUIRE_THAT(test::format_load_error(bad), Catch::Contains("cannot be packed"));
+  bad = test::with_parts(e.format_bytes, [&](nlohmann::json& parts) {
     arrays(parts)["bmt_row"]["model"] = {{"kind", "packed"}, {"in", "nz_col"}, {"shift", 17}};
   });
-  REQUIRE_THAT(load_error(bad), Catch::Contains("bmt_row cannot be packed"));
+  REQUIRE_THAT(test::format_load_error(bad), Catch::Contains("bmt_row cannot be packed"));
   // A step packed into a column too narrow to hold it: the unpacked column leaves x.
-  bad = with_parts(e.format_bytes, [&](nlohmann::json& parts) {
+  bad = test::with_parts(e.format_bytes, [&](nlohmann::json& parts) {
     arrays(parts)["nz_row_delta"]["model"]["shift"] = 20;
   });
-  REQUIRE_FALSE(load_error(bad).empty());
+  REQUIRE_FALSE(test::format_load_error(bad).empty());
 }

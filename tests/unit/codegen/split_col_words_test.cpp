@@ -11,6 +11,7 @@
 #include "codegen/optimizer.hpp"
 #include "codegen_test_util.hpp"
 #include "core/reference.hpp"
+#include "format_file_edit.hpp"
 #include "graph/interpreter.hpp"
 #include "io/safetensors.hpp"
 
@@ -18,52 +19,6 @@ using namespace sparsetune;
 using Kind = graph::ArrayModel::Kind;
 
 namespace {
-
-graph::FormatArray ints(const std::string& dtype, std::vector<std::int64_t> v) {
-  graph::FormatArray a;
-  a.dtype = dtype;
-  a.length = static_cast<std::int64_t>(v.size());
-  a.ints = std::move(v);
-  return a;
-}
-
-graph::Graph by_name(const std::string& name) {
-  for (const auto& g : test::known_graphs())
-    if (g.name == name) return g;
-  throw Error("no graph " + name);
-}
-
-// The unsigned elements of array `name` of part 0 as the file holds them (`width` bytes each).
-std::vector<std::uint32_t> file_elements(const std::string& bytes, const std::string& name,
-                                         int width) {
-  const auto st = io::parse_safetensors(bytes, "f");
-  const auto* n = st.find("p0." + name);
-  REQUIRE(n);
-  std::vector<std::uint32_t> v;
-  for (std::size_t k = 0; k < n->bytes.size(); k += width) {
-    std::uint32_t w = 0;
-    std::memcpy(&w, n->bytes.data() + k, width);  // little-endian
-    v.push_back(w);
-  }
-  return v;
-}
-
-std::string load_error(const std::string& bytes) {
-  try {
-    (void)graph::from_safetensors(io::parse_safetensors(bytes, "f"), "f");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string with_parts(const std::string& bytes, const std::function<void(nlohmann::json&)>& edit) {
-  auto st = io::parse_safetensors(bytes, "f");
-  auto parts = nlohmann::json::parse(st.metadata.at("parts"));
-  edit(parts);
-  st.metadata.at("parts") = parts.dump();
-  return io::serialize_safetensors(st);
-}
 
 codegen::EmitOptions split_on() {
   codegen::EmitOptions o;
@@ -76,7 +31,7 @@ codegen::EmitOptions split_on() {
 TEST_CASE("32-bit column words split into 16 + 8 bits only where every word fits 24", "[codegen]") {
   SECTION("the high byte of each column, the columns unchanged") {
     graph::PartFormat p;
-    p.arrays["nz_col"] = ints("I32", {70000, 5, 16777215});
+    p.arrays["nz_col"] = test::int_array("I32", {70000, 5, 16777215});
     REQUIRE(graph::split_col_words(p));
     REQUIRE(p.array(graph::Arr::nz_col).dtype == "I16");
     REQUIRE(p.array(graph::Arr::nz_col).ints == std::vector<std::int64_t>{70000, 5, 16777215});
@@ -88,8 +43,8 @@ TEST_CASE("32-bit column words split into 16 + 8 bits only where every word fits
   }
   SECTION("a packed step is part of the word") {
     graph::PartFormat p;
-    p.arrays["nz_col"] = ints("I32", {70000, 3});
-    p.arrays["nz_row_delta"] = ints("I8", {0, 3});
+    p.arrays["nz_col"] = test::int_array("I32", {70000, 3});
+    p.arrays["nz_row_delta"] = test::int_array("I8", {0, 3});
     REQUIRE(graph::pack_row_delta(p));  // shift 17
     REQUIRE(graph::split_col_words(p));
     // 3 << 17 = 0x60000: high byte 6.
@@ -97,10 +52,10 @@ TEST_CASE("32-bit column words split into 16 + 8 bits only where every word fits
   }
   SECTION("a word of 25 bits, a 16-bit column, no entries, a column already split: no split") {
     graph::PartFormat wide, narrow, empty, twice;
-    wide.arrays["nz_col"] = ints("I32", {16777216, 1});
-    narrow.arrays["nz_col"] = ints("I16", {300, 1});
-    empty.arrays["nz_col"] = ints("I32", {});
-    twice.arrays["nz_col"] = ints("I32", {70000});
+    wide.arrays["nz_col"] = test::int_array("I32", {16777216, 1});
+    narrow.arrays["nz_col"] = test::int_array("I16", {300, 1});
+    empty.arrays["nz_col"] = test::int_array("I32", {});
+    twice.arrays["nz_col"] = test::int_array("I32", {70000});
     REQUIRE(graph::split_col_words(twice));
     REQUIRE_FALSE(graph::split_col_words(wide));
     REQUIRE_FALSE(graph::split_col_words(narrow));
@@ -109,13 +64,13 @@ TEST_CASE("32-bit column words split into 16 + 8 bits only where every word fits
     REQUIRE_FALSE(wide.has(graph::Arr::nz_col_hi));
     // Steps that push the packed word past 24 bits.
     graph::PartFormat stepped;
-    stepped.arrays["nz_col"] = ints("I32", {70000, 3});
-    stepped.arrays["nz_row_delta"] = ints("I8", {0, 100});  // 17 + 7 bits = 24: fits
+    stepped.arrays["nz_col"] = test::int_array("I32", {70000, 3});
+    stepped.arrays["nz_row_delta"] = test::int_array("I8", {0, 100});  // 17 + 7 bits = 24: fits
     REQUIRE(graph::pack_row_delta(stepped));
     REQUIRE(graph::split_col_words(stepped));
     graph::PartFormat over;
-    over.arrays["nz_col"] = ints("I32", {70000, 3});
-    over.arrays["nz_row_delta"] = ints("I16", {0, 128});  // 17 + 8 bits
+    over.arrays["nz_col"] = test::int_array("I32", {70000, 3});
+    over.arrays["nz_row_delta"] = test::int_array("I16", {0, 128});  // 17 + 8 bits
     REQUIRE(graph::pack_row_delta(over));
     REQUIRE_FALSE(graph::split_col_words(over));
   }
@@ -128,7 +83,7 @@ TEST_CASE("split column words compute what 32-bit ones do, through the binary", 
   const auto ref = spmv_reference(a, x);
   for (const char* name : {"csr-scalar", "segmented-coo", "segmented-coo-interleaved"}) {
     INFO(name);
-    const auto g = by_name(name);
+    const auto g = test::known_graph(name);
     const auto whole = codegen::generate(g, a, codegen::EmitOptions{});
     const auto split = codegen::generate(g, a, split_on());
     REQUIRE_FALSE(whole.format.parts.at(0).has(graph::Arr::nz_col_hi));  // off by default
@@ -143,8 +98,8 @@ TEST_CASE("split column words compute what 32-bit ones do, through the binary", 
     REQUIRE(y == graph::interpret(whole.format, x));
     REQUIRE(test::max_abs_diff(y, ref) < 1e-12);
     // The file's words: low 16 bits in nz_col, bits 16-23 in nz_col_hi.
-    const auto lo = file_elements(split.format_bytes, "nz_col", 2);
-    const auto hi = file_elements(split.format_bytes, "nz_col_hi", 1);
+    const auto lo = test::file_elements(split.format_bytes, "nz_col", 2);
+    const auto hi = test::file_elements(split.format_bytes, "nz_col_hi", 1);
     const auto& col = sp.array(graph::Arr::nz_col).ints;
     const auto delta =
         packed ? sp.array(graph::Arr::nz_row_delta).ints : std::vector<std::int64_t>(col.size(), 0);
@@ -152,7 +107,7 @@ TEST_CASE("split column words compute what 32-bit ones do, through the binary", 
     REQUIRE(hi.size() == col.size());
     bool high = false;
     for (std::size_t k = 0; k < col.size(); ++k) {
-      const std::uint64_t word = col[k] | (packed ? delta[k] << 17 : 0);
+      const std::int64_t word = col[k] | (packed ? delta[k] << 17 : 0);
       REQUIRE(lo[k] == (word & 0xffff));
       REQUIRE(hi[k] == word >> 16);
       high = high || hi[k] > 1;  // a step above the column's bits
@@ -187,9 +142,9 @@ TEST_CASE("a high byte with its top bit set reads back as column bits, not a sig
   t.emplace_back(3, 7, -2.0);
   const Csr64 a = test::from_triples(40, 9000000, t);
   const auto x = test::test_x(a.cols);
-  const auto e = codegen::generate(by_name("csr-scalar"), a, split_on());
+  const auto e = codegen::generate(test::known_graph("csr-scalar"), a, split_on());
   REQUIRE(e.report.split == 1);
-  const auto hi = file_elements(e.format_bytes, "nz_col_hi", 1);
+  const auto hi = test::file_elements(e.format_bytes, "nz_col_hi", 1);
   REQUIRE(*std::max_element(hi.begin(), hi.end()) >= 0x80);
   const auto back = graph::from_safetensors(io::parse_safetensors(e.format_bytes, "f"), "f");
   REQUIRE(back.parts[0].array(graph::Arr::nz_col).ints ==
@@ -199,11 +154,12 @@ TEST_CASE("a high byte with its top bit set reads back as column bits, not a sig
 
 TEST_CASE("a binary describing a split it cannot hold is refused", "[codegen]") {
   const Csr64 a = test::random_matrix(5, 300, 70000, 0.0004, 0.4);
-  const auto e = codegen::generate(by_name("segmented-coo"), a, split_on());
-  REQUIRE(load_error(e.format_bytes).empty());
+  const auto e = codegen::generate(test::known_graph("segmented-coo"), a, split_on());
+  REQUIRE(test::format_load_error(e.format_bytes).empty());
   auto arrays = [](nlohmann::json& parts) -> nlohmann::json& { return parts[0]["arrays"]; };
   // nz_col_hi beside a 32-bit nz_col: the high bytes of a split binary added to an unsplit one.
-  const auto whole = codegen::generate(by_name("segmented-coo"), a, codegen::EmitOptions{});
+  const auto whole =
+      codegen::generate(test::known_graph("segmented-coo"), a, codegen::EmitOptions{});
   auto st = io::parse_safetensors(whole.format_bytes, "f");
   const auto split_st = io::parse_safetensors(e.format_bytes, "f");
   st.arrays.push_back(*split_st.find("p0.nz_col_hi"));
@@ -211,14 +167,14 @@ TEST_CASE("a binary describing a split it cannot hold is refused", "[codegen]") 
   auto split_parts = nlohmann::json::parse(split_st.metadata.at("parts"));
   arrays(parts)["nz_col_hi"] = arrays(split_parts)["nz_col_hi"];
   st.metadata.at("parts") = parts.dump();
-  REQUIRE_THAT(load_error(io::serialize_safetensors(st)),
+  REQUIRE_THAT(test::format_load_error(io::serialize_safetensors(st)),
                Catch::Contains("part 0") && Catch::Contains("nz_col_hi needs a stored 16-bit"));
   // High bytes described as another type than the file holds.
-  auto bad = with_parts(
+  auto bad = test::with_parts(
       e.format_bytes, [&](nlohmann::json& parts) { arrays(parts)["nz_col_hi"]["dtype"] = "I16"; });
-  REQUIRE_THAT(load_error(bad), Catch::Contains("nz_col_hi"));
+  REQUIRE_THAT(test::format_load_error(bad), Catch::Contains("nz_col_hi"));
   // Without its high bytes the columns are not the matrix's: refused, not misread.
-  bad =
-      with_parts(e.format_bytes, [&](nlohmann::json& parts) { arrays(parts).erase("nz_col_hi"); });
-  REQUIRE_FALSE(load_error(bad).empty());
+  bad = test::with_parts(e.format_bytes,
+                         [&](nlohmann::json& parts) { arrays(parts).erase("nz_col_hi"); });
+  REQUIRE_FALSE(test::format_load_error(bad).empty());
 }
