@@ -175,6 +175,15 @@ done
 grep -q 'Operator graph "csr-vector"' "$tmp/emit/kernel.cu" && ok || bad "kernel.cu does not name its graph"
 expect_ok "emit-kernel hyb f16 --json" "$st" --json emit-kernel --graph "$root/configs/graphs/hyb.json" \
   "$example" -o "$tmp/emit16" --dtype f16
+# --split-words: 32-bit column words that fit 24 bits stored as 16 + 8 bits (nz_col_hi); off by default.
+# 40 entries at scattered columns of up to 70,000: no formula fits them, so nz_col is stored.
+f=$(mtx wide.mtx "%%MatrixMarket matrix coordinate real general\n40 70000 40\n$(for i in $(seq 1 40); do
+  printf '%d %d %d.5\\n' "$i" $(((i * i * 7919) % 70000 + 1)) "$i"; done)")
+out=$("$st" --json emit-kernel --graph "$root/configs/graphs/csr-scalar.json" "$f" -o "$tmp/emit_split" --split-words)
+echo "$out" | grep -q '"arrays_split": 1' && ok || bad "emit-kernel --split-words did not split: $out"
+grep -q 'p_nz_col_hi' "$tmp/emit_split/kernel.cu" && ok || bad "split kernel.cu does not read nz_col_hi"
+out=$("$st" --json emit-kernel --graph "$root/configs/graphs/csr-scalar.json" "$f" -o "$tmp/emit_whole")
+echo "$out" | grep -q '"arrays_split": 0' && ok || bad "emit-kernel split without --split-words: $out"
 # MatXtract's crux on tensor cores: mma.sync in the kernel; fp16 tensor cores refuse an f64 format.
 expect_ok "emit-kernel crux-tc" "$st" emit-kernel --graph "$root/configs/graphs/crux-tc.json" \
   "$example" -o "$tmp/emit_crux"
