@@ -156,10 +156,9 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
     if (o.run) {
       r = o.run(d, on_device);
     } else if (o.rank_transfers) {
-      SptvGpuInput in{d.emitted, tensor,    c.view,   d.format_of, d.hyb_width,
-                      o.dtype,   o.max_len, o.launch, &inputs};
-      in.on_device = on_device;
-      in.optimizer = c.emit.optimizer;
+      const SptvGpuInput in{d.emitted,   tensor,  c.view,    d.format_of,
+                            d.hyb_width, o.dtype, o.max_len, o.launch,
+                            &inputs,     nullptr, on_device, c.emit.optimizer};
       r = sptv_gpu_runs(in, arch);
     } else {
       r = sptv_device_run(d.emitted, inputs, o.launch, arch, on_device);

@@ -49,14 +49,14 @@ struct SptvGpuInput {
   std::int64_t max_len = 1;
   runtime::WorkerLaunch launch;
   const codegen::PlanInputs* inputs = nullptr;  // sptv_plan_inputs' answer, if already made
-  // The design's Optimizer options: the pipeline's batched cuts of it are optimized the same
-  // way (24-bit column words among them), so they send the bytes the design stores.
-  codegen::OptimizerOptions optimizer;
   // sptv_device_run's answer for this design, if already measured: not run again.
   const nlohmann::json* device_run = nullptr;
   // Called once the worker has found a device, before anything runs on it: the search starts
   // designing its next designs on host threads then (and not on a machine without a GPU).
   std::function<void()> on_device = nullptr;
+  // The design's Optimizer options: the pipeline's batched cuts of it are optimized the same
+  // way (24-bit column words among them), so they send the bytes the design stores.
+  codegen::OptimizerOptions optimizer;
 };
 
 // The v of the checks and the fp64 reference in the view's order, for the plan files.
