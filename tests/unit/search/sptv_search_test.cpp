@@ -3,11 +3,11 @@
 // measured even when the budget has run out before its turn; the rest are listed as not measured.
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <random>
 #include <thread>
 
 #include "core/sptv_matrix.hpp"
 #include "features/slice_graph.hpp"
+#include "gen/random_tensor.hpp"
 #include "graph/sptv_graph.hpp"
 #include "search/sptv_designs.hpp"
 
@@ -16,18 +16,12 @@ using F = graph::SliceFormat;
 
 namespace {
 
+// 600 distinct entries of a 12 x 30 x 40 tensor.
 SparseTensor small_tensor() {
-  std::mt19937_64 rng(3);
-  SparseTensor t;
-  t.dims = {12, 30, 40};
-  t.idx.resize(3);
-  for (int k = 0; k < 600; ++k) {
-    t.idx[0].push_back(static_cast<std::int64_t>(rng() % 12));
-    t.idx[1].push_back(static_cast<std::int64_t>(rng() % 30));
-    t.idx[2].push_back(static_cast<std::int64_t>(rng() % 40));
-    t.val.push_back(1.0 + static_cast<double>(rng() % 5));
-  }
-  return t;
+  gen::RandomTensorParams p;
+  p.dims = {12, 30, 40};
+  p.nnz = 600;
+  return gen::random_tensor(p, 3);
 }
 
 // The one format a design stores every slice in, or -1 for a mix.
