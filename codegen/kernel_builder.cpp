@@ -1,6 +1,8 @@
 #include "codegen/kernel_builder.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <sstream>
 
 #include "codegen/templates.hpp"
@@ -43,7 +45,54 @@ std::string indent(const std::string& text, const std::string& pad) {
   return out;
 }
 
-std::string lit(std::int64_t v) {
+}  // namespace
+
+bool index_fits_int32(const graph::Format& f) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 30;
+  auto ok = [](std::int64_t v) { return v > -kLimit && v < kLimit; };
+  if (f.index_bits > 32) return false;  // the design's 64-bit indices, asked for or needed
+  if (!ok(f.rows) || !ok(f.cols) || !ok(f.nnz)) return false;
+  std::int64_t grid = 0;
+  for (const auto& p : f.parts) {
+    grid += p.grid;
+    for (const std::int64_t v : {p.rows, p.nnz_stored + p.pad_entries, p.n_bmtb, p.n_bmw, p.n_bmt,
+                                 p.n_tc, p.grid, p.shmem_rows})
+      if (!ok(v)) return false;
+    // Column words holding more than the column (a packed step, 24-bit halves) are unsigned bits
+    // that the kernel masks or shifts before the cast; the columns themselves are below f.cols.
+    bool words = p.has(graph::Arr::nz_col_hi);
+    for (const auto& [name, a] : p.arrays) words |= a.model.kind == ArrayModel::Kind::Packed;
+    for (const auto& [name, a] : p.arrays) {
+      if (!ok(a.length)) return false;
+      if (!(words && name == "nz_col"))
+        for (const std::int64_t v : a.ints)
+          if (!ok(v)) return false;
+      const auto& m = a.model;
+      if (a.held()) continue;
+      for (const std::int64_t v : {m.a, m.b, m.c, m.p})
+        if (!ok(v)) return false;
+      for (const std::int64_t v : m.table)
+        if (!ok(v)) return false;
+      for (const auto& [i, v] : m.exceptions)
+        if (!ok(i) || !ok(v)) return false;
+      // Every term of the formula at any index below the length, bounded together.
+      const double len = static_cast<double>(a.length) + 1.0;
+      const double bound =
+          (std::abs(static_cast<double>(m.a)) + std::abs(static_cast<double>(m.b))) * len +
+          std::abs(static_cast<double>(m.c)) + static_cast<double>(kLimit) / 4;
+      if (bound >= static_cast<double>(kLimit)) return false;
+    }
+  }
+  return ok(grid);
+}
+
+namespace {
+
+// An integer literal: 64-bit, or plain `int` where the kernel's indices are 32-bit (idx32), so
+// that a constant does not widen the arithmetic it enters.
+std::string lit(std::int64_t v, bool idx32 = false) {
+  if (idx32 && v >= INT32_MIN && v <= INT32_MAX)
+    return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
   return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL";
 }
 
@@ -59,20 +108,22 @@ bool narrow_division(const graph::FormatArray& a) {
 
 // The formula of a model as C, in terms of `i` (its divisions on `j`, the 32-bit copy of `i`,
 // when `narrow`); a table model reads its offsets from the array named `table`.
-std::string formula(const ArrayModel& m, bool narrow = false, const std::string& table = "") {
+std::string formula(const ArrayModel& m, bool narrow, const std::string& table, bool idx32) {
   const std::string idx = narrow ? "j" : "i";
-  const std::string per = narrow ? std::to_string(m.p) : lit(m.p);
-  auto term = [](std::int64_t a, const std::string& x) { return a == 1 ? x : lit(a) + " * " + x; };
-  auto sum = [](std::vector<std::string> parts) {
+  const std::string per = narrow ? std::to_string(m.p) : lit(m.p, idx32);
+  auto term = [&](std::int64_t a, const std::string& x) {
+    return a == 1 ? x : lit(a, idx32) + " * " + x;
+  };
+  auto sum = [&](std::vector<std::string> parts) {
     std::string s;
     for (const auto& p : parts)
       if (!p.empty()) s += (s.empty() ? "" : " + ") + p;
-    return s.empty() ? std::string("0LL") : s;
+    return s.empty() ? lit(0, idx32) : s;
   };
-  auto opt = [](std::int64_t v) { return v == 0 ? std::string() : lit(v); };
+  auto opt = [&](std::int64_t v) { return v == 0 ? std::string() : lit(v, idx32); };
   switch (m.kind) {
     case ArrayModel::Kind::Constant:
-      return lit(m.a);
+      return lit(m.a, idx32);
     case ArrayModel::Kind::Linear:
       return sum({m.a ? term(m.a, "i") : "", opt(m.b)});
     case ArrayModel::Kind::Step:
@@ -88,7 +139,7 @@ std::string formula(const ArrayModel& m, bool narrow = false, const std::string&
     case ArrayModel::Kind::Packed:
       break;
   }
-  return "0LL";
+  return lit(0, idx32);
 }
 
 struct StageCode {
@@ -103,7 +154,12 @@ class PartBuilder {
   // the part is a device function of the fused kernel, not a kernel of its own.
   PartBuilder(const graph::Format& f, const graph::PartFormat& p, std::size_t index,
               bool atomic = false, bool device_fn = false)
-      : f_(f), p_(p), index_(index), atomic_(atomic || p.atomic), device_fn_(device_fn) {
+      : f_(f),
+        p_(p),
+        index_(index),
+        atomic_(atomic || p.atomic),
+        device_fn_(device_fn),
+        idx32_(index_fits_int32(f)) {
     for (const auto& r : p.reductions) {
       const auto* op = graph::find_reduction(r);
       if (!op) throw Error("format names an unknown reduction " + r);
@@ -160,13 +216,13 @@ class PartBuilder {
       }
       if (a.model.kind == ArrayModel::Kind::Packed) {  // above the column bits of nz_col's words
         out += "// " + name + ": packed into nz_col's words above bit " +
-               std::to_string(a.model.a) + " (not stored)\n#define " + macro + "(i) ((long long)(" +
+               std::to_string(a.model.a) + " (not stored)\n#define " + macro + "(i) ((st_idx_t)(" +
                col_word() + " >> " + std::to_string(a.model.a) + "))\n";
         continue;
       }
       if (a.stored()) {
         if (const int shift = packed_shift(); name == "nz_col" && shift > 0) {
-          out += "#define " + macro + "(i) ((long long)(" + col_word() + " & " +
+          out += "#define " + macro + "(i) ((st_idx_t)(" + col_word() + " & " +
                  std::to_string((1u << shift) - 1) + "u))\n";
           continue;
         }
@@ -174,11 +230,11 @@ class PartBuilder {
           out +=
               "// nz_col: 24-bit words, the low 16 bits here and bits 16-23 in nz_col_hi\n"
               "#define " +
-              macro + "(i) ((long long)" + col_word() + ")\n";
+              macro + "(i) ((st_idx_t)" + col_word() + ")\n";
           continue;
         }
         out += name == "nz_val" ? "#define " + macro + "(i) st_load(p_" + name + "[(i)])\n"
-                                : "#define " + macro + "(i) ((long long)p_" + name + "[(i)])\n";
+                                : "#define " + macro + "(i) ((st_idx_t)p_" + name + "[(i)])\n";
         continue;
       }
       const std::string fn = "st_p" + std::to_string(index_) + "_" + name;
@@ -189,30 +245,30 @@ class PartBuilder {
              " (not stored)\n";
       if (a.model.kind == ArrayModel::Kind::Table) {
         // The offsets live in constant memory: a warp reads one period's offset at a time.
-        out += "static __constant__ long long " + fn + "_t[" +
-               std::to_string(a.model.table.size()) + "] = {";
+        out += "static __constant__ st_idx_t " + fn + "_t[" + std::to_string(a.model.table.size()) +
+               "] = {";
         for (std::size_t k = 0; k < a.model.table.size(); ++k)
-          out += (k % 8 ? " " : "\n    ") + lit(a.model.table[k]) +
+          out += (k % 8 ? " " : "\n    ") + lit(a.model.table[k], idx32_) +
                  (k + 1 < a.model.table.size() ? "," : "");
         out += "};\n";
       }
-      out += "static __device__ __forceinline__ long long " + fn + "(long long i) {\n";
+      out += "static __device__ __forceinline__ st_idx_t " + fn + "(st_idx_t i) {\n";
       if (!a.model.exceptions.empty()) {
         out += "  switch (i) {\n";
         for (const auto& [i, v] : a.model.exceptions)
-          out += "    case " + lit(i) + ": return " + lit(v) + ";\n";
+          out += "    case " + lit(i, idx32_) + ": return " + lit(v, idx32_) + ";\n";
         out += "    default: break;\n  }\n";
       }
       const bool narrow = narrow_division(a);
       if (narrow) out += "  const int j = (int)i;\n";
       if (a.model.kind == ArrayModel::Kind::Table) {
-        out += "  const long long v = " + formula(a.model, narrow, fn + "_t") + ";\n";
-        out += "  return v < " + lit(a.model.b) + " ? " + lit(a.model.b) + " : v > " +
-               lit(a.model.c) + " ? " + lit(a.model.c) + " : v;\n}\n";
+        out += "  const st_idx_t v = " + formula(a.model, narrow, fn + "_t", idx32_) + ";\n";
+        out += "  return v < " + lit(a.model.b, idx32_) + " ? " + lit(a.model.b, idx32_) +
+               " : v > " + lit(a.model.c, idx32_) + " ? " + lit(a.model.c, idx32_) + " : v;\n}\n";
       } else {
-        out += "  return " + formula(a.model, narrow) + ";\n}\n";
+        out += "  return " + formula(a.model, narrow, "", idx32_) + ";\n}\n";
       }
-      out += "#define " + macro + "(i) " + fn + "((long long)(i))\n";
+      out += "#define " + macro + "(i) " + fn + "((st_idx_t)(i))\n";
     }
     std::string kernel = section(template_sections("skeleton.cu"), "kernel");
     const Sections& sk = template_sections("skeleton.cu");
@@ -236,7 +292,7 @@ class PartBuilder {
       const std::string pad = kernel.substr(eol, at - eol) + "  ";
       kernel.replace(at, round.size() + 3,
                      round + "\n" + pad + first_line(section(sk, "bmt_lanes")) + " {\n");
-      replace_all(kernel, "const long long bmt = t0 + lane;",
+      replace_all(kernel, "const st_idx_t bmt = t0 + lane;",
                   first_line(section(sk, "bmt_lanes_index")));
     }
     std::string args = section(sk, spmm() ? "args_spmm" : "args_spmv");
@@ -273,7 +329,7 @@ class PartBuilder {
     const std::string t0 = warp ? "t_begin" : "A_bmw_first_bmt(w_begin)";
     const std::string t1 = warp ? "t_end" : "A_bmw_first_bmt(w_end)";
     std::string body;
-    if (name == "bmt_first_nz") body = "(" + first + " + ((long long)(i) - " + t0 + "))";
+    if (name == "bmt_first_nz") body = "(" + first + " + ((st_idx_t)(i) - " + t0 + "))";
     if (name == "bmt_stride") body = "(" + t1 + " - " + t0 + ")";
     if (name == "bmt_size") {
       // 32-bit division when every parent holds fewer than 2^31 entries (far cheaper on a GPU).
@@ -289,10 +345,10 @@ class PartBuilder {
       if (!sizes.empty() &&
           std::all_of(sizes.begin(), sizes.end(), [](auto v) { return v == 1; })) {
         return "// bmt_size: one entry per thread (every parent has as many threads as entries)\n"
-               "#define A_bmt_size(i) 1LL\n";
+               "#define A_bmt_size(i) ((st_idx_t)1)\n";
       }
       body = widest < (std::int64_t{1} << 30)
-                 ? "((long long)((unsigned)" + n + " / (unsigned)A_bmt_stride(i)))"
+                 ? "((st_idx_t)((unsigned)" + n + " / (unsigned)A_bmt_stride(i)))"
                  : "(" + n + " / A_bmt_stride(i))";
     }
     if (name == "bmt_row") body = warp ? "A_bmw_row(bmw)" : "A_bmtb_row(bmtb)";
@@ -331,7 +387,7 @@ class PartBuilder {
   std::string constants(std::string s) const {
     replace_all(s, "$THREADS", std::to_string(p_.threads));
     replace_all(s, "$WARPS", std::to_string(p_.threads / 32));
-    replace_all(s, "$N_BMTB", lit(p_.n_bmtb));
+    replace_all(s, "$N_BMTB", lit(p_.n_bmtb, idx32_));
     replace_all(s, "$SHMEM_ROWS", std::to_string(std::max<std::int64_t>(1, p_.shmem_rows)));
     replace_all(s, "$KERNEL", p_.kernel);
     replace_all(s, "$COL_TILE", std::to_string(p_.col_tile));
@@ -398,7 +454,7 @@ class PartBuilder {
     replace_all(body, "IN_V", val);
     std::string code = "{\n";
     code += indent(section(template_sections("adapters.cu"), side ? "side" : st.adapter), "  ");
-    code += "  const long long " + r + " = " + trim(row) + ";\n";
+    code += "  const st_idx_t " + r + " = " + trim(row) + ";\n";
     code += std::string("  const ") + (spmm() ? "st_tile_t " : "st_acc_t ") + val + " = " +
             trim(v) + ";\n";
     code += "  (void)" + r + ";\n";
@@ -418,6 +474,7 @@ class PartBuilder {
   const graph::PartFormat& p_;
   std::size_t index_;
   bool atomic_ = false, device_fn_ = false;
+  bool idx32_ = false;  // st_idx_t is int: literals stay int
   std::vector<StageCode> stages_;
   std::size_t side_ = 1;
 };
@@ -474,6 +531,7 @@ std::string fused_kernel(const graph::Format& f) {
   std::string args = section(sk, spmm ? "args_spmm" : "args_spmv");
   replace_all(kernel, "$ARGS", args.substr(0, args.find_last_not_of('\n') + 1));
   std::string params, dispatch;
+  const bool idx32 = index_fits_int32(f);
   std::int64_t first = 0;
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     const auto& p = f.parts[i];
@@ -481,13 +539,13 @@ std::string fused_kernel(const graph::Format& f) {
     if (dispatch.empty()) replace_all(kernel, "$THREADS", std::to_string(p.threads));  // shared
     const std::string prefix = "p" + std::to_string(i) + "_";
     params += array_params(f, p, prefix);
-    std::string call = p.kernel + "(st_b - " + lit(first) + ", " + lit(p.grid) +
+    std::string call = p.kernel + "(st_b - " + lit(first, idx32) + ", " + lit(p.grid, idx32) +
                        (spmm ? ", B, ldb, C, ldc, n, alpha, beta" : ", x, y, alpha, beta");
     for (const auto& [name, a] : p.arrays)
       if (a.stored()) call += ", " + prefix + name;
     first += p.grid;
-    dispatch += std::string(dispatch.empty() ? "if" : "} else if") + " (st_b < " + lit(first) +
-                ") {\n  " + call + ");\n";
+    dispatch += std::string(dispatch.empty() ? "if" : "} else if") + " (st_b < " +
+                lit(first, idx32) + ") {\n  " + call + ");\n";
   }
   dispatch += "}\n";
   replace_all(kernel, "$PARAMS", params);
@@ -559,6 +617,7 @@ KernelSource build_spmm_kernels(const graph::Format& f, const std::string& graph
          (u.why.empty() ? std::string() : "\n// Not fused into one launch: " + u.why + ".") +
          "\n\n";
   s += section(prelude, "common");
+  s += section(prelude, index_fits_int32(f) ? "idx32" : "idx64");
   s += section(prelude, f.dtype);
   s += section(prelude, "spmm");
   if (f.col_major()) s += section(prelude, "spmm_col");  // B and C strided by ldb and ldc
@@ -611,6 +670,7 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
          (u.why.empty() ? std::string() : "\n// Not fused into one launch: " + u.why + ".") +
          "\n\n";
   s += section(prelude, "common");
+  s += section(prelude, index_fits_int32(f) ? "idx32" : "idx64");
   s += section(prelude, f.dtype);
   add_parts(f, k, "scale_y", kScaleKernel, u);
   return k;

@@ -28,6 +28,13 @@ struct KernelSource {
 KernelSource build_kernels(const graph::Format& f, const std::string& graph_name,
                            const std::string& graph_line);
 
+// Whether every index the kernels of `f` form fits in 31 bits with room to spare (below 2^30),
+// and the design did not choose 64-bit indices (Format::index_bits):
+// rows, columns, entries, launch sizes, every array's length and values, and every term of every
+// model's formula. Their index arithmetic is then 32-bit (st_idx_t is `int`), one instruction
+// where 64-bit takes two or more; B and C offsets (row times ldb or ldc) stay 64-bit either way.
+bool index_fits_int32(const graph::Format& f);
+
 // The C type a stored array has in the kernel ("int", "short", "double", ...).
 std::string c_type(const std::string& dtype, const std::string& value_dtype);
 

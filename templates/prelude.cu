@@ -11,6 +11,12 @@
     const st_acc_t st_p_ = st_v_ * st_load(x[(col)]);             \
     (sum) += st_v_ != (st_acc_t)0 ? st_p_ : (st_acc_t)0;          \
   } while (0)
+//@ idx32
+// Every row, column, entry and array index of this matrix (and any sum of them the loops form)
+// fits in 31 bits: 32-bit index arithmetic, one instruction where 64-bit takes two or more.
+typedef int st_idx_t;
+//@ idx64
+typedef long long st_idx_t;  // some index of this matrix needs more than 31 bits
 //@ f64
 typedef double st_val_t;  // stored values and x
 typedef double st_acc_t;  // accumulation and y

@@ -8,19 +8,19 @@ $KERNEL(
   $DECL
   // BMTB: one thread block's share of the part.
   $BMTB_LOOP {
-    const long long w_begin = A_bmtb_first_bmw(bmtb);
-    const long long w_end = A_bmtb_first_bmw(bmtb + 1);
+    const st_idx_t w_begin = A_bmtb_first_bmw(bmtb);
+    const st_idx_t w_end = A_bmtb_first_bmw(bmtb + 1);
     $BMTB_BEGIN
     // BMW: each warp takes one warp block per round.
     $BMW_LOOP {
-      const long long bmw = w0 + warp;
+      const st_idx_t bmw = w0 + warp;
       const bool w_active = bmw < w_end;
-      const long long t_begin = w_active ? A_bmw_first_bmt(bmw) : 0;
-      const long long t_end = w_active ? A_bmw_first_bmt(bmw + 1) : 0;
+      const st_idx_t t_begin = w_active ? A_bmw_first_bmt(bmw) : 0;
+      const st_idx_t t_end = w_active ? A_bmw_first_bmt(bmw + 1) : 0;
       $BMW_BEGIN
       // BMT: each lane takes one thread block per round; the round is warp-uniform.
       $BMT_LOOP {
-        const long long bmt = t0 + lane;
+        const st_idx_t bmt = t0 + lane;
         const bool t_active = bmt < t_end;
         $THREAD
       }
@@ -71,7 +71,7 @@ const bool st_vec_ok = st_vec == 1 || (ldb % st_vec == 0 &&
 //@ bmt_lanes
 for (int st_i = 0; st_i < $COL_LANES && t0 + st_g0 + st_i < t_end; ++st_i)
 //@ bmt_lanes_index
-const long long bmt = t0 + st_g0 + st_i;  // the group's st_i-th thread block of the round
+const st_idx_t bmt = t0 + st_g0 + st_i;  // the group's st_i-th thread block of the round
 //@ lane_group
 const int st_gl = (int)(threadIdx.x & ($COL_LANES - 1));
 const unsigned st_gmask =
@@ -81,11 +81,11 @@ const bool st_full = __all_sync(st_gmask, ST_TILE_FULL(t_sum));
 //@ part_head
 static __device__ void
 //@ part_args
-const long long st_block, const long long st_grid,
+const st_idx_t st_block, const st_idx_t st_grid,
 //@ bmtb_loop_part
-for (long long bmtb = st_block; bmtb < $N_BMTB; bmtb += st_grid)
+for (st_idx_t bmtb = st_block; bmtb < $N_BMTB; bmtb += st_grid)
 //@ bmtb_once_part
-if (const long long bmtb = st_block; bmtb < $N_BMTB)
+if (const st_idx_t bmtb = st_block; bmtb < $N_BMTB)
 //@ fused
 // Horizontal fusion: every part in one launch, part i on its own range of grid x (its thread
 // blocks st_b - first_i = 0 .. grid_i - 1). SpMM: all on the same column tile (grid y); a part
@@ -93,21 +93,21 @@ if (const long long bmtb = st_block; bmtb < $N_BMTB)
 extern "C" __global__ void __launch_bounds__($THREADS)
 $KERNEL(
     $ARGS$PARAMS) {
-  const long long st_b = blockIdx.x;
+  const st_idx_t st_b = blockIdx.x;
   $DISPATCH
 }
 //@ bmtb_loop
-for (long long bmtb = blockIdx.x; bmtb < $N_BMTB; bmtb += gridDim.x)
+for (st_idx_t bmtb = blockIdx.x; bmtb < $N_BMTB; bmtb += gridDim.x)
 //@ bmtb_once
-if (const long long bmtb = blockIdx.x; bmtb < $N_BMTB)
+if (const st_idx_t bmtb = blockIdx.x; bmtb < $N_BMTB)
 //@ bmw_loop
-for (long long w0 = w_begin; w0 < w_end; w0 += $WARPS)
+for (st_idx_t w0 = w_begin; w0 < w_end; w0 += $WARPS)
 //@ bmw_once
-if (const long long w0 = w_begin; w0 < w_end)
+if (const st_idx_t w0 = w_begin; w0 < w_end)
 //@ bmt_loop
-for (long long t0 = t_begin; t0 < t_end; t0 += 32)
+for (st_idx_t t0 = t_begin; t0 < t_end; t0 += 32)
 //@ bmt_once
-if (const long long t0 = t_begin; t0 < t_end)
+if (const st_idx_t t0 = t_begin; t0 < t_end)
 //@ scale_y
 // y = beta y before the adding kernels run (beta = 0 stores zeros and never reads y, so a y
 // holding NaN is fine): the first step of y = alpha A x + beta y for formats that add into y.

@@ -10,12 +10,12 @@ float tc_d0 = 0.f, tc_d1 = 0.f, tc_d2 = 0.f, tc_d3 = 0.f;
 #ifdef A_tc_bit
   // Dense unfolding: bits 2l and 2l + 1 of a block's 64-bit bitmap (two words) are lane l's
   // slots; a value is at TCPtr[block] plus the set bits below it.
-  const long long tc_end = t_active ? A_bmw_first_tc(bmw + 1) : 0;
-  for (long long b = t_active ? A_bmw_first_tc(bmw) : 0; b < tc_end; ++b) {
+  const st_idx_t tc_end = t_active ? A_bmw_first_tc(bmw + 1) : 0;
+  for (st_idx_t b = t_active ? A_bmw_first_tc(bmw) : 0; b < tc_end; ++b) {
     const unsigned lo = (unsigned)A_tc_bit(2 * b), hi = (unsigned)A_tc_bit(2 * b + 1);
     const unsigned word = lane < 16 ? lo : hi;
     const int bit = (2 * lane) & 31;
-    long long at = A_tc_ptr(b) + (lane < 16 ? 0 : __popc(lo)) + __popc(word & ((1u << bit) - 1u));
+    st_idx_t at = A_tc_ptr(b) + (lane < 16 ? 0 : __popc(lo)) + __popc(word & ((1u << bit) - 1u));
     for (int i = 0; i < 2; ++i) {
       const bool set = (word >> (bit + i)) & 1u;
       const float v = set ? A_nz_val(at) : 0.f;
@@ -26,12 +26,12 @@ float tc_d0 = 0.f, tc_d1 = 0.f, tc_d2 = 0.f, tc_d3 = 0.f;
     }
 #else
   // Sparse encoding: lane l's slots are entries l, l + 32, ... of the chunk, two per block.
-  const long long first = t_active ? A_bmt_first_nz(bmt) : 0;
-  const long long stride = t_active ? A_bmt_stride(bmt) : 0;
-  const long long size = t_active ? A_bmt_size(bmt) : 0;
-  for (long long k = 0; k < size; k += 2) {
+  const st_idx_t first = t_active ? A_bmt_first_nz(bmt) : 0;
+  const st_idx_t stride = t_active ? A_bmt_stride(bmt) : 0;
+  const st_idx_t size = t_active ? A_bmt_size(bmt) : 0;
+  for (st_idx_t k = 0; k < size; k += 2) {
     for (int i = 0; i < 2; ++i) {
-      const long long nz = first + (k + i) * stride;
+      const st_idx_t nz = first + (k + i) * stride;
       const float v = A_nz_val(nz);
       asm("cvt.rn.f16.f32 %0, %1;" : "=h"(tc_v[i]) : "f"(v));
       const unsigned short xv = x[A_nz_col(nz)];
@@ -50,5 +50,5 @@ float tc_d0 = 0.f, tc_d1 = 0.f, tc_d2 = 0.f, tc_d3 = 0.f;
 (void)tc_d2;
 (void)tc_d3;
 const int tc_r = lane >> 2;
-const long long t_row = t_active && (lane & 3) == (tc_r >> 1) ? A_bmt_row(bmt) : -1LL;
+const st_idx_t t_row = t_active && (lane & 3) == (tc_r >> 1) ? A_bmt_row(bmt) : (st_idx_t)-1;
 $EMIT(t_row, (st_acc_t)((tc_r & 1) ? tc_d1 : tc_d0))

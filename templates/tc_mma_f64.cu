@@ -10,8 +10,8 @@ double tc_d0 = 0.0, tc_d1 = 0.0;
 // Dense unfolding: bit l of a block's bitmap says whether lane l's slot holds an entry; its value
 // is at TCPtr[block] plus the set bits below it.
 {
-  const long long tc_end = t_active ? A_bmw_first_tc(bmw + 1) : 0;
-  for (long long b = t_active ? A_bmw_first_tc(bmw) : 0; b < tc_end; ++b) {
+  const st_idx_t tc_end = t_active ? A_bmw_first_tc(bmw + 1) : 0;
+  for (st_idx_t b = t_active ? A_bmw_first_tc(bmw) : 0; b < tc_end; ++b) {
     const unsigned bits = (unsigned)A_tc_bit(b);
     const bool set = (bits >> lane) & 1u;
     const double a =
@@ -26,11 +26,11 @@ double tc_d0 = 0.0, tc_d1 = 0.0;
 #else
 // Sparse encoding: lane l's slots are entries l, l + 32, ... of the chunk, one block per step.
 {
-  const long long first = t_active ? A_bmt_first_nz(bmt) : 0;
-  const long long stride = t_active ? A_bmt_stride(bmt) : 0;
-  const long long size = t_active ? A_bmt_size(bmt) : 0;
-  for (long long k = 0; k < size; ++k) {
-    const long long nz = first + k * stride;
+  const st_idx_t first = t_active ? A_bmt_first_nz(bmt) : 0;
+  const st_idx_t stride = t_active ? A_bmt_stride(bmt) : 0;
+  const st_idx_t size = t_active ? A_bmt_size(bmt) : 0;
+  for (st_idx_t k = 0; k < size; ++k) {
+    const st_idx_t nz = first + k * stride;
     const double a = (double)A_nz_val(nz);
     const double xv = (double)st_load(x[A_nz_col(nz)]);
     const double bv = a != 0.0 ? xv : 0.0;
@@ -41,5 +41,5 @@ double tc_d0 = 0.0, tc_d1 = 0.0;
 }
 #endif
 const int tc_r = lane >> 2;
-const long long t_row = t_active && (lane & 3) == (tc_r >> 1) ? A_bmt_row(bmt) : -1LL;
+const st_idx_t t_row = t_active && (lane & 3) == (tc_r >> 1) ? A_bmt_row(bmt) : (st_idx_t)-1;
 $EMIT(t_row, (st_acc_t)((tc_r & 1) ? tc_d1 : tc_d0))

@@ -1,15 +1,15 @@
 //@ thread
 // THREAD_BITMAP_RED: a running sum per row; a row step marks where a row ends.
-long long t_row = -1;
+st_idx_t t_row = -1;
 st_acc_t t_sum = 0;
 if (t_active) {
   t_row = A_bmt_row(bmt);
-  const long long first = A_bmt_first_nz(bmt);
-  const long long stride = A_bmt_stride(bmt);
-  const long long size = A_bmt_size(bmt);
-  for (long long k = 0; k < size; ++k) {
-    const long long nz = first + k * stride;
-    const long long step = A_nz_row_delta(nz);
+  const st_idx_t first = A_bmt_first_nz(bmt);
+  const st_idx_t stride = A_bmt_stride(bmt);
+  const st_idx_t size = A_bmt_size(bmt);
+  for (st_idx_t k = 0; k < size; ++k) {
+    const st_idx_t nz = first + k * stride;
+    const st_idx_t step = A_nz_row_delta(nz);
     if (step != 0) {
       $SIDE(t_row, t_sum)
       t_row += step;
@@ -25,26 +25,26 @@ $EMIT(t_row, t_sum)
 // at a time). A row step is the same for every lane of the group, so the group flushes a finished
 // row together. Whole tiles load a batch's 8 B row segments before its first multiply-add: a row
 // ending inside the batch does not hold back the next entries' loads.
-long long t_row = -1;
+st_idx_t t_row = -1;
 st_acc_t t_sum = 0;
 if (t_active) {  // uniform over the group: every lane of it walks the same thread block
   t_row = A_bmt_row(bmt);
-  const long long first = A_bmt_first_nz(bmt);
-  const long long stride = A_bmt_stride(bmt);
-  const long long size = A_bmt_size(bmt);
+  const st_idx_t first = A_bmt_first_nz(bmt);
+  const st_idx_t stride = A_bmt_stride(bmt);
+  const st_idx_t size = A_bmt_size(bmt);
   $LANE_GROUP
-  for (long long k0 = 0; k0 < size; k0 += $COL_LANES) {
+  for (st_idx_t k0 = 0; k0 < size; k0 += $COL_LANES) {
     // A lane past the end reads the first entry again (no row step); its copy is never used.
     const bool st_in = k0 + st_gl < size;
-    const long long nz = first + (st_in ? k0 + st_gl : 0) * stride;
+    const st_idx_t nz = first + (st_in ? k0 + st_gl : 0) * stride;
     auto st_v = A_nz_val(nz);  // not const: st_v8 takes its type
     const int st_c = (int)A_nz_col(nz);
-    const long long st_d = st_in ? (long long)A_nz_row_delta(nz) : 0;
+    const st_idx_t st_d = st_in ? (st_idx_t)A_nz_row_delta(nz) : 0;
     const int st_cnt = size - k0 < $COL_LANES ? (int)(size - k0) : $COL_LANES;
     for (int q0 = 0; q0 < st_cnt; q0 += 8) {
       decltype(st_v) st_v8[8];
       int st_c8[8];
-      long long st_d8[8];
+      st_idx_t st_d8[8];
 #pragma unroll
       for (int u = 0; u < 8; ++u) {
         st_v8[u] = __shfl_sync(st_gmask, st_v, q0 + u, $COL_LANES);

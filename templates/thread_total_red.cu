@@ -1,14 +1,14 @@
 //@ thread
 // THREAD_TOTAL_RED: the thread's entries share one row; one sum.
-long long t_row = -1;
+st_idx_t t_row = -1;
 st_acc_t t_sum = 0;
 if (t_active) {
   t_row = A_bmt_row(bmt);
-  const long long first = A_bmt_first_nz(bmt);
-  const long long stride = A_bmt_stride(bmt);
-  const long long size = A_bmt_size(bmt);
-  for (long long k = 0; k < size; ++k) {
-    const long long nz = first + k * stride;
+  const st_idx_t first = A_bmt_first_nz(bmt);
+  const st_idx_t stride = A_bmt_stride(bmt);
+  const st_idx_t size = A_bmt_size(bmt);
+  for (st_idx_t k = 0; k < size; ++k) {
+    const st_idx_t nz = first + k * stride;
     ST_MAC(t_sum, A_nz_val(nz), A_nz_col(nz));
   }
 }
@@ -19,17 +19,17 @@ $EMIT(t_row, t_sum)
 // shuffles, 8 at a time. Whole tiles then load the 8 B row segments with no branch between them
 // (in flight together) instead of an index load and a B load after another for every entry,
 // which left a long row's warp running alone long after the others.
-long long t_row = -1;
+st_idx_t t_row = -1;
 st_acc_t t_sum = 0;
 if (t_active) {  // uniform over the group: every lane of it walks the same thread block
   t_row = A_bmt_row(bmt);
-  const long long first = A_bmt_first_nz(bmt);
-  const long long stride = A_bmt_stride(bmt);
-  const long long size = A_bmt_size(bmt);
+  const st_idx_t first = A_bmt_first_nz(bmt);
+  const st_idx_t stride = A_bmt_stride(bmt);
+  const st_idx_t size = A_bmt_size(bmt);
   $LANE_GROUP
-  for (long long k0 = 0; k0 < size; k0 += $COL_LANES) {
+  for (st_idx_t k0 = 0; k0 < size; k0 += $COL_LANES) {
     // A lane past the end reads the first entry again; its copy is never used.
-    const long long nz = first + (k0 + st_gl < size ? k0 + st_gl : 0) * stride;
+    const st_idx_t nz = first + (k0 + st_gl < size ? k0 + st_gl : 0) * stride;
     auto st_v = A_nz_val(nz);  // not const: st_v8 takes its type
     const int st_c = (int)A_nz_col(nz);
     const int st_cnt = size - k0 < $COL_LANES ? (int)(size - k0) : $COL_LANES;

@@ -1,8 +1,8 @@
 //@ accept
 // WARP_BITMAP_RED: a ballot of row starts bounds each row's shuffle-down sum.
-const long long b_row = IN_ROW;
+const st_idx_t b_row = IN_ROW;
 st_acc_t b_v = IN_V;
-const long long b_prev = __shfl_up_sync(ST_FULL_MASK, b_row, 1);
+const st_idx_t b_prev = __shfl_up_sync(ST_FULL_MASK, b_row, 1);
 const bool b_head = lane == 0 || b_prev != b_row;
 const unsigned b_heads = __ballot_sync(ST_FULL_MASK, b_head);
 const unsigned b_above = lane == 31 ? 0u : b_heads & ~((2u << lane) - 1u);

@@ -1,8 +1,8 @@
 //@ accept
 // WARP_SEG_RED: segmented inclusive scan over the lanes; the last lane of each row emits.
-long long s_row = IN_ROW;
+st_idx_t s_row = IN_ROW;
 st_acc_t s_v = IN_V;
-const long long s_prev = __shfl_up_sync(ST_FULL_MASK, s_row, 1);
+const st_idx_t s_prev = __shfl_up_sync(ST_FULL_MASK, s_row, 1);
 int s_head = lane == 0 || s_prev != s_row;
 for (int d = 1; d < 32; d <<= 1) {
   const st_acc_t up_v = __shfl_up_sync(ST_FULL_MASK, s_v, d);
@@ -12,7 +12,7 @@ for (int d = 1; d < 32; d <<= 1) {
     s_head = up_head;
   }
 }
-const long long s_next = __shfl_down_sync(ST_FULL_MASK, s_row, 1);
+const st_idx_t s_next = __shfl_down_sync(ST_FULL_MASK, s_row, 1);
 if ((lane == 31 || s_next != s_row) && s_row >= 0) {
   $EMIT(s_row, s_v)
 }

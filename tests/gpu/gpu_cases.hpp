@@ -36,6 +36,7 @@ struct CaseOptions {
   std::int64_t spmm_n = 1;                 // an SpMM graph's columns of B (random from seed 7)
   std::string layout = "row";              // SpMM: B and C row- or column-major ("col")
   bool split_words = false;                // 24-bit column words (graph::split_col_words)
+  int index_bits = 0;  // the design's index width (64: 64-bit arrays and kernel index arithmetic)
 };
 
 // Designs every (graph, matrix, dtype) it can; returns how many were designed.
@@ -45,6 +46,7 @@ inline int add_case(std::vector<Case>& cases, const graph::Graph& g, const std::
   opt.design.dtype = dtype;
   opt.layout = co.layout;
   opt.optimizer.split_words = co.split_words;
+  opt.design.index_bits = co.index_bits;
   codegen::Emitted e;
   try {
     e = codegen::generate(g, a, opt);

@@ -90,6 +90,24 @@ TEST_CASE("every known format verifies with 24-bit column words", "[gpu]") {
   run_cases(cases);
 }
 
+TEST_CASE("every known format verifies with 64-bit kernel indices", "[gpu]") {
+  // The default kernels index in 32 bits wherever everything fits; a design with 64-bit indices
+  // keeps the 64-bit arithmetic, the path of matrices past 2^30 entries or rows.
+  const auto matrices = test_matrices();
+  const auto graphs = search::load_graphs(search::default_graphs_dir());
+  std::vector<Case> cases;
+  CaseOptions co;
+  co.index_bits = 64;
+  for (const auto& g : graphs)
+    for (const auto& [name, a] : matrices) add_case(cases, g, name, a, "f64", co);
+  int wide = 0;
+  for (const auto& c : cases)
+    wide += c.source.find("typedef long long st_idx_t") != std::string::npos;
+  CHECK(wide == static_cast<int>(cases.size()));
+  CHECK(cases.size() >= graphs.size() * matrices.size() / 2);
+  run_cases(cases);
+}
+
 TEST_CASE("random graphs give kernels that verify", "[gpu]") {
   const auto matrices = test_matrices();
   std::mt19937_64 rng(20261121);

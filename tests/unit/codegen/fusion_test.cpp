@@ -154,11 +154,11 @@ TEST_CASE("SpMV: store-only row bands run in one launch, stored without atomics"
   // Each part is a device function over its range of blocks; both store, neither adds.
   const auto& s = e.kernels.source;
   for (const auto& p : e.format.parts)
-    CHECK(s.find("static __device__ void\n" + p.kernel + "(\n    const long long st_block") !=
+    CHECK(s.find("static __device__ void\n" + p.kernel + "(\n    const st_idx_t st_block") !=
           std::string::npos);
   CHECK(s.find("atomicAdd") == std::string::npos);
   CHECK(s.find(e.format.parts[1].kernel + "(st_b - " + std::to_string(e.format.parts[0].grid) +
-               "LL, " + std::to_string(e.format.parts[1].grid) + "LL, x, y, alpha, beta") !=
+               ", " + std::to_string(e.format.parts[1].grid) + ", x, y, alpha, beta") !=
         std::string::npos);
   // kernel.h: the one launch, no memset, no per-part launch.
   const auto& h = e.host_header;

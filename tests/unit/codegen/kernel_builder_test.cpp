@@ -1,6 +1,8 @@
 // Generated kernels: complete text (no unexpanded slot), the arrays the format stores as
 // parameters, and every one compiles under NVRTC for sm_90 (no GPU needed); the CSR-vector .cu
 // that emit-kernel writes also compiles with nvcc as a user would compile it.
+#include "codegen/kernel_builder.hpp"
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include "codegen/emit.hpp"
 #include "codegen/fusion.hpp"
 #include "codegen_test_util.hpp"
+#include "format_file_edit.hpp"
 #include "runtime/nvrtc.hpp"
 #include "test_support.hpp"
 
@@ -155,4 +158,55 @@ TEST_CASE("derived sizes are a constant only when every thread holds one entry",
   const auto& sizes = p.array(graph::Arr::bmt_size).ints;
   REQUIRE(std::any_of(sizes.begin(), sizes.end(), [](auto v) { return v > 1; }));
   REQUIRE(e.kernels.source.find("#define A_bmt_size(i) 1LL") == std::string::npos);
+}
+
+TEST_CASE("kernels index in 32 bits where every index fits, and in 64 where not", "[codegen]") {
+  const Csr64 a = test::random_matrix(21, 120, 90, 0.05);
+  int modelled = 0;
+  for (const auto& g : test::known_graphs()) {
+    INFO(g.name);
+    const auto e = codegen::generate(g, a);
+    REQUIRE(codegen::index_fits_int32(e.format));
+    REQUIRE(e.kernels.source.find("typedef int st_idx_t;") != std::string::npos);
+    REQUIRE(e.kernels.source.find("typedef long long st_idx_t;") == std::string::npos);
+    codegen::EmitOptions wide;
+    wide.design.index_bits = 64;
+    const auto w = codegen::generate(g, a, wide);
+    REQUIRE_FALSE(codegen::index_fits_int32(w.format));
+    REQUIRE(w.kernels.source.find("typedef long long st_idx_t;") != std::string::npos);
+    REQUIRE(w.kernels.source.find("typedef int st_idx_t;") == std::string::npos);
+
+    // Past 2^30 rows, columns or entries: 64 bits.
+    for (std::int64_t graph::Format::*field :
+         {&graph::Format::rows, &graph::Format::cols, &graph::Format::nnz}) {
+      auto f = e.format;
+      f.*field = std::int64_t{1} << 30;
+      REQUIRE_FALSE(codegen::index_fits_int32(f));
+    }
+    // A formula whose terms can pass 2^30 inside the array's length: 64 bits.
+    for (std::size_t p = 0; p < e.format.parts.size(); ++p)
+      for (const auto& [name, arr] : e.format.parts[p].arrays) {
+        if (arr.held() || arr.length == 0) continue;
+        auto f = e.format;
+        auto& m = f.parts[p].arrays.at(name);
+        m.model.a = (std::int64_t{1} << 30) / m.length + 1;
+        REQUIRE_FALSE(codegen::index_fits_int32(f));
+        ++modelled;
+      }
+    // A column past 2^30 is too wide, unless the word also holds a packed step (unsigned bits that
+    // the kernel masks before the cast).
+    for (std::size_t p = 0; p < e.format.parts.size(); ++p) {
+      if (!e.format.parts[p].has(graph::Arr::nz_col) ||
+          e.format.parts[p].array(graph::Arr::nz_col).ints.empty())
+        continue;
+      auto f = e.format;
+      f.parts[p].arrays.at("nz_col").ints[0] = std::int64_t{3} << 30;
+      REQUIRE_FALSE(codegen::index_fits_int32(f));
+      graph::FormatArray step = test::int_array("I8", {});
+      step.model.kind = graph::ArrayModel::Kind::Packed;
+      f.parts[p].arrays["nz_row_delta"] = step;
+      REQUIRE(codegen::index_fits_int32(f));
+    }
+  }
+  CHECK(modelled >= 5);  // the known formats model some arrays by formulas
 }

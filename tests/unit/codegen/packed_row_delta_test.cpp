@@ -108,9 +108,9 @@ TEST_CASE("a packed segmented COO computes what the unpacked one does, through t
     REQUIRE(graph::interpret(back, x) == y);
     // The kernel reads both from one word and takes no step array.
     const auto& src = packed.kernels.source;
-    REQUIRE(src.find("#define A_nz_row_delta(i) ((long long)((unsigned)p_nz_col[(i)] >> 17))") !=
+    REQUIRE(src.find("#define A_nz_row_delta(i) ((st_idx_t)((unsigned)p_nz_col[(i)] >> 17))") !=
             std::string::npos);
-    REQUIRE(src.find("#define A_nz_col(i) ((long long)((unsigned)p_nz_col[(i)] & 131071u))") !=
+    REQUIRE(src.find("#define A_nz_col(i) ((st_idx_t)((unsigned)p_nz_col[(i)] & 131071u))") !=
             std::string::npos);
     REQUIRE(src.find("p_nz_row_delta") == std::string::npos);
     test::require_all_compile({{name, src}});

@@ -123,11 +123,10 @@ TEST_CASE("split column words compute what 32-bit ones do, through the binary", 
     const std::string word =
         "((unsigned)(unsigned short)p_nz_col[(i)] | (unsigned)(unsigned char)p_nz_col_hi[(i)] "
         "<< 16)";
-    REQUIRE(src.find(packed
-                         ? "#define A_nz_col(i) ((long long)(" + word + " & 131071u))"
-                         : "#define A_nz_col(i) ((long long)" + word + ")") != std::string::npos);
+    REQUIRE(src.find(packed ? "#define A_nz_col(i) ((st_idx_t)(" + word + " & 131071u))"
+                            : "#define A_nz_col(i) ((st_idx_t)" + word + ")") != std::string::npos);
     if (packed)
-      REQUIRE(src.find("#define A_nz_row_delta(i) ((long long)(" + word + " >> 17))") !=
+      REQUIRE(src.find("#define A_nz_row_delta(i) ((st_idx_t)(" + word + " >> 17))") !=
               std::string::npos);
     REQUIRE(src.find("const signed char* __restrict__ p_nz_col_hi") != std::string::npos);
     test::require_all_compile({{name, src}});

@@ -49,7 +49,7 @@ TEST_CASE("SpMM kernels with lanes over columns compile under NVRTC for sm_90", 
         const auto e = codegen::generate(graph::as_spmm(spmv(shape), t[0], t[1], t[2]), a, o);
         INFO(e.kernels.source);
         REQUIRE(e.kernels.source.find("$") == std::string::npos);
-        REQUIRE(e.kernels.source.find("const long long bmt = t0 + st_g0 + st_i;") !=
+        REQUIRE(e.kernels.source.find("const st_idx_t bmt = t0 + st_g0 + st_i;") !=
                 std::string::npos);
         REQUIRE(e.host_header.find("/ " + std::to_string(t[0] * t[2]) + ")") !=
                 std::string::npos);  // grid y: the block's lanes * tn columns
