@@ -132,6 +132,10 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   train->add_option("--arch", o->arch, "Architecture the timings were measured on")
       ->capture_default_str();
   train->add_option("--epochs", o->t.train.epochs, "Training epochs")->capture_default_str();
+  train
+      ->add_flag("--sum-aggregation", o->t.shape.sum_aggregation,
+                 "GraphConv sums its neighbours (PyTorch Geometric's layer) instead of averaging")
+      ->capture_default_str();
   train->add_option("--learning-rate", o->t.train.learning_rate, "Adam's step")
       ->capture_default_str();
   train->add_option("--holdout", o->t.holdout, "Share of slices held out for testing")

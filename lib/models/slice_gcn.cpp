@@ -125,8 +125,8 @@ Adjacency adjacency(const features::SliceInput& in) {
   return g;
 }
 
-// out[i] = mean of h over i's neighbours (0 for an isolated node); width w.
-void mean_agg(const Adjacency& g, const Vec& h, Vec& out, int w) {
+// out[i] = mean (or sum) of h over i's neighbours (0 for an isolated node); width w.
+void aggregate(const Adjacency& g, const Vec& h, Vec& out, int w, bool sum) {
   out.assign(static_cast<std::size_t>(g.n) * w, 0.0);
   for (int i = 0; i < g.n; ++i) {
     const int deg = g.ptr[i + 1] - g.ptr[i];
@@ -136,18 +136,20 @@ void mean_agg(const Adjacency& g, const Vec& h, Vec& out, int w) {
       const double* x = &h[static_cast<std::size_t>(g.nbr[e]) * w];
       for (int j = 0; j < w; ++j) o[j] += x[j];
     }
-    for (int j = 0; j < w; ++j) o[j] /= deg;
+    if (!sum)
+      for (int j = 0; j < w; ++j) o[j] /= deg;
   }
 }
-// The adjoint of mean_agg: d h[j] += d out[i] / deg(i) for every neighbour j of i.
-void mean_agg_t(const Adjacency& g, const Vec& dout, Vec& dh, int w) {
+// The adjoint of aggregate: d h[j] += d out[i] (/ deg(i) for the mean) for every neighbour j of i.
+void aggregate_t(const Adjacency& g, const Vec& dout, Vec& dh, int w, bool sum) {
   for (int i = 0; i < g.n; ++i) {
     const int deg = g.ptr[i + 1] - g.ptr[i];
     if (deg == 0) continue;
     const double* d = &dout[static_cast<std::size_t>(i) * w];
+    const double s = sum ? 1.0 : 1.0 / deg;
     for (int e = g.ptr[i]; e < g.ptr[i + 1]; ++e) {
       double* x = &dh[static_cast<std::size_t>(g.nbr[e]) * w];
-      for (int j = 0; j < w; ++j) x[j] += d[j] / deg;
+      for (int j = 0; j < w; ++j) x[j] += d[j] * s;
     }
   }
 }
@@ -246,14 +248,14 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
   // Forward.
   const Vec x = node_features(in, g);
   Vec a1, p1(static_cast<std::size_t>(N) * C), h1, a2, p2(static_cast<std::size_t>(N) * C), h2;
-  mean_agg(g, x, a1, F);
+  aggregate(g, x, a1, F, shape_.sum_aggregation);
   matmul(x.data(), w + l.w1s, p1.data(), N, F, C);
   matmul(a1.data(), w + l.w1n, p1.data(), N, F, C, true);
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < C; ++j) p1[static_cast<std::size_t>(i) * C + j] += w[l.b1 + j];
   h1 = p1;
   for (auto& v : h1) v = std::max(v, 0.0);
-  mean_agg(g, h1, a2, C);
+  aggregate(g, h1, a2, C, shape_.sum_aggregation);
   conv2(h1, a2, w + l.w2s, w + l.w2n, p2, N, C);
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < C; ++j) p2[static_cast<std::size_t>(i) * C + j] += w[l.b2 + j];
@@ -312,7 +314,7 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
   Vec dh1(static_cast<std::size_t>(N) * C, 0.0), da2(static_cast<std::size_t>(N) * C, 0.0);
   matmul_nt(dp2.data(), w + l.w2s, dh1.data(), N, C, C);
   matmul_nt(dp2.data(), w + l.w2n, da2.data(), N, C, C);
-  mean_agg_t(g, da2, dh1, C);
+  aggregate_t(g, da2, dh1, C, shape_.sum_aggregation);
   Vec dp1(static_cast<std::size_t>(N) * C);
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < C; ++j) {
@@ -447,7 +449,8 @@ void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
                                {"conv", shape_.conv},
                                {"hidden", shape_.hidden},
                                {"globals", shape_.globals},
-                               {"classes", shape_.classes}}
+                               {"classes", shape_.classes},
+                               {"aggregation", shape_.sum_aggregation ? "sum" : "mean"}}
                     .dump()},
       {"node_features",
        nlohmann::json({"is_row", "is_col", "log1p_degree/4", "degree/max_degree_of_side"}).dump()},
@@ -484,6 +487,11 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
     s.hidden = j.at("hidden").get<int>();
     s.globals = j.at("globals").get<int>();
     s.classes = j.at("classes").get<int>();
+    // Files written before the choice existed aggregate by the mean.
+    const std::string agg = j.value("aggregation", std::string("mean"));
+    if (agg != "mean" && agg != "sum")
+      throw bad("shape: aggregation '" + agg + "' is not mean or sum");
+    s.sum_aggregation = agg == "sum";
     if (nlohmann::json::parse(meta("global_features")) !=
         nlohmann::json(features::global_feature_names()))
       throw bad("global_features differ from this build's");

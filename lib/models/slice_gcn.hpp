@@ -1,7 +1,8 @@
 #pragma once
 // Slice-GCN (IAP-SpTV §4.2): the format classifier of stage 2. Two GraphConv layers over the
-// slice's bipartite row/column graph, h' = ReLU(h·W_self + mean_{neighbours}(h)·W_nbr + b), each
-// of `conv` (256) channels; the global mean pooling of both layers' outputs (2 × 256) joined with
+// slice's bipartite row/column graph, h' = ReLU(h·W_self + agg_{neighbours}(h)·W_nbr + b), each
+// of `conv` (256) channels, agg the mean (the default) or the sum (PyTorch Geometric's GraphConv,
+// the paper's layer); the global mean pooling of both layers' outputs (2 × 256) joined with
 // the 9 global features; an MLP of `hidden` (128) ReLU units and 5 outputs; LogSoftmax, trained
 // with the NLL loss by backpropagation and Adam. Deterministic for a seed; fp64 throughout.
 //
@@ -23,6 +24,7 @@ struct GcnShape {
   int hidden = 128;  // MLP hidden units
   int globals = 9;
   int classes = 5;
+  bool sum_aggregation = false;  // neighbours summed, as PyG's GraphConv does; mean otherwise
 };
 
 struct GcnTrainOptions {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
@@ -90,6 +91,8 @@ TEST_CASE("Slice-GCN gradients match finite differences", "[models][gcn]") {
   GcnShape s;
   s.conv = 3;
   s.hidden = 4;
+  s.sum_aggregation = GENERATE(false, true);
+  INFO((s.sum_aggregation ? "sum" : "mean") << " aggregation");
   SliceGcn net(s, 7);
   auto x = synthetic(4, 3);
   for (int sample = 0; sample < 4; ++sample) {
@@ -158,6 +161,50 @@ TEST_CASE("Slice-GCN save and load keep every weight and refuse bad files", "[mo
     io::write_safetensors(path, g);
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("mlp2.bias"));
   }
+  SECTION("an unknown aggregation is refused by name") {
+    auto f = io::read_safetensors(path);
+    auto shape = nlohmann::json::parse(f.metadata.at("shape"));
+    shape["aggregation"] = "max";
+    f.metadata["shape"] = shape.dump();
+    io::write_safetensors(path, f);
+    REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("aggregation 'max'"));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Slice-GCN sums or averages the neighbours, and its file says which", "[models][gcn]") {
+  GcnShape s;
+  s.conv = 5;
+  s.hidden = 6;
+  SliceGcn mean(s, 13);
+  s.sum_aggregation = true;
+  SliceGcn sum(s, 13);
+  REQUIRE(sum.params() == mean.params());  // the same weights: only the aggregation differs
+  // One row of three entries: its node's neighbours sum to three times their mean.
+  std::mt19937_64 rng(1);
+  const auto in = features::matrix_input(csr_from_lengths({3, 1}, 4, rng));
+  CHECK(sum.log_probs(in) != mean.log_probs(in));
+  // Every node of the identity has degree one: the same sum and mean.
+  Csr64 eye;
+  eye.rows = eye.cols = 3;
+  eye.row_ptr = {0, 1, 2, 3};
+  eye.col_idx = {0, 1, 2};
+  eye.val = {1.0, 1.0, 1.0};
+  const auto perm = features::matrix_input(eye);
+  const auto a = sum.log_probs(perm), b = mean.log_probs(perm);
+  for (std::size_t k = 0; k < a.size(); ++k) CHECK(a[k] == Approx(b[k]).epsilon(1e-12));
+  const std::string path = temp_path("gcn-sum.safetensors");
+  sum.save(path, GcnModelInfo{});
+  const SliceGcn back = SliceGcn::load(path);
+  CHECK(back.shape().sum_aggregation);
+  CHECK(back.log_probs(in) == sum.log_probs(in));
+  // A file without the key (written before the choice existed) averages.
+  auto f = io::read_safetensors(path);
+  auto shape = nlohmann::json::parse(f.metadata.at("shape"));
+  shape.erase("aggregation");
+  f.metadata["shape"] = shape.dump();
+  io::write_safetensors(path, f);
+  CHECK_FALSE(SliceGcn::load(path).shape().sum_aggregation);
   std::filesystem::remove(path);
 }
 
