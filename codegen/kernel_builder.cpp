@@ -75,11 +75,31 @@ bool index_fits_int32(const graph::Format& f) {
         if (!ok(v)) return false;
       for (const auto& [i, v] : m.exceptions)
         if (!ok(i) || !ok(v)) return false;
-      // Every term of the formula at any index below the length, bounded together.
-      const double len = static_cast<double>(a.length) + 1.0;
-      const double bound =
-          (std::abs(static_cast<double>(m.a)) + std::abs(static_cast<double>(m.b))) * len +
-          std::abs(static_cast<double>(m.c)) + static_cast<double>(kLimit) / 4;
+      // Every term of the formula at any index up to the length, bounded together.
+      auto mag = [](std::int64_t v) { return std::abs(static_cast<double>(v)); };
+      const double n = static_cast<double>(a.length) + 1.0;
+      const double per = static_cast<double>(std::max<std::int64_t>(1, m.p));
+      double bound = 0.0;
+      switch (m.kind) {
+        case ArrayModel::Kind::Constant:
+          bound = mag(m.a);
+          break;
+        case ArrayModel::Kind::Linear:
+          bound = mag(m.a) * n + mag(m.b);
+          break;
+        case ArrayModel::Kind::Step:
+          bound = mag(m.a) * (n / per + 1.0) + mag(m.b);
+          break;
+        case ArrayModel::Kind::Periodic:
+          bound = mag(m.a) * per + mag(m.b) * (n / per + 1.0) + mag(m.c);
+          break;
+        case ArrayModel::Kind::Table:
+          bound = mag(m.a) * per + mag(m.b) + mag(m.c);
+          for (const std::int64_t v : m.table) bound = std::max(bound, mag(m.a) * per + mag(v));
+          break;
+        default:
+          break;
+      }
       if (bound >= static_cast<double>(kLimit)) return false;
     }
   }

@@ -14,6 +14,9 @@
 #           that can overlap other GPU work). With AB_UNGUARDED=1 each case is also built with
 #           the stored-zero guard of ST_MAC removed (every stored entry multiplied, as before the
 #           guard existed) and timed as "<graph>+unguarded": the guard's cost, in one command.
+#           With AB_WIDE=1, each case whose kernel indexes in 32 bits is also built with st_idx_t
+#           typed long long (64-bit index arithmetic, the same format binary) and timed as
+#           "<graph>+wide".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dev=.device/kernels
@@ -55,9 +58,16 @@ case "${1:-}" in
           (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
           echo "$m $g: unguarded build failed"
       fi
+      if [ -n "${AB_WIDE:-}" ] && grep -q 'typedef int st_idx_t;' "$d/kernel.cu"; then
+        u=work/$1.$2+wide
+        cp -r "$d" "$u" && cp "$d.json" "$u.json" && rm -f "$u/run" &&
+          sed -i 's/typedef int st_idx_t;/typedef long long st_idx_t;/' "$u/kernel.cu" &&
+          (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
+          echo "$m $g: wide build failed"
+      fi
     }
     export -f job
-    export dtype AB_UNGUARDED
+    export dtype AB_UNGUARDED AB_WIDE
     for m in $names; do for g in graphs/*.json; do echo "$m $(basename "$g" .json)"; done; done |
       xargs -P "${JOBS:-6}" -n 2 bash -c 'job "$0" "$1"' >> "$out/log.txt" 2>&1 ;;
   time)
