@@ -64,7 +64,8 @@ bool index_fits_int32(const graph::Format& f) {
     for (const auto& [name, a] : p.arrays) words |= a.model.kind == ArrayModel::Kind::Packed;
     for (const auto& [name, a] : p.arrays) {
       if (!ok(a.length)) return false;
-      if (!(words && name == "nz_col"))
+      // A tensor-core block's bit masks are read as unsigned bits, not as indices.
+      if (!(words && name == "nz_col") && name != "tc_bit")
         for (const std::int64_t v : a.ints)
           if (!ok(v)) return false;
       const auto& m = a.model;
