@@ -16,7 +16,8 @@
 #           guard existed) and timed as "<graph>+unguarded": the guard's cost, in one command.
 #           With AB_WIDE=1, each case whose kernel indexes in 32 bits is also built with st_idx_t
 #           typed long long (64-bit index arithmetic, the same format binary) and timed as
-#           "<graph>+wide".
+#           "<graph>+wide". With AB_SPLIT=1, each case is also emitted with --split-words and,
+#           where that splits any column words (24-bit columns), timed as "<graph>+split".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dev=.device/kernels
@@ -65,9 +66,18 @@ case "${1:-}" in
           (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
           echo "$m $g: wide build failed"
       fi
+      if [ -n "${AB_SPLIT:-}" ]; then
+        u=work/$1.$2+split
+        bundle/run sparsetune --json emit-kernel --graph "graphs/$g.json" "m/$m.safetensors" \
+          -o "$u" --dtype "$dtype" --reference --split-words > "$u.json" 2> "$u.err" &&
+          if python3 -c "import json,sys; sys.exit(json.load(open('$u.json'))['arrays_split'] == 0)"; then
+            cp kernel_driver.cu "$u/" && (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
+              echo "$m $g: split build failed"
+          else rm -rf "$u" "$u.json" "$u.err"; fi
+      fi
     }
     export -f job
-    export dtype AB_UNGUARDED AB_WIDE
+    export dtype AB_UNGUARDED AB_WIDE AB_SPLIT
     for m in $names; do for g in graphs/*.json; do echo "$m $(basename "$g" .json)"; done; done |
       xargs -P "${JOBS:-6}" -n 2 bash -c 'job "$0" "$1"' >> "$out/log.txt" 2>&1 ;;
   time)
