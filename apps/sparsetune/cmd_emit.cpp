@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "codegen/emit.hpp"
+#include "codegen/kernel_builder.hpp"
 #include "graph/format.hpp"
 #include "io/matrix_file.hpp"
 
@@ -25,8 +26,10 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--dtype", o->dtype, "Value type: f64, f32, or f16 (fp32 accumulation)")
       ->check(CLI::IsMember({"f64", "f32", "f16"}))
       ->capture_default_str();
-  cmd->add_option("--index-bits", o->index_bits,
-                  "Index width before narrowing (0: 32 when it fits)")
+  cmd->add_option(
+         "--index-bits", o->index_bits,
+         "Index width: of the arrays before narrowing and of the kernels' arithmetic (0: 32 "
+         "where every index fits)")
       ->check(CLI::IsMember({0, 32, 64}))
       ->capture_default_str();
   cmd->add_option("--layout", o->layout,
@@ -72,6 +75,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                          {"arrays_narrowed", e.report.narrowed},
                          {"arrays_packed", e.report.packed},
                          {"arrays_split", e.report.split},
+                         {"kernel_index_bits", codegen::index_fits_int32(e.format) ? 32 : 64},
                          {"files", files}});
     std::vector<std::vector<std::string>> rows = {
         {"graph", gr.name.empty() ? o->graph : gr.name},
@@ -82,7 +86,9 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                        std::to_string(e.report.modeled) + " arrays computed, " +
                        std::to_string(e.report.narrowed) + " narrowed, " +
                        std::to_string(e.report.packed) + " packed, " +
-                       std::to_string(e.report.split) + " split"}};
+                       std::to_string(e.report.split) + " split"},
+        {"kernel indices",
+         codegen::index_fits_int32(e.format) ? "32-bit (every index fits)" : "64-bit"}};
     for (const auto& p : e.format.parts)
       rows.push_back({p.kernel, "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
                                     ">>>, " + std::to_string(p.nnz_stored) + " stored entries"});

@@ -184,6 +184,12 @@ echo "$out" | grep -q '"arrays_split": 1' && ok || bad "emit-kernel --split-word
 grep -q 'p_nz_col_hi' "$tmp/emit_split/kernel.cu" && ok || bad "split kernel.cu does not read nz_col_hi"
 out=$("$st" --json emit-kernel --graph "$root/configs/graphs/csr-scalar.json" "$f" -o "$tmp/emit_whole")
 echo "$out" | grep -q '"arrays_split": 0' && ok || bad "emit-kernel split without --split-words: $out"
+# The kernels index in 32 bits where everything fits, in 64 when the design asks for 64-bit indices.
+echo "$out" | grep -q '"kernel_index_bits": 32' && ok || bad "emit-kernel: no 32-bit kernel indices: $out"
+grep -q 'typedef int st_idx_t;' "$tmp/emit_whole/kernel.cu" && ok || bad "kernel.cu does not index in 32 bits"
+out=$("$st" --json emit-kernel --graph "$root/configs/graphs/csr-scalar.json" "$f" -o "$tmp/emit_wide" --index-bits 64)
+echo "$out" | grep -q '"kernel_index_bits": 64' && ok || bad "emit-kernel --index-bits 64: $out"
+grep -q 'typedef long long st_idx_t;' "$tmp/emit_wide/kernel.cu" && ok || bad "kernel.cu --index-bits 64 indexes in 32 bits"
 # MatXtract's crux on tensor cores: mma.sync in the kernel; fp16 tensor cores refuse an f64 format.
 expect_ok "emit-kernel crux-tc" "$st" emit-kernel --graph "$root/configs/graphs/crux-tc.json" \
   "$example" -o "$tmp/emit_crux"
