@@ -53,6 +53,15 @@ do_corpus() {
           cp "$tmp/$n/format.safetensors" "$c/safetensors/$n.safetensors"
       done
     done
+    # 24-bit column words (nz_col_hi), with and without row steps packed into them.
+    { printf '%%%%MatrixMarket matrix coordinate real general\n40 70000 40\n'
+      for i in $(seq 1 40); do printf '%d %d %d.5\n' "$i" $(((i * i * 7919) % 70000 + 1)) "$i"; done
+    } >"$tmp/c.mtx"
+    for n in csr-scalar segmented-coo; do
+      "$st" emit-kernel --graph "configs/graphs/$n.json" "$tmp/c.mtx" -o "$tmp/$n-split" \
+        --split-words >/dev/null 2>&1 &&
+        cp "$tmp/$n-split/format.safetensors" "$c/format/$n-split.safetensors"
+    done
     "$st" -q tune "$tmp/a.mtx" --budget 0 --max-candidates 6 --db "$c/db/tuning.db" \
       -o "$tmp/t" >/dev/null 2>&1 || true
     rm -f "$c/db/"*-wal "$c/db/"*-shm
