@@ -172,15 +172,16 @@ struct StageCode {
 class PartBuilder {
  public:
   // `atomic`: results reach C through atomics (the part's own choice, or fusion's); `device_fn`:
-  // the part is a device function of the fused kernel, not a kernel of its own.
-  PartBuilder(const graph::Format& f, const graph::PartFormat& p, std::size_t index,
+  // the part is a device function of the fused kernel, not a kernel of its own; `idx32`: the
+  // format's indices are 32-bit (index_fits_int32, decided once for the whole source).
+  PartBuilder(const graph::Format& f, const graph::PartFormat& p, std::size_t index, bool idx32,
               bool atomic = false, bool device_fn = false)
       : f_(f),
         p_(p),
         index_(index),
         atomic_(atomic || p.atomic),
         device_fn_(device_fn),
-        idx32_(index_fits_int32(f)) {
+        idx32_(idx32) {
     for (const auto& r : p.reductions) {
       const auto* op = graph::find_reduction(r);
       if (!op) throw Error("format names an unknown reduction " + r);
@@ -545,14 +546,13 @@ std::string array_params(const graph::Format& f, const graph::PartFormat& p,
 
 // The fused kernel: the operation's arguments and every part's arrays (p<i>_<name>),
 // dispatching each range of blocks to its part's device function.
-std::string fused_kernel(const graph::Format& f) {
+std::string fused_kernel(const graph::Format& f, bool idx32) {
   const Sections& sk = template_sections("skeleton.cu");
   const bool spmm = f.op == "spmm";
   std::string kernel = section(sk, "fused");
   std::string args = section(sk, spmm ? "args_spmm" : "args_spmv");
   replace_all(kernel, "$ARGS", args.substr(0, args.find_last_not_of('\n') + 1));
   std::string params, dispatch;
-  const bool idx32 = index_fits_int32(f);
   std::int64_t first = 0;
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     const auto& p = f.parts[i];
@@ -580,7 +580,7 @@ std::string fused_kernel(const graph::Format& f) {
 
 // The parts' kernels after the prelude (or, fused, their device functions and the one kernel),
 // and the scaling kernel of an adding format.
-void add_parts(const graph::Format& f, KernelSource& k, const char* scale_section,
+void add_parts(const graph::Format& f, bool idx32, KernelSource& k, const char* scale_section,
                const char* scale_name, const Fusion& u = {}) {
   for (std::size_t i = 0; i < f.parts.size(); ++i) {
     k.source += "\n";
@@ -588,14 +588,14 @@ void add_parts(const graph::Format& f, KernelSource& k, const char* scale_sectio
       k.source += "// ---- part " + std::to_string(i) + ": no entries, no kernel\n";
       continue;
     }
-    PartBuilder b(f, f.parts[i], i, u.fused && u.atomic[i], u.fused);
+    PartBuilder b(f, f.parts[i], i, idx32, u.fused && u.atomic[i], u.fused);
     k.source += b.build();
   }
   if (!u.fused)  // in the order they run
     for (const std::size_t i : f.launch_order())
       if (f.parts[i].n_bmtb > 0) k.kernels.push_back(f.parts[i].kernel);
   if (u.fused) {
-    k.source += "\n" + fused_kernel(f);
+    k.source += "\n" + fused_kernel(f, idx32);
     k.kernels.push_back(kFusedKernel);
   }
   if (f.scales_output_first()) {  // also with no work: beta times the output is the answer
@@ -637,12 +637,14 @@ KernelSource build_spmm_kernels(const graph::Format& f, const std::string& graph
          "arrays in name order\n// (see kernel.h)." +
          (u.why.empty() ? std::string() : "\n// Not fused into one launch: " + u.why + ".") +
          "\n\n";
+  // One scan of the format's arrays decides the index type of every part's kernel.
+  const bool idx32 = index_fits_int32(f);
   s += section(prelude, "common");
-  s += section(prelude, index_fits_int32(f) ? "idx32" : "idx64");
+  s += section(prelude, idx32 ? "idx32" : "idx64");
   s += section(prelude, f.dtype);
   s += section(prelude, "spmm");
   if (f.col_major()) s += section(prelude, "spmm_col");  // B and C strided by ldb and ldc
-  add_parts(f, k, f.col_major() ? "scale_c_col" : "scale_c", kScaleKernelSpmm, u);
+  add_parts(f, idx32, k, f.col_major() ? "scale_c_col" : "scale_c", kScaleKernelSpmm, u);
   return k;
 }
 
@@ -690,10 +692,12 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
          "order (see kernel.h)." +
          (u.why.empty() ? std::string() : "\n// Not fused into one launch: " + u.why + ".") +
          "\n\n";
+  // One scan of the format's arrays decides the index type of every part's kernel.
+  const bool idx32 = index_fits_int32(f);
   s += section(prelude, "common");
-  s += section(prelude, index_fits_int32(f) ? "idx32" : "idx64");
+  s += section(prelude, idx32 ? "idx32" : "idx64");
   s += section(prelude, f.dtype);
-  add_parts(f, k, "scale_y", kScaleKernel, u);
+  add_parts(f, idx32, k, "scale_y", kScaleKernel, u);
   return k;
 }
 
