@@ -60,8 +60,7 @@ bool index_fits_int32(const graph::Format& f) {
       if (!ok(v)) return false;
     // Column words holding more than the column (a packed step, 24-bit halves) are unsigned bits
     // that the kernel masks or shifts before the cast; the columns themselves are below f.cols.
-    bool words = p.has(graph::Arr::nz_col_hi);
-    for (const auto& [name, a] : p.arrays) words |= a.model.kind == ArrayModel::Kind::Packed;
+    const bool words = graph::col_words_hold_more(p);
     for (const auto& [name, a] : p.arrays) {
       if (!ok(a.length)) return false;
       // A tensor-core block's bit masks are read as unsigned bits, not as indices.
@@ -71,8 +70,6 @@ bool index_fits_int32(const graph::Format& f) {
       const auto& m = a.model;
       if (a.held()) continue;
       for (const std::int64_t v : {m.a, m.b, m.c, m.p})
-        if (!ok(v)) return false;
-      for (const std::int64_t v : m.table)
         if (!ok(v)) return false;
       for (const auto& [i, v] : m.exceptions)
         if (!ok(i) || !ok(v)) return false;

@@ -90,15 +90,6 @@ io::NamedArray pack(const std::string& name, const FormatArray& a) {
   return n;
 }
 
-// Whether nz_col's stored words differ from its values: a packed nz_row_delta above the column
-// bits, or a split into 16 low bits and nz_col_hi.
-bool col_words_differ(const PartFormat& p, const std::string& name) {
-  if (name != arr_name(Arr::nz_col)) return false;
-  const auto d = p.arrays.find(arr_name(Arr::nz_row_delta));
-  return p.has(Arr::nz_col_hi) ||
-         (d != p.arrays.end() && d->second.model.kind == ArrayModel::Kind::Packed);
-}
-
 // nz_col's 16-, 24- or 32-bit words: the column, the packed nz_row_delta above it (if any).
 std::vector<std::uint64_t> col_words(const PartFormat& p) {
   const auto& col = p.array(Arr::nz_col);
@@ -366,7 +357,8 @@ io::SafetensorsFile to_safetensors(const Format& f, const std::string& tool_vers
     for (const auto& [name, a] : p.arrays) {
       if (!a.stored()) continue;
       const std::string key = "p" + std::to_string(i) + "." + name;
-      s.arrays.push_back(col_words_differ(p, name) ? pack(key, stored_col(p)) : pack(key, a));
+      const bool words = name == arr_name(Arr::nz_col) && col_words_hold_more(p);
+      s.arrays.push_back(words ? pack(key, stored_col(p)) : pack(key, a));
     }
   }
   s.metadata = {{"format", "sparsetune-format"},
@@ -633,6 +625,12 @@ void write_format(const std::string& path, const Format& f, const std::string& t
 
 Format read_format(const std::string& path) {
   return from_safetensors(io::read_safetensors(path), path);
+}
+
+bool col_words_hold_more(const PartFormat& p) {
+  const auto d = p.arrays.find(arr_name(Arr::nz_row_delta));
+  return p.has(Arr::nz_col_hi) ||
+         (d != p.arrays.end() && d->second.model.kind == ArrayModel::Kind::Packed);
 }
 
 int col_word_bits(const PartFormat& p) {

@@ -160,6 +160,9 @@ std::int64_t stored_bytes(const Format& f);
 // `packed`) when both fit one word of nz_col's type (16 or 32 bits): a segmented COO entry then
 // costs its column and value only. Returns whether it did; the arrays' values are unchanged.
 bool pack_row_delta(PartFormat& p);
+// Whether nz_col's stored words hold more than the column: a packed nz_row_delta above its bits
+// (pack_row_delta), or its bits 16-23 in nz_col_hi (split_col_words).
+bool col_words_hold_more(const PartFormat& p);
 // The bits of nz_col's stored words: 24 when the part splits them (nz_col_hi), else those of a
 // 16- or 32-bit integer type (0 for other types).
 int col_word_bits(const PartFormat& p);
