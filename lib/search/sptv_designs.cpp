@@ -156,9 +156,17 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
     if (o.run) {
       r = o.run(d, on_device);
     } else if (o.rank_transfers) {
-      const SptvGpuInput in{d.emitted,   tensor,  c.view,    d.format_of,
-                            d.hyb_width, o.dtype, o.max_len, o.launch,
-                            &inputs,     nullptr, on_device, c.emit.optimizer};
+      const SptvGpuInput in{.emitted = d.emitted,
+                            .tensor = tensor,
+                            .view = c.view,
+                            .format_of_slice = d.format_of,
+                            .hyb_width = d.hyb_width,
+                            .dtype = o.dtype,
+                            .max_len = o.max_len,
+                            .launch = o.launch,
+                            .inputs = &inputs,
+                            .on_device = on_device,
+                            .optimizer = c.emit.optimizer};
       r = sptv_gpu_runs(in, arch);
     } else {
       r = sptv_device_run(d.emitted, inputs, o.launch, arch, on_device);

@@ -180,18 +180,17 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (searched.gpu && o.rank_transfers) {
     gpu = *searched.gpu;  // measured in the search, pipeline included
   } else if (o.budget_s > 0 && o.use_gpu) {
-    const SptvGpuInput in{e,
-                          t,
-                          m,
-                          best.format_of,
-                          best.hyb_width,
-                          o.dtype,
-                          max_len,
-                          o.launch,
-                          &*plan_inputs,
-                          searched.gpu ? &*searched.gpu : nullptr,
-                          {},
-                          dc.emit.optimizer};
+    const SptvGpuInput in{.emitted = e,
+                          .tensor = t,
+                          .view = m,
+                          .format_of_slice = best.format_of,
+                          .hyb_width = best.hyb_width,
+                          .dtype = o.dtype,
+                          .max_len = max_len,
+                          .launch = o.launch,
+                          .inputs = &*plan_inputs,
+                          .device_run = searched.gpu ? &*searched.gpu : nullptr,
+                          .optimizer = dc.emit.optimizer};
     gpu = sptv_gpu_runs(in, &run_arch);
   }
   if (gpu.value("ran", false)) gpu["ranked_by"] = o.rank_transfers ? "transfers" : "device";
