@@ -45,25 +45,28 @@ case "${1:-}" in
       n=$(basename "$p"); n=${n%%.*}
       st convert "../../$p" "m/$n.safetensors" >> "$out/log.txt" 2>&1 && names="$names $n"
     done
+    # nvcc builds folder $1's kernel.cu beside the driver, as a user would.
+    build_run() {
+      (cd "$1" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1)
+    }
+    # Folder $1 copied to $2 (its JSON too) with kernel.cu edited by the sed expression $3.
+    variant() {
+      cp -r "$1" "$2" && cp "$1.json" "$2.json" && rm -f "$2/run" && sed -i "$3" "$2/kernel.cu"
+    }
     job() {
       m=$1 g=$2 d=work/$1.$2
       bundle/run sparsetune --json emit-kernel --graph "graphs/$g.json" "m/$m.safetensors" \
         -o "$d" --dtype "$dtype" --reference > "$d.json" 2> "$d.err" || { echo "$m $g: $(head -c 200 "$d.err")"; return; }
-      cp kernel_driver.cu "$d/" && (cd "$d" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
-        echo "$m $g: nvcc failed"
+      cp kernel_driver.cu "$d/" && build_run "$d" || echo "$m $g: nvcc failed"
       if [ -n "${AB_UNGUARDED:-}" ]; then
         u=work/$1.$2+unguarded
-        cp -r "$d" "$u" && cp "$d.json" "$u.json" && rm -f "$u/run" &&
-          sed -i 's/(sum) += st_v_ != (st_acc_t)0 ? st_p_ : (st_acc_t)0;/(sum) += st_p_;/' "$u/kernel.cu" &&
-          ! grep -q 'st_v_ != (st_acc_t)0' "$u/kernel.cu" &&
-          (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
+        variant "$d" "$u" 's/(sum) += st_v_ != (st_acc_t)0 ? st_p_ : (st_acc_t)0;/(sum) += st_p_;/' &&
+          ! grep -q 'st_v_ != (st_acc_t)0' "$u/kernel.cu" && build_run "$u" ||
           echo "$m $g: unguarded build failed"
       fi
       if [ -n "${AB_WIDE:-}" ] && grep -q 'typedef int st_idx_t;' "$d/kernel.cu"; then
         u=work/$1.$2+wide
-        cp -r "$d" "$u" && cp "$d.json" "$u.json" && rm -f "$u/run" &&
-          sed -i 's/typedef int st_idx_t;/typedef long long st_idx_t;/' "$u/kernel.cu" &&
-          (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
+        variant "$d" "$u" 's/typedef int st_idx_t;/typedef long long st_idx_t;/' && build_run "$u" ||
           echo "$m $g: wide build failed"
       fi
       if [ -n "${AB_SPLIT:-}" ]; then
@@ -71,12 +74,11 @@ case "${1:-}" in
         bundle/run sparsetune --json emit-kernel --graph "graphs/$g.json" "m/$m.safetensors" \
           -o "$u" --dtype "$dtype" --reference --split-words > "$u.json" 2> "$u.err" &&
           if python3 -c "import json,sys; sys.exit(json.load(open('$u.json'))['arrays_split'] == 0)"; then
-            cp kernel_driver.cu "$u/" && (cd "$u" && nvcc -O3 -std=c++17 -arch=sm_90 -o run kernel.cu kernel_driver.cu > build.log 2>&1) ||
-              echo "$m $g: split build failed"
+            cp kernel_driver.cu "$u/" && build_run "$u" || echo "$m $g: split build failed"
           else rm -rf "$u" "$u.json" "$u.err"; fi
       fi
     }
-    export -f job
+    export -f job build_run variant
     export dtype AB_UNGUARDED AB_WIDE AB_SPLIT
     for m in $names; do for g in graphs/*.json; do echo "$m $(basename "$g" .json)"; done; done |
       xargs -P "${JOBS:-6}" -n 2 bash -c 'job "$0" "$1"' >> "$out/log.txt" 2>&1 ;;
