@@ -636,6 +636,7 @@ KernelSource build_spmm_kernels(const graph::Format& f, const std::string& graph
          "\n\n";
   // One scan of the format's arrays decides the index type of every part's kernel.
   const bool idx32 = index_fits_int32(f);
+  k.index_bits = idx32 ? 32 : 64;
   s += section(prelude, "common");
   s += section(prelude, idx32 ? "idx32" : "idx64");
   s += section(prelude, f.dtype);
@@ -691,6 +692,7 @@ KernelSource build_kernels(const graph::Format& f, const std::string& graph_name
          "\n\n";
   // One scan of the format's arrays decides the index type of every part's kernel.
   const bool idx32 = index_fits_int32(f);
+  k.index_bits = idx32 ? 32 : 64;
   s += section(prelude, "common");
   s += section(prelude, idx32 ? "idx32" : "idx64");
   s += section(prelude, f.dtype);

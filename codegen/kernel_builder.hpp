@@ -22,6 +22,8 @@ struct KernelSource {
   std::string source;                // one self-contained .cu (nvcc and NVRTC)
   std::vector<std::string> kernels;  // extern "C" names, one per part with work (or the fused one)
   std::string scale_kernel;          // kScaleKernel (SpMM: kScaleKernelSpmm) for adding formats
+  // The kernels' index arithmetic: 32 (index_fits_int32) or 64; 0 for a source read from a file.
+  int index_bits = 0;
 };
 
 // `graph_line` describes the graph in the header comment.

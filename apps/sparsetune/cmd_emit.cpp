@@ -4,7 +4,6 @@
 
 #include "cli.hpp"
 #include "codegen/emit.hpp"
-#include "codegen/kernel_builder.hpp"
 #include "graph/format.hpp"
 #include "io/matrix_file.hpp"
 
@@ -75,7 +74,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                          {"arrays_narrowed", e.report.narrowed},
                          {"arrays_packed", e.report.packed},
                          {"arrays_split", e.report.split},
-                         {"kernel_index_bits", codegen::index_fits_int32(e.format) ? 32 : 64},
+                         {"kernel_index_bits", e.kernels.index_bits},
                          {"files", files}});
     std::vector<std::vector<std::string>> rows = {
         {"graph", gr.name.empty() ? o->graph : gr.name},
@@ -87,8 +86,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
                        std::to_string(e.report.narrowed) + " narrowed, " +
                        std::to_string(e.report.packed) + " packed, " +
                        std::to_string(e.report.split) + " split"},
-        {"kernel indices",
-         codegen::index_fits_int32(e.format) ? "32-bit (every index fits)" : "64-bit"}};
+        {"kernel indices", e.kernels.index_bits == 32 ? "32-bit (every index fits)" : "64-bit"}};
     for (const auto& p : e.format.parts)
       rows.push_back({p.kernel, "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
                                     ">>>, " + std::to_string(p.nnz_stored) + " stored entries"});

@@ -169,12 +169,14 @@ TEST_CASE("kernels index in 32 bits where every index fits, and in 64 where not"
     const auto e = codegen::generate(g, a);
     REQUIRE(codegen::index_fits_int32(e.format));
     REQUIRE(e.kernels.source.find("typedef int st_idx_t;") != std::string::npos);
+    REQUIRE(e.kernels.index_bits == 32);
     REQUIRE(e.kernels.source.find("typedef long long st_idx_t;") == std::string::npos);
     codegen::EmitOptions wide;
     wide.design.index_bits = 64;
     const auto w = codegen::generate(g, a, wide);
     REQUIRE_FALSE(codegen::index_fits_int32(w.format));
     REQUIRE(w.kernels.source.find("typedef long long st_idx_t;") != std::string::npos);
+    REQUIRE(w.kernels.index_bits == 64);
     REQUIRE(w.kernels.source.find("typedef int st_idx_t;") == std::string::npos);
 
     // Past 2^30 rows, columns or entries: 64 bits.
