@@ -14,7 +14,7 @@
 #include "cli.hpp"
 #include "graph/sptv_graph.hpp"
 #include "io/file_bytes.hpp"
-#include "io/tensor_file.hpp"
+#include "io/slice_source.hpp"
 #include "models/slice_training.hpp"
 #include "search/slice_timings.hpp"
 #include "search/sptv_tune.hpp"
@@ -40,7 +40,10 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
     search::SliceTimingOptions t;
   };
   auto o = std::make_shared<Options>();
-  c->add_option("tensors", o->tensors, "Tensors (.tns, .tns.gz, .safetensors)")->required();
+  c->add_option("tensors", o->tensors,
+                "Tensors (.tns, .tns.gz, .safetensors), and matrices (.mtx, .mtx.gz, "
+                ".safetensors), each matrix one slice")
+      ->required();
   c->add_option("-o,--out", o->out, "The CSV written (tensor,mode,slice,format,time_us)")
       ->required();
   c->add_option("--mode", o->mode, "The mode multiplied by v; -1: every mode")
@@ -68,10 +71,28 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
     std::vector<std::vector<std::string>> rows = {{"tensor", "mode", "slices", "records", "notes"}};
     nlohmann::json runs = nlohmann::json::array();
     std::string device;
+    std::vector<std::string> unread;  // errors of the files that could not be read
+    if (o->mode >= 0 && o->mode != io::kMatrixSliceMode)
+      for (const auto& path : o->tensors)
+        if (io::is_matrix_source(path))
+          throw Error(path + ": a matrix is one slice, timed along mode " +
+                      std::to_string(io::kMatrixSliceMode) + " only (got --mode " +
+                      std::to_string(o->mode) + ")");
     for (const auto& path : o->tensors) {
-      const SparseTensor tensor = io::read_tensor(path);  // once for all its modes
-      const int order = tensor.order();
-      const int first = o->mode < 0 ? 0 : o->mode, last = o->mode < 0 ? order - 1 : o->mode;
+      // Read once for all its modes; a file that cannot be read is reported, and the others
+      // are still timed.
+      io::SliceSource source;
+      try {
+        source = io::read_slice_source(path);
+      } catch (const Error& e) {
+        rows.push_back({path, "-", "0", "0", e.what()});
+        runs.push_back({{"tensor", path}, {"error", e.what()}});
+        unread.push_back(e.what());
+        continue;
+      }
+      const SparseTensor& tensor = source.tensor;
+      int first = o->mode < 0 ? 0 : o->mode, last = o->mode < 0 ? tensor.order() - 1 : o->mode;
+      if (source.matrix) first = last = io::kMatrixSliceMode;
       for (int k = first; k <= last; ++k) {
         auto t = o->t;
         t.tensor = path;
@@ -104,8 +125,14 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
                         {"notes", r.notes}});
       }
     }
-    if (g.json) return print_json({{"device", device}, {"runs", runs}, {"wrote", o->out}});
-    print_table(rows);
+    if (g.json)
+      print_json({{"device", device}, {"runs", runs}, {"wrote", o->out}});
+    else
+      print_table(rows);
+    if (!unread.empty())
+      throw Error("slice-gcn collect: " + std::to_string(unread.size()) + " of " +
+                  std::to_string(o->tensors.size()) +
+                  " files could not be read (the others were timed): " + unread.front());
   });
 }
 

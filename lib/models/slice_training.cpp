@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/sptv_matrix.hpp"
-#include "io/tensor_file.hpp"
+#include "io/slice_source.hpp"
 #include "models/slice_selector.hpp"
 #include "models/xgb_classifier.hpp"
 
@@ -24,7 +24,7 @@ std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>&
     const auto path = std::filesystem::path(key.first).is_absolute()
                           ? std::filesystem::path(key.first)
                           : std::filesystem::path(base_dir) / key.first;
-    const auto t = io::read_tensor(path.string());
+    const auto t = io::read_slice_source(path.string()).tensor;
     if (key.second < 0 || key.second >= t.order())
       throw Error(path.string() + ": mode " + std::to_string(key.second) + " is not a mode of it");
     for (auto& in : features::slice_inputs(sptv_matrix(t, key.second)))

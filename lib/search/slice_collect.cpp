@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
 #include "io/file_bytes.hpp"
-#include "io/tensor_file.hpp"
+#include "io/slice_source.hpp"
 #include "models/slice_gcn.hpp"
 #include "runtime/device.hpp"
 #include "search/collect_loop.hpp"
@@ -19,15 +19,16 @@ using nlohmann::json;
 
 namespace {
 
+// Tensors, and matrices: each matrix one slice (io/slice_source.hpp).
 bool is_tensor_file(const std::string& name) {
-  for (const char* ext : {".tns", ".tns.gz", ".safetensors"})
+  for (const char* ext : {".tns", ".tns.gz", ".safetensors", ".mtx", ".mtx.gz"})
     if (io::ends_with_nocase(name, ext)) return true;
   return false;
 }
 
 std::string tensor_name(const std::string& path) {
   std::string n = fs::path(path).filename().string();
-  for (const char* ext : {".tns.gz", ".tns", ".safetensors"})
+  for (const char* ext : {".tns.gz", ".tns", ".safetensors", ".mtx.gz", ".mtx"})
     if (io::ends_with_nocase(n, ext)) return n.substr(0, n.size() - std::string(ext).size());
   return n;
 }
@@ -45,7 +46,8 @@ std::vector<CollectItem> read_tensor_list(const std::string& list_or_dir) {
     if (ec) throw Error(list_or_dir + ": cannot list the folder: " + ec.message());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) items.push_back({f, f, tensor_name(f), "", std::nullopt});
-    if (items.empty()) throw Error(list_or_dir + ": no .tns, .tns.gz or .safetensors file in it");
+    if (items.empty())
+      throw Error(list_or_dir + ": no .tns, .tns.gz, .mtx, .mtx.gz or .safetensors file in it");
     return items;
   }
   if (is_tensor_file(list_or_dir)) {
@@ -95,7 +97,8 @@ CollectSummary collect_slices(const std::vector<CollectItem>& items, const Slice
       list, db, key, o.stop, o.progress,
       [&](int, CollectItem& it, std::string& fp, std::int64_t& mode) -> ItemDone {
         const auto t0 = std::chrono::steady_clock::now();
-        const SparseTensor t = io::read_tensor(it.path);
+        const auto source = io::read_slice_source(it.path);
+        const SparseTensor& t = source.tensor;
         fp = fingerprint(t);
         db::MatrixRow row;
         row.fingerprint = fp;
@@ -111,6 +114,7 @@ CollectSummary collect_slices(const std::vector<CollectItem>& items, const Slice
         db.put_matrix(row);
         int timed = 0;
         for (mode = 0; mode < t.order(); ++mode) {
+          if (source.matrix && mode != io::kMatrixSliceMode) continue;
           if (db.last_search(fp, kSliceOp, key.dtype, mode, key.device)) continue;
           auto opt = o.timing;
           opt.tensor = it.path;

@@ -20,8 +20,9 @@ namespace sparsetune::search {
 
 inline constexpr const char* kSliceOp = models::kSliceTimingOp;
 
-// A folder (its .tns, .tns.gz and .safetensors files), one tensor file, or a list of tensor
-// paths (PATH [FAMILY] a line, as collect reads them; `gen` lines are refused by LIST:LINE).
+// A folder (its .tns, .tns.gz, .mtx, .mtx.gz and .safetensors files), one file, or a list of
+// paths (PATH [FAMILY] a line, as collect reads them; `gen` lines are refused by LIST:LINE). A
+// matrix is one slice, timed along mode 1 only (io/slice_source.hpp).
 std::vector<CollectItem> read_tensor_list(const std::string& list_or_dir);
 
 // One tensor's records as database rows (see above).

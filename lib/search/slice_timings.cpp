@@ -13,7 +13,7 @@
 #include "features/slice_graph.hpp"
 #include "graph/sptv_graph.hpp"
 #include "io/safetensors.hpp"
-#include "io/tensor_file.hpp"
+#include "io/slice_source.hpp"
 #include "models/slice_gcn.hpp"
 #include "models/slice_selector.hpp"
 #include "runtime/nvrtc.hpp"
@@ -173,7 +173,7 @@ SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_w
 }
 
 SliceTimingResult time_slices(const SliceTimingOptions& o) {
-  return time_slices(io::read_tensor(o.tensor), o);
+  return time_slices(io::read_slice_source(o.tensor).tensor, o);
 }
 
 SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o) {

@@ -407,6 +407,8 @@ expect_fail "slice-gcn collect of a malformed tensor" "bad.tns" \
   "$st" slice-gcn collect "$tmp/bad.tns" -o "$tmp/labels.csv"
 expect_fail "slice-gcn collect with no slices sampled" "max-slices" \
   "$st" slice-gcn collect "$tns" --max-slices 0 -o "$tmp/labels.csv"
+expect_fail "slice-gcn collect of a matrix along another mode" "general_real.mtx: a matrix is one slice" \
+  "$st" slice-gcn collect "$tns" "$root/tests/data/general_real.mtx" --mode 0 -o "$tmp/labels.csv"
 [ ! -e "$tmp/labels.csv" ] && ok || bad "a refused slice-gcn collect wrote its CSV"
 
 echo "$pass passed, $fail failed"

@@ -10,6 +10,8 @@
 
 #include "core/error.hpp"
 #include "core/sptv_matrix.hpp"
+#include "io/matrix_file.hpp"
+#include "io/slice_source.hpp"
 #include "io/tns.hpp"
 #include "models/slice_selector.hpp"
 #include "test_support.hpp"
@@ -239,4 +241,28 @@ TEST_CASE("sp is re-derived from measured best formats by density group (§4.3)"
   CHECK(d.threshold == Approx(0.23));
   best.back() = 0;  // the densest group no longer all Dense: no threshold
   CHECK(std::isnan(derive_sparsity_threshold(density, best).threshold));
+}
+
+TEST_CASE("labelled_inputs reads a matrix file's label as its one slice", "[models][gcn]") {
+  testing::TempDir dir("sparsetune-slice-matrix-label");
+  Csr64 a;  // 4 x 5: rows of 1, 2, 0 and 3 entries
+  a.rows = 4;
+  a.cols = 5;
+  a.row_ptr = {0, 1, 3, 3, 6};
+  a.col_idx = {4, 0, 1, 0, 2, 3};
+  a.val = {1, 2, 3, 4, 5, 6};
+  io::write_matrix(dir.file("m.mtx.gz"), a);
+  SliceLabel l;
+  l.tensor = "m.mtx.gz";
+  l.mode = io::kMatrixSliceMode;
+  l.slice = 0;
+  const auto in = labelled_inputs({l}, dir.path.string());
+  REQUIRE(in.size() == 1);
+  // rows, cols, nnz, row lengths mean / max / min, column lengths mean / max / min.
+  CHECK(in[0].globals == std::vector<double>{4, 5, 6, 1.5, 3, 0, 1.2, 2, 1});
+  CHECK(in[0].nonempty_rows == 3);
+  CHECK(in[0].density == Approx(6.0 / 20));
+  l.slice = 1;
+  CHECK_THROWS_WITH(labelled_inputs({l}, dir.path.string()),
+                    Catch::Contains("m.mtx.gz") && Catch::Contains("slice 1"));
 }

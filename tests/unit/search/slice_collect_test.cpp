@@ -12,6 +12,8 @@
 #include "core/sptv_matrix.hpp"
 #include "features/slice_graph.hpp"
 #include "gen/random_tensor.hpp"
+#include "io/matrix_file.hpp"
+#include "io/slice_source.hpp"
 #include "io/tns.hpp"
 #include "models/predictors.hpp"
 #include "models/slice_gcn.hpp"
@@ -159,4 +161,45 @@ TEST_CASE("collect --op sptv records every slice's times per mode, resumes, and 
     db::TuningDb empty(dir.file("empty.db"));
     REQUIRE_THROWS_AS(models::find_predictor("slice-gcn").train(empty, {}), models::NothingToLearn);
   }
+}
+
+TEST_CASE("collect --op sptv times a matrix as one slice, along mode 1 only",
+          "[search][collect][sptv]") {
+  testing::TempDir dir("sparsetune-slice-matrix");
+  // A 30 x 20 matrix: every third position of each row.
+  Csr64 a;
+  a.rows = 30;
+  a.cols = 20;
+  a.row_ptr.push_back(0);
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    for (std::int64_t c = r % 3; c < a.cols; c += 3) a.col_idx.push_back(c), a.val.push_back(1 + c);
+    a.row_ptr.push_back(static_cast<std::int64_t>(a.col_idx.size()));
+  }
+  io::write_matrix(dir.file("m.mtx"), a);
+  io::write_tns(dir.file("t.tns"), small_tensor(6));
+  const auto items = search::read_tensor_list(dir.path.string());
+  REQUIRE(items.size() == 2);
+  CHECK(items[0].name == "m");
+  search::SliceCollectOptions o;
+  o.db_path = dir.file("tuning.db");
+  std::vector<std::pair<std::int64_t, int>> seen;  // (dims[2], mode) of each call
+  o.time_one = [&](const SparseTensor& t, const search::SliceTimingOptions& opt) {
+    seen.push_back({t.dims[2], opt.mode});
+    return rule_timings(t, opt);
+  };
+  const auto s = search::collect_slices(items, o);
+  CHECK(s.done == 2);
+  // The matrix once, along mode 1 (its tensor's third mode is 1 long); the tensor in all three.
+  CHECK(seen == std::vector<std::pair<std::int64_t, int>>{{1, 1}, {50, 0}, {50, 1}, {50, 2}});
+  db::TuningDb db(o.db_path);
+  std::size_t matrix_rows = 0;
+  const auto fp = db.matrix(fingerprint(io::read_slice_source(dir.file("m.mtx")).tensor));
+  REQUIRE(fp);
+  for (const auto& m : db.measurements())
+    if (m.fingerprint == fp->fingerprint) {
+      ++matrix_rows;
+      CHECK(m.n == 1);
+      CHECK(m.candidate.rfind("slice/0/", 0) == 0);
+    }
+  CHECK(matrix_rows == 4);  // one slice, four formats
 }
