@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <unordered_map>
 
 #include "core/parallel_for.hpp"
@@ -33,9 +34,11 @@ SliceInput build(const Csr64& a, const std::vector<std::int64_t>& rows, double t
   SliceInput in;
   const double cols = static_cast<double>(a.cols);
   std::int64_t nnz = 0, row_max = 0, row_min = -1;
+  double len_sq = 0;  // sum of squared row lengths, for the fibers' spread
   for (auto r : rows) {
     const auto len = a.row_length(r);
     nnz += len;
+    len_sq += static_cast<double>(len) * static_cast<double>(len);
     row_max = std::max(row_max, len);
     row_min = row_min < 0 ? len : std::min(row_min, len);
     for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
@@ -61,6 +64,8 @@ SliceInput build(const Csr64& a, const std::vector<std::int64_t>& rows, double t
   }
   w.touched.clear();
   const auto distinct_cols = static_cast<double>(distinct);
+  const auto fibers = static_cast<double>(rows.size());
+  const double fiber_min = row_min < 0 ? 0.0 : static_cast<double>(row_min);
   if (static_cast<double>(rows.size()) < total_rows || row_min < 0) row_min = 0;
   if (distinct_cols < cols || col_min < 0) col_min = 0;
   const double n = static_cast<double>(nnz);
@@ -73,6 +78,10 @@ SliceInput build(const Csr64& a, const std::vector<std::int64_t>& rows, double t
                 cols > 0 ? n / cols : 0.0,
                 static_cast<double>(col_max),
                 static_cast<double>(col_min)};
+  const double fiber_mean = fibers > 0 ? n / fibers : 0.0;
+  const double fiber_var = fibers > 0 ? len_sq / fibers - fiber_mean * fiber_mean : 0.0;
+  in.globals.insert(in.globals.end(), {fibers, fiber_mean, fiber_min,
+                                       std::sqrt(std::max(fiber_var, 0.0)), distinct_cols});
   in.nonempty_rows = static_cast<std::int64_t>(rows.size());
   in.density = total_rows > 0 && cols > 0 ? n / (total_rows * cols) : 0.0;
 
@@ -109,9 +118,10 @@ SliceInput build(const Csr64& a, const std::vector<std::int64_t>& rows, double t
 }  // namespace
 
 const std::vector<std::string>& global_feature_names() {
-  static const std::vector<std::string> names = {"rows",         "cols",        "nnz",
-                                                 "row_nnz_mean", "row_nnz_max", "row_nnz_min",
-                                                 "col_nnz_mean", "col_nnz_max", "col_nnz_min"};
+  static const std::vector<std::string> names = {
+      "rows",           "cols",          "nnz",           "row_nnz_mean", "row_nnz_max",
+      "row_nnz_min",    "col_nnz_mean",  "col_nnz_max",   "col_nnz_min",  "fibers",
+      "fiber_nnz_mean", "fiber_nnz_min", "fiber_nnz_std", "distinct_cols"};
   return names;
 }
 

@@ -23,8 +23,10 @@ struct SliceGraphOptions {
 };
 
 struct SliceInput {
-  std::int64_t slice = 0;          // index along the slice mode
-  std::vector<double> globals;     // the 9 global features, in global_feature_names() order
+  std::int64_t slice = 0;  // index along the slice mode
+  // The 9 global features of the paper, then the 5 fiber features, in global_feature_names()
+  // order.
+  std::vector<double> globals;
   double density = 0.0;            // nnz / (rows * cols) of the whole slice
   std::int64_t nonempty_rows = 0;  // rows holding entries, in the whole slice
   std::int32_t row_nodes = 0;      // graph nodes 0 .. row_nodes-1 are rows (sampled, non-empty)
@@ -33,7 +35,16 @@ struct SliceInput {
                                                              // numbered from 0 in their side
 };
 
-// rows, cols, nnz, row_nnz_{mean,max,min}, col_nnz_{mean,max,min} (as in tensor_features).
+// IAP-SpTV's 9 global features (§4.1): rows, cols, nnz, row_nnz_{mean,max,min},
+// col_nnz_{mean,max,min} (as in tensor_features), of the slice as a matrix: its rows are every
+// fiber of the slice, empty ones included.
+inline constexpr int kPaperGlobals = 9;
+// Then 5 of the fibers the kernels run over, the non-empty rows (an SpTV view holds no empty
+// ones, so a format's threads, padding and imbalance follow these): fibers, fiber_nnz_{mean,
+// min,std}, and distinct_cols (the columns they touch). In a slice of a sparse tensor most
+// fibers are empty, which leaves row_nnz_min 0 and row_nnz_mean diluted.
+inline constexpr int kFiberGlobals = 5;
+// All kPaperGlobals + kFiberGlobals names, the paper's first.
 const std::vector<std::string>& global_feature_names();
 
 // One input per non-empty slice of the view, ascending by slice index.

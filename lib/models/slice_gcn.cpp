@@ -194,6 +194,12 @@ struct SliceGcn::Layout {
 };
 
 namespace {
+// The names of a model's first `count` global features.
+std::vector<std::string> global_names(int count) {
+  const auto& all = features::global_feature_names();
+  return {all.begin(), all.begin() + std::min<std::size_t>(count, all.size())};
+}
+
 struct Tensor {
   const char* name;
   std::size_t offset, rows, cols;
@@ -212,6 +218,7 @@ std::vector<Tensor> tensors(const GcnShape& s, std::size_t w1s, std::size_t w1n,
 
 SliceGcn::SliceGcn(GcnShape shape, std::uint64_t seed) : shape_(shape) {
   if (shape.node_features != 4 || shape.conv < 1 || shape.hidden < 1 || shape.globals < 0 ||
+      shape.globals > static_cast<int>(features::global_feature_names().size()) ||
       shape.classes < 2)
     throw Error("slice-gcn: bad shape");
   const Layout l(shape_);
@@ -241,7 +248,7 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
   const Layout l(shape_);
   const int F = shape_.node_features, C = shape_.conv, H = shape_.hidden, G = shape_.globals,
             K = shape_.classes, U = 2 * C + G;
-  if (static_cast<int>(in.globals.size()) != G) throw Error("slice-gcn: wrong number of globals");
+  if (static_cast<int>(in.globals.size()) < G) throw Error("slice-gcn: too few globals");
   const double* w = w_.data();
   const Adjacency g = adjacency(in);
   const int N = g.n;
@@ -350,7 +357,7 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
   std::fill(gmean_.begin(), gmean_.end(), 0.0);
   std::fill(gstd_.begin(), gstd_.end(), 0.0);
   for (const auto& in : x) {
-    if (static_cast<int>(in.globals.size()) != G) throw Error("slice-gcn: wrong number of globals");
+    if (static_cast<int>(in.globals.size()) < G) throw Error("slice-gcn: too few globals");
     for (int j = 0; j < G; ++j) gmean_[j] += std::log1p(std::max(in.globals[j], 0.0));
   }
   for (auto& v : gmean_) v /= static_cast<double>(x.size());
@@ -454,7 +461,7 @@ void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
                     .dump()},
       {"node_features",
        nlohmann::json({"is_row", "is_col", "log1p_degree/4", "degree/max_degree_of_side"}).dump()},
-      {"global_features", nlohmann::json(features::global_feature_names()).dump()},
+      {"global_features", nlohmann::json(global_names(shape_.globals)).dump()},
       {"global_input", "(log1p(x) - globals.mean) / globals.std"},
       {"classes", nlohmann::json(slice_format_classes()).dump()},
       {"arch", info.arch},
@@ -492,8 +499,12 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
     if (agg != "mean" && agg != "sum")
       throw bad("shape: aggregation '" + agg + "' is not mean or sum");
     s.sum_aggregation = agg == "sum";
-    if (nlohmann::json::parse(meta("global_features")) !=
-        nlohmann::json(features::global_feature_names()))
+    if (s.globals != features::kPaperGlobals &&
+        s.globals != features::kPaperGlobals + features::kFiberGlobals)
+      throw bad("shape: " + std::to_string(s.globals) + " globals (this build reads " +
+                std::to_string(features::kPaperGlobals) + " or " +
+                std::to_string(features::kPaperGlobals + features::kFiberGlobals) + ")");
+    if (nlohmann::json::parse(meta("global_features")) != nlohmann::json(global_names(s.globals)))
       throw bad("global_features differ from this build's");
     if (nlohmann::json::parse(meta("classes")) != nlohmann::json(slice_format_classes()))
       throw bad("classes differ from this build's");
@@ -511,7 +522,7 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
     throw bad(std::string("malformed metadata: ") + e.what());
   }
   if (s.node_features != 4 || s.conv < 1 || s.conv > 4096 || s.hidden < 1 || s.hidden > 4096 ||
-      s.globals != static_cast<int>(features::global_feature_names().size()) ||
+
       s.classes != static_cast<int>(slice_format_classes().size()))
     throw bad("shape out of range");
   SliceGcn g(s, 0);

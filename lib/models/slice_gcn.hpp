@@ -7,7 +7,8 @@
 // with the NLL loss by backpropagation and Adam. Deterministic for a seed; fp64 throughout.
 //
 // Node features (4): is-row, is-column, log(1 + degree) / 4, degree / the largest degree on the
-// node's side. Global features enter as log(1 + x), standardized by the mean and standard
+// node's side. Global features (the paper's 9, optionally the 5 fiber features after them) enter
+// as log(1 + x), standardized by the mean and standard
 // deviation of the training slices (stored with the weights): unscaled, rows and entries of 10^4
 // and more dwarf the pooled channels, and the MLP learned less from them than trees do.
 #include <cstdint>
@@ -22,7 +23,9 @@ struct GcnShape {
   int node_features = 4;
   int conv = 256;    // channels of each GraphConv layer
   int hidden = 128;  // MLP hidden units
-  int globals = 9;
+  // The first `globals` of features::global_feature_names(): the paper's 9, or with the 5
+  // fiber features (features::kFiberGlobals) 14.
+  int globals = features::kPaperGlobals;
   int classes = 5;
   bool sum_aggregation = false;  // neighbours summed, as PyG's GraphConv does; mean otherwise
 };

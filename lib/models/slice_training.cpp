@@ -169,8 +169,12 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
   }
   if (!vx.empty()) {
     std::vector<std::vector<double>> gx, gv;
-    for (const auto& in : tx) gx.push_back(in.globals);
-    for (const auto& in : vx) gv.push_back(in.globals);
+    // The globals the model reads, so that both learn from the same features.
+    const auto first = [&](const features::SliceInput& in) {
+      return std::vector<double>(in.globals.begin(), in.globals.begin() + o.shape.globals);
+    };
+    for (const auto& in : tx) gx.push_back(first(in));
+    for (const auto& in : vx) gv.push_back(first(in));
     XgbOptions xo;
     xo.seed = o.seed;
     XgbClassifier xgb(o.shape.classes, xo);

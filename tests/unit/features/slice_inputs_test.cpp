@@ -2,6 +2,7 @@
 // inputs on 1 and on 7 threads, the same as each slice built alone as a matrix, and the same
 // whether the columns are counted in an array or, for very wide slices, by sorting.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 
@@ -92,4 +93,40 @@ TEST_CASE("slice inputs of very wide slices count columns by sorting, with the s
   CHECK(w.col_nodes == 3);
   for (int k : {0, 2, 3, 4, 5, 7, 8}) CHECK(w.globals[k] == n.globals[k]);
   CHECK(w.globals[1] == static_cast<double>(wide));
+}
+
+TEST_CASE(
+    "slice inputs: the paper's 9 globals describe every fiber, the 5 after them the "
+    "non-empty ones",
+    "[features][slice-graph]") {
+  // 6 fibers x 10 columns; fibers 1, 3 and 4 empty; the others of 4, 1 and 1 entries on columns
+  // {0 2 4 6}, {2} and {9}: 5 distinct columns.
+  Csr64 a;
+  a.rows = 6;
+  a.cols = 10;
+  a.row_ptr = {0, 4, 4, 5, 5, 5, 6};
+  a.col_idx = {0, 2, 4, 6, 2, 9};
+  a.val.assign(6, 1.0);
+  const auto in = matrix_input(a);
+  REQUIRE(global_feature_names().size() == kPaperGlobals + kFiberGlobals);
+  REQUIRE(in.globals.size() == global_feature_names().size());
+  // rows (all 6), cols, nnz, row mean 6/6, max 4, min 0 (empty fibers), column mean 6/10, max 2
+  // (column 2), min 0.
+  const std::vector<double> paper = {6, 10, 6, 1, 4, 0, 0.6, 2, 0};
+  CHECK(std::vector<double>(in.globals.begin(), in.globals.begin() + kPaperGlobals) == paper);
+  CHECK(global_feature_names()[kPaperGlobals] == "fibers");
+  CHECK(in.globals[9] == 3);                                      // non-empty fibers
+  CHECK(in.globals[10] == 2);                                     // 6 entries / 3 fibers
+  CHECK(in.globals[11] == 1);                                     // the shortest non-empty fiber
+  CHECK(in.globals[12] == Approx(std::sqrt((4 + 1 + 1) / 3.0)));  // (4-2)^2, (1-2)^2 twice
+  CHECK(in.globals[13] == 5);                                     // columns 0 2 4 6 9
+  CHECK(in.nonempty_rows == 3);
+
+  // No entries at all: every feature 0 but the shape.
+  Csr64 e;
+  e.rows = 3;
+  e.cols = 4;
+  e.row_ptr = {0, 0, 0, 0};
+  const auto none = matrix_input(e);
+  CHECK(none.globals == std::vector<double>{3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
 }

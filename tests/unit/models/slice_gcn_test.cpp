@@ -391,3 +391,43 @@ TEST_CASE("stage 1 sends dense slices to Dense, stage 2 the rest to the classifi
   }
   CHECK(formats.size() >= 2);  // the slices differ enough for the choices to differ
 }
+
+TEST_CASE("Slice-GCN reads the paper's 9 globals, or 14 with the fiber features", "[models][gcn]") {
+  GcnShape s;
+  s.conv = 8;
+  s.hidden = 6;
+  const auto x = synthetic(4, 9);
+  REQUIRE(x[0].globals.size() == 14);
+  // A 9-global model ignores the fiber features.
+  const SliceGcn paper(s, 3);
+  auto changed = x[0];
+  for (std::size_t j = features::kPaperGlobals; j < changed.globals.size(); ++j)
+    changed.globals[j] *= 7;
+  CHECK(paper.log_probs(changed) == paper.log_probs(x[0]));
+  // A 14-global model reads them, and its file says so.
+  s.globals = features::kPaperGlobals + features::kFiberGlobals;
+  const SliceGcn fiber(s, 3);
+  CHECK(fiber.log_probs(changed) != fiber.log_probs(x[0]));
+  const std::string path = temp_path("gcn-fiber.safetensors");
+  fiber.save(path, {});
+  const SliceGcn back = SliceGcn::load(path);
+  CHECK(back.shape().globals == 14);
+  CHECK(back.log_probs(x[1]) == fiber.log_probs(x[1]));
+  CHECK(nlohmann::json::parse(io::read_safetensors(path).metadata.at("global_features")).size() ==
+        14);
+  SECTION("a global count this build does not know is refused") {
+    auto f = io::read_safetensors(path);
+    auto shape = nlohmann::json::parse(f.metadata.at("shape"));
+    shape["globals"] = 10;
+    f.metadata["shape"] = shape.dump();
+    io::write_safetensors(path, f);
+    REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("10 globals"));
+  }
+  SECTION("an input with too few globals is refused") {
+    auto short_in = x[0];
+    short_in.globals.resize(9);
+    CHECK_NOTHROW(paper.log_probs(short_in));
+    REQUIRE_THROWS_WITH(fiber.log_probs(short_in), Catch::Contains("too few globals"));
+  }
+  std::filesystem::remove(path);
+}

@@ -259,7 +259,11 @@ TEST_CASE("labelled_inputs reads a matrix file's label as its one slice", "[mode
   const auto in = labelled_inputs({l}, dir.path.string());
   REQUIRE(in.size() == 1);
   // rows, cols, nnz, row lengths mean / max / min, column lengths mean / max / min.
-  CHECK(in[0].globals == std::vector<double>{4, 5, 6, 1.5, 3, 0, 1.2, 2, 1});
+  // Then fibers 3, their mean 2, min 1, standard deviation sqrt(2/3), and 5 distinct columns.
+  CHECK(std::vector<double>(in[0].globals.begin(), in[0].globals.begin() + 12) ==
+        std::vector<double>{4, 5, 6, 1.5, 3, 0, 1.2, 2, 1, 3, 2, 1});
+  CHECK(in[0].globals[12] == Approx(std::sqrt(2.0 / 3)));
+  CHECK(in[0].globals[13] == 5);
   CHECK(in[0].nonempty_rows == 3);
   CHECK(in[0].density == Approx(6.0 / 20));
   l.slice = 1;
