@@ -28,6 +28,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
   so.train.seed = opt.split.seed;
   so.train.threads = opt.threads;
   if (opt.epochs > 0) so.train.epochs = opt.epochs;
+  if (opt.fiber_globals) so.shape.globals = features::kPaperGlobals + features::kFiberGlobals;
   SliceGcn model;
   const auto r = train_slice_gcn(labels, "", so, model);
 
@@ -51,6 +52,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
         {"train_slices", r.train},
         {"test_slices", r.test}}},
       {"epochs", so.train.epochs},
+      {"globals", so.shape.globals},
       {"final_loss", r.losses.empty() ? 0.0 : r.losses.back()},
       {"train", {{"slices", r.train}, {"gcn_accuracy", r.gcn_train_accuracy}}},
       {"test",

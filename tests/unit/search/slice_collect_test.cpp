@@ -146,6 +146,14 @@ TEST_CASE("collect --op sptv records every slice's times per mode, resumes, and 
     REQUIRE(r.files.size() == 2);
     const auto model = models::SliceGcn::load(r.files[0]);
     CHECK(model.shape().conv == 256);
+    SECTION("with the fiber features, as the shipped model reads them") {
+      opt.fiber_globals = true;
+      opt.out_dir = dir.file("models-fiber");
+      const auto f = models::find_predictor("slice-gcn").train(db, opt);
+      CHECK(f.report["globals"] == 14);
+      CHECK(models::SliceGcn::load(f.files[0]).shape().globals == 14);
+      CHECK(r.report["globals"] == 9);
+    }
     SECTION("tensors found by file name in another folder") {
       const testing::TempDir moved("sparsetune-slice-moved");
       io::write_tns(moved.file("t1.tns"), t1);
