@@ -164,8 +164,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                  "GraphConv sums its neighbours (PyTorch Geometric's layer) instead of averaging")
       ->capture_default_str();
   train->add_flag_callback(
-      "--fiber-globals",
-      [o] { o->t.shape.globals = features::kPaperGlobals + features::kFiberGlobals; },
+      "--fiber-globals", [o] { o->t.shape.globals = features::kAllGlobals; },
       "Add the 5 features of the slice's non-empty fibers to the paper's 9 globals (the model "
       "and XGBoost both read them)");
   train->add_option("--learning-rate", o->t.train.learning_rate, "Adam's step")

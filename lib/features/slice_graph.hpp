@@ -44,6 +44,7 @@ inline constexpr int kPaperGlobals = 9;
 // min,std}, and distinct_cols (the columns they touch). In a slice of a sparse tensor most
 // fibers are empty, which leaves row_nnz_min 0 and row_nnz_mean diluted.
 inline constexpr int kFiberGlobals = 5;
+inline constexpr int kAllGlobals = kPaperGlobals + kFiberGlobals;
 // All kPaperGlobals + kFiberGlobals names, the paper's first.
 const std::vector<std::string>& global_feature_names();
 

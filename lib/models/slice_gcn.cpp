@@ -499,11 +499,10 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
     if (agg != "mean" && agg != "sum")
       throw bad("shape: aggregation '" + agg + "' is not mean or sum");
     s.sum_aggregation = agg == "sum";
-    if (s.globals != features::kPaperGlobals &&
-        s.globals != features::kPaperGlobals + features::kFiberGlobals)
+    if (s.globals != features::kPaperGlobals && s.globals != features::kAllGlobals)
       throw bad("shape: " + std::to_string(s.globals) + " globals (this build reads " +
                 std::to_string(features::kPaperGlobals) + " or " +
-                std::to_string(features::kPaperGlobals + features::kFiberGlobals) + ")");
+                std::to_string(features::kAllGlobals) + ")");
     if (nlohmann::json::parse(meta("global_features")) != nlohmann::json(global_names(s.globals)))
       throw bad("global_features differ from this build's");
     if (nlohmann::json::parse(meta("classes")) != nlohmann::json(slice_format_classes()))
@@ -522,7 +521,6 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
     throw bad(std::string("malformed metadata: ") + e.what());
   }
   if (s.node_features != 4 || s.conv < 1 || s.conv > 4096 || s.hidden < 1 || s.hidden > 4096 ||
-
       s.classes != static_cast<int>(slice_format_classes().size()))
     throw bad("shape out of range");
   SliceGcn g(s, 0);

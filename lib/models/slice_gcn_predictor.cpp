@@ -28,7 +28,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
   so.train.seed = opt.split.seed;
   so.train.threads = opt.threads;
   if (opt.epochs > 0) so.train.epochs = opt.epochs;
-  if (opt.fiber_globals) so.shape.globals = features::kPaperGlobals + features::kFiberGlobals;
+  if (opt.fiber_globals) so.shape.globals = features::kAllGlobals;
   SliceGcn model;
   const auto r = train_slice_gcn(labels, "", so, model);
 

@@ -108,7 +108,7 @@ TEST_CASE(
   a.col_idx = {0, 2, 4, 6, 2, 9};
   a.val.assign(6, 1.0);
   const auto in = matrix_input(a);
-  REQUIRE(global_feature_names().size() == kPaperGlobals + kFiberGlobals);
+  REQUIRE(global_feature_names().size() == kAllGlobals);
   REQUIRE(in.globals.size() == global_feature_names().size());
   // rows (all 6), cols, nnz, row mean 6/6, max 4, min 0 (empty fibers), column mean 6/10, max 2
   // (column 2), min 0.

@@ -405,7 +405,7 @@ TEST_CASE("Slice-GCN reads the paper's 9 globals, or 14 with the fiber features"
     changed.globals[j] *= 7;
   CHECK(paper.log_probs(changed) == paper.log_probs(x[0]));
   // A 14-global model reads them, and its file says so.
-  s.globals = features::kPaperGlobals + features::kFiberGlobals;
+  s.globals = features::kAllGlobals;
   const SliceGcn fiber(s, 3);
   CHECK(fiber.log_probs(changed) != fiber.log_probs(x[0]));
   const std::string path = temp_path("gcn-fiber.safetensors");
