@@ -19,8 +19,17 @@ namespace {
 
 using Vec = std::vector<double>;
 
+// The products' inner loops run along a row and vectorize; wider vectors give the same bits
+// (no fused multiply-add, no reassociation), so the widest the CPU has is picked at load time.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SPARSETUNE_WIDE_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SPARSETUNE_WIDE_LOOPS
+#endif
+
 // c[n×q] (+)= a[n×p] · b[p×q], row-major.
-void matmul(const double* a, const double* b, double* c, int n, int p, int q, bool add = false) {
+SPARSETUNE_WIDE_LOOPS void matmul(const double* a, const double* b, double* c, int n, int p, int q,
+                                  bool add = false) {
   if (!add) std::fill(c, c + static_cast<std::size_t>(n) * q, 0.0);
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < p; ++k) {
@@ -32,7 +41,8 @@ void matmul(const double* a, const double* b, double* c, int n, int p, int q, bo
     }
 }
 // c[p×q] += aᵀ · b with a[n×p], b[n×q].
-void matmul_tn(const double* a, const double* b, double* c, int n, int p, int q) {
+SPARSETUNE_WIDE_LOOPS void matmul_tn(const double* a, const double* b, double* c, int n, int p,
+                                     int q) {
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < p; ++k) {
       const double x = a[static_cast<std::size_t>(i) * p + k];
@@ -54,11 +64,17 @@ void matmul_nt(const double* a, const double* b, double* c, int n, int q, int p)
     }
 }
 
-// p[n×c] = h·ws + a·wn (c×c weights), row by row as matmul adds them. Slice graphs repeat
-// themselves (a row of one entry whose column looks like another's), and a node's row of p is a
-// function of its rows of h and a alone: each distinct pair is multiplied once and copied, which
-// gives the same bits as multiplying every node and saves most of the layer's time.
-void conv2(const Vec& h, const Vec& a, const double* ws, const double* wn, Vec& p, int n, int c) {
+// Slice graphs repeat themselves (a row of one entry whose column looks like another's), and
+// in the second layer a node's row of every product is a function of its rows of h and a alone.
+// Nodes with equal rows form a group: the layer multiplies one row per group, forward and
+// backward, and copies or weights it by the group's size, which saves most of the layer's time.
+struct Groups {
+  std::vector<int> first;    // a node of each group
+  std::vector<int> of;       // each node's group
+  std::vector<double> size;  // nodes in each group
+};
+
+Groups group_rows(const Vec& h, const Vec& a, int n, int c) {
   const std::size_t row = static_cast<std::size_t>(c);
   const auto pair_hash = [&](int i) {
     std::uint64_t x = 0xcbf29ce484222325ULL;
@@ -75,29 +91,54 @@ void conv2(const Vec& h, const Vec& a, const double* ws, const double* wn, Vec& 
     return std::memcmp(&h[i * row], &h[j * row], row * sizeof(double)) == 0 &&
            std::memcmp(&a[i * row], &a[j * row], row * sizeof(double)) == 0;
   };
-  std::unordered_multimap<std::uint64_t, int> seen;  // hash -> distinct pair number
-  std::vector<int> first, of(n);                     // a node of each distinct pair; each node's
+  Groups g;
+  g.of.resize(n);
+  std::unordered_multimap<std::uint64_t, int> seen;  // hash -> group
   for (int i = 0; i < n; ++i) {
     const std::uint64_t key = pair_hash(i);
     int found = -1;
     for (auto [it, end] = seen.equal_range(key); it != end && found < 0; ++it)
-      if (same(first[it->second], i)) found = it->second;
+      if (same(g.first[it->second], i)) found = it->second;
     if (found < 0) {
-      found = static_cast<int>(first.size());
-      first.push_back(i);
+      found = static_cast<int>(g.first.size());
+      g.first.push_back(i);
+      g.size.push_back(0.0);
       seen.emplace(key, found);
     }
-    of[i] = found;
+    g.of[i] = found;
+    g.size[found] += 1.0;
   }
-  const int u = static_cast<int>(first.size());
-  Vec hu(u * row), au(u * row), pu(u * row);
-  for (int k = 0; k < u; ++k) {
-    std::copy_n(&h[first[k] * row], row, &hu[k * row]);
-    std::copy_n(&a[first[k] * row], row, &au[k * row]);
+  return g;
+}
+
+// The groups' rows of v (width c), each scaled by `scale` of its group when given.
+Vec group_rows_of(const Groups& g, const Vec& v, int c,
+                  const std::vector<double>* scale = nullptr) {
+  const std::size_t row = static_cast<std::size_t>(c), u = g.first.size();
+  Vec out(u * row);
+  for (std::size_t k = 0; k < u; ++k) {
+    const double* src = &v[g.first[k] * row];
+    double* dst = &out[k * row];
+    const double s = scale ? (*scale)[k] : 1.0;
+    for (std::size_t j = 0; j < row; ++j) dst[j] = src[j] * s;
   }
-  matmul(hu.data(), ws, pu.data(), u, c, c);
-  matmul(au.data(), wn, pu.data(), u, c, c, true);
-  for (int i = 0; i < n; ++i) std::copy_n(&pu[of[i] * row], row, &p[i * row]);
+  return out;
+}
+
+// Every node's row of out (width c) is its group's row of `rows`.
+void spread(const Groups& g, const Vec& rows, Vec& out, int c) {
+  const std::size_t row = static_cast<std::size_t>(c);
+  for (std::size_t i = 0; i < g.of.size(); ++i)
+    std::copy_n(&rows[g.of[i] * row], row, &out[i * row]);
+}
+
+// w[c×c] transposed, so that products with it run along rows.
+Vec transposed(const double* w, int c) {
+  Vec t(static_cast<std::size_t>(c) * c);
+  for (int i = 0; i < c; ++i)
+    for (int j = 0; j < c; ++j)
+      t[static_cast<std::size_t>(j) * c + i] = w[static_cast<std::size_t>(i) * c + j];
+  return t;
 }
 
 // The bipartite graph as symmetric adjacency lists: rows first, then columns.
@@ -263,7 +304,15 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
   h1 = p1;
   for (auto& v : h1) v = std::max(v, 0.0);
   aggregate(g, h1, a2, C, shape_.sum_aggregation);
-  conv2(h1, a2, w + l.w2s, w + l.w2n, p2, N, C);
+  const Groups grp = group_rows(h1, a2, N, C);
+  const int Ug = static_cast<int>(grp.first.size());
+  const Vec h1u = group_rows_of(grp, h1, C), a2u = group_rows_of(grp, a2, C);
+  {
+    Vec p2u(static_cast<std::size_t>(Ug) * C);
+    matmul(h1u.data(), w + l.w2s, p2u.data(), Ug, C, C);
+    matmul(a2u.data(), w + l.w2n, p2u.data(), Ug, C, C, true);
+    spread(grp, p2u, p2, C);
+  }
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < C; ++j) p2[static_cast<std::size_t>(i) * C + j] += w[l.b2 + j];
   h2 = p2;
@@ -314,13 +363,23 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
       const std::size_t k = static_cast<std::size_t>(i) * C + j;
       dp2[k] = p2[k] > 0.0 ? du[C + j] / N : 0.0;
     }
-  matmul_tn(h1.data(), dp2.data(), d + l.w2s, N, C, C);
-  matmul_tn(a2.data(), dp2.data(), d + l.w2n, N, C, C);
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < C; ++j) d[l.b2 + j] += dp2[static_cast<std::size_t>(i) * C + j];
-  Vec dh1(static_cast<std::size_t>(N) * C, 0.0), da2(static_cast<std::size_t>(N) * C, 0.0);
-  matmul_nt(dp2.data(), w + l.w2s, dh1.data(), N, C, C);
-  matmul_nt(dp2.data(), w + l.w2n, da2.data(), N, C, C);
+  // A group's nodes share their rows of dp2: the weights' gradients take each group's row
+  // times its size, and dh1 and da2 are spread from the groups' rows.
+  const Vec dp2u = group_rows_of(grp, dp2, C);
+  Vec dh1(static_cast<std::size_t>(N) * C), da2(static_cast<std::size_t>(N) * C);
+  {
+    const Vec h1s = group_rows_of(grp, h1, C, &grp.size);
+    const Vec a2s = group_rows_of(grp, a2, C, &grp.size);
+    matmul_tn(h1s.data(), dp2u.data(), d + l.w2s, Ug, C, C);
+    matmul_tn(a2s.data(), dp2u.data(), d + l.w2n, Ug, C, C);
+    Vec t(static_cast<std::size_t>(Ug) * C);
+    matmul(dp2u.data(), transposed(w + l.w2s, C).data(), t.data(), Ug, C, C);
+    spread(grp, t, dh1, C);
+    matmul(dp2u.data(), transposed(w + l.w2n, C).data(), t.data(), Ug, C, C);
+    spread(grp, t, da2, C);
+  }
   aggregate_t(g, da2, dh1, C, shape_.sum_aggregation);
   Vec dp1(static_cast<std::size_t>(N) * C);
   for (int i = 0; i < N; ++i)

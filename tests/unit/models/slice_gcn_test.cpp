@@ -95,7 +95,14 @@ TEST_CASE("Slice-GCN gradients match finite differences", "[models][gcn]") {
   INFO((s.sum_aggregation ? "sum" : "mean") << " aggregation");
   SliceGcn net(s, 7);
   auto x = synthetic(4, 3);
-  for (int sample = 0; sample < 4; ++sample) {
+  // A diagonal slice: every row node looks like every other, and every column node too, so the
+  // second layer computes each side once and weights it by 12 in the backward pass.
+  Csr64 diag;
+  diag.rows = diag.cols = 12;
+  for (std::int64_t i = 0; i <= 12; ++i) diag.row_ptr.push_back(i);
+  for (std::int64_t i = 0; i < 12; ++i) diag.col_idx.push_back(i), diag.val.push_back(1.0);
+  x.push_back(features::matrix_input(diag));
+  for (int sample = 0; sample < 5; ++sample) {
     std::vector<double> grad(net.params().size(), 0.0);
     const int label = sample % 5;
     net.loss(x[sample], label, &grad);
