@@ -111,18 +111,19 @@ Groups group_rows(const Vec& h, const Vec& a, int n, int c) {
   return g;
 }
 
-// The groups' rows of v (width c), each scaled by `scale` of its group when given.
-Vec group_rows_of(const Groups& g, const Vec& v, int c,
-                  const std::vector<double>* scale = nullptr) {
+// The groups' rows of v (width c).
+Vec group_rows_of(const Groups& g, const Vec& v, int c) {
   const std::size_t row = static_cast<std::size_t>(c), u = g.first.size();
   Vec out(u * row);
-  for (std::size_t k = 0; k < u; ++k) {
-    const double* src = &v[g.first[k] * row];
-    double* dst = &out[k * row];
-    const double s = scale ? (*scale)[k] : 1.0;
-    for (std::size_t j = 0; j < row; ++j) dst[j] = src[j] * s;
-  }
+  for (std::size_t k = 0; k < u; ++k) std::copy_n(&v[g.first[k] * row], row, &out[k * row]);
   return out;
+}
+
+// Each group's row of rows (width c) times the group's size.
+void scale_by_size(const Groups& g, Vec& rows, int c) {
+  const std::size_t row = static_cast<std::size_t>(c);
+  for (std::size_t k = 0; k < g.first.size(); ++k)
+    for (std::size_t j = 0; j < row; ++j) rows[k * row + j] *= g.size[k];
 }
 
 // Every node's row of out (width c) is its group's row of `rows`.
@@ -306,7 +307,7 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
   aggregate(g, h1, a2, C, shape_.sum_aggregation);
   const Groups grp = group_rows(h1, a2, N, C);
   const int Ug = static_cast<int>(grp.first.size());
-  const Vec h1u = group_rows_of(grp, h1, C), a2u = group_rows_of(grp, a2, C);
+  Vec h1u = group_rows_of(grp, h1, C), a2u = group_rows_of(grp, a2, C);
   {
     Vec p2u(static_cast<std::size_t>(Ug) * C);
     matmul(h1u.data(), w + l.w2s, p2u.data(), Ug, C, C);
@@ -370,10 +371,11 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
   const Vec dp2u = group_rows_of(grp, dp2, C);
   Vec dh1(static_cast<std::size_t>(N) * C), da2(static_cast<std::size_t>(N) * C);
   {
-    const Vec h1s = group_rows_of(grp, h1, C, &grp.size);
-    const Vec a2s = group_rows_of(grp, a2, C, &grp.size);
-    matmul_tn(h1s.data(), dp2u.data(), d + l.w2s, Ug, C, C);
-    matmul_tn(a2s.data(), dp2u.data(), d + l.w2n, Ug, C, C);
+    // The forward pass's group rows, no longer needed as they were.
+    scale_by_size(grp, h1u, C);
+    scale_by_size(grp, a2u, C);
+    matmul_tn(h1u.data(), dp2u.data(), d + l.w2s, Ug, C, C);
+    matmul_tn(a2u.data(), dp2u.data(), d + l.w2n, Ug, C, C);
     Vec t(static_cast<std::size_t>(Ug) * C);
     matmul(dp2u.data(), transposed(w + l.w2s, C).data(), t.data(), Ug, C, C);
     spread(grp, t, dh1, C);
