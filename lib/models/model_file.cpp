@@ -34,21 +34,23 @@ nlohmann::json object(const nlohmann::json& j, const char* key, const std::strin
 }  // namespace
 
 nlohmann::json ModelFile::to_json() const {
-  return {{"format", "sparsetune-model"},
-          {"format_version", format_version},
-          {"model", model},
-          {"kind", kind},
-          {"target", target},
-          {"op", op},
-          {"arch", arch},
-          {"device", device},
-          {"created", created},
-          {"tool_version", tool_version},
-          {"booster", booster},
-          {"training_set", training_set},
-          {"split", split},
-          {"options", options},
-          {"features", features}};
+  nlohmann::json j = {{"format", "sparsetune-model"},
+                      {"format_version", format_version},
+                      {"model", model},
+                      {"kind", kind},
+                      {"target", target},
+                      {"op", op},
+                      {"arch", arch},
+                      {"device", device},
+                      {"created", created},
+                      {"tool_version", tool_version},
+                      {"booster", booster},
+                      {"training_set", training_set},
+                      {"split", split},
+                      {"options", options},
+                      {"features", features}};
+  if (!level_booster.empty()) j["level_booster"] = level_booster;
+  return j;
 }
 
 ModelFile model_file_from_json(const nlohmann::json& j, const std::string& source) {
@@ -64,6 +66,10 @@ ModelFile model_file_from_json(const nlohmann::json& j, const std::string& sourc
   m.booster = text(j, "booster", source);
   if (m.booster.find('/') != std::string::npos || m.booster.front() == '.')
     throw Error(source + ": field 'booster' must be a file name beside the description");
+  m.level_booster = optional_text(j, "level_booster", source);
+  if (!m.level_booster.empty() &&
+      (m.level_booster.find('/') != std::string::npos || m.level_booster.front() == '.'))
+    throw Error(source + ": field 'level_booster' must be a file name beside the description");
   m.target = optional_text(j, "target", source);
   m.op = optional_text(j, "op", source);
   m.arch = optional_text(j, "arch", source);

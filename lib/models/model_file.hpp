@@ -7,6 +7,7 @@
 //    "kind": "xgboost-regressor", "target": "...", "op": "spmv", "arch": "sm_90",
 //    "device": "...", "created": "2026-11-24", "tool_version": "...",
 //    "features": [...], "booster": "spmv-rank.xgb.json",
+//    "level_booster": "spmv-rank.level.xgb.json" (optional),
 //    "training_set": {"fingerprint": "...", "matrices": 40, "rows": 9000, ...},
 //    "split": {...}, "options": {...}}
 #include <filesystem>
@@ -30,6 +31,9 @@ struct ModelFile {
   std::string op, arch, device, created, tool_version;
   std::vector<std::string> features;
   std::string booster;  // file name beside the description
+  // Optional second booster beside it, over the matrix's inputs alone, whose prediction the
+  // ranking models add to the first's (models/spmv_ranker.hpp); "" when there is none.
+  std::string level_booster;
   nlohmann::json training_set = nlohmann::json::object();
   nlohmann::json split = nlohmann::json::object();
   nlohmann::json options = nlohmann::json::object();

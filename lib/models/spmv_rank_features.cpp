@@ -118,6 +118,8 @@ int dtype_bytes(const std::string& dtype, const std::string& source) {
 }  // namespace
 
 const std::vector<std::string>& spmv_rank_feature_names() { return layout().names; }
+std::size_t spmv_rank_matrix_width() { return layout().matrix_width; }
+std::size_t spmm_rank_matrix_width() { return layout().matrix_width + 1; }  // and log2(n)
 
 std::vector<double> spmv_rank_matrix_part(const nlohmann::json& matrix_features,
                                           const std::string& dtype, const std::string& source) {

@@ -28,6 +28,9 @@ std::vector<double> spmv_rank_row(const nlohmann::json& matrix_features, const s
 std::vector<double> spmv_rank_matrix_part(const nlohmann::json& matrix_features,
                                           const std::string& dtype, const std::string& source);
 void append_graph_part(std::vector<double>& row, const graph::Graph& candidate);
+// How many values the matrix part has (the level booster's inputs, models/spmv_ranker.hpp).
+std::size_t spmv_rank_matrix_width();
+std::size_t spmm_rank_matrix_width();
 
 // SpMM's ranking ("spmm-rank") reads the same row with log2(n) after the matrix part: B's column
 // count changes what a graph's column tile and lanes are worth.
@@ -41,8 +44,8 @@ double spmm_floor_us(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std
                      const std::string& dtype);
 
 // The fewest microseconds one SpMV can take: the bytes it must move (CSR with 32-bit indices, x
-// and y once, as runtime::spmv_cost counts them) at 3000 GB/s. The model predicts
-// log(time / floor), so its target has the matrix's size taken out.
+// and y once, as runtime::spmv_cost counts them) at 3000 GB/s. The ranking's level booster
+// predicts log(fastest / floor), so its target has the matrix's size taken out.
 double spmv_floor_us(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                      const std::string& dtype);
 

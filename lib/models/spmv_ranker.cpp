@@ -10,8 +10,12 @@
 
 namespace sparsetune::models {
 
-SpmvRanker::SpmvRanker(ModelFile file, XgbRegressor booster)
-    : file_(std::move(file)), booster_(std::move(booster)) {}
+SpmvRanker::SpmvRanker(ModelFile file, XgbRegressor booster, std::optional<XgbRegressor> level)
+    : file_(std::move(file)), booster_(std::move(booster)), level_(std::move(level)) {
+  if (level_.has_value() != (file_.kind == kRelativeRankKind))
+    throw Error(file_.model + ": a level booster goes with kind \"" + kRelativeRankKind +
+                "\" and only with it");
+}
 
 SpmvRanker SpmvRanker::read(const std::string& description_path) {
   ModelFile f = read_model_file(description_path);
@@ -19,12 +23,27 @@ SpmvRanker SpmvRanker::read(const std::string& description_path) {
   const auto& names = spmm ? spmm_rank_feature_names() : spmv_rank_feature_names();
   if (const auto why = stale_reason(f, spmm ? kSpmmRankName : kSpmvRankName, names); !why.empty())
     throw Error(description_path + ": stale model: " + why);
-  if (f.kind != "xgboost-regressor")
-    throw Error(description_path + ": field 'kind' must be \"xgboost-regressor\"");
-  const auto booster_path =
-      (std::filesystem::path(description_path).parent_path() / f.booster).string();
+  const bool relative = f.kind == kRelativeRankKind;
+  if (!relative && f.kind != kAbsoluteRankKind)
+    throw Error(description_path + ": field 'kind' must be \"" + kRelativeRankKind + "\" or \"" +
+                kAbsoluteRankKind + "\"");
+  if (relative == f.level_booster.empty())
+    throw Error(description_path + ": field 'level_booster' " +
+                (relative ? "is required by kind \"" + std::string(kRelativeRankKind) + "\""
+                          : "goes only with kind \"" + std::string(kRelativeRankKind) + "\""));
+  const auto beside = [&](const std::string& name) {
+    return (std::filesystem::path(description_path).parent_path() / name).string();
+  };
+  const auto booster_path = beside(f.booster);
   auto b = XgbRegressor::load(io::read_file(booster_path), names.size(), booster_path);
-  return SpmvRanker(std::move(f), std::move(b));
+  std::optional<XgbRegressor> level;
+  if (relative) {
+    const auto level_path = beside(f.level_booster);
+    level =
+        XgbRegressor::load(io::read_file(level_path),
+                           spmm ? spmm_rank_matrix_width() : spmv_rank_matrix_width(), level_path);
+  }
+  return SpmvRanker(std::move(f), std::move(b), std::move(level));
 }
 
 std::optional<SpmvRanker> SpmvRanker::find(const std::string& dir, const std::string& arch,
@@ -67,21 +86,26 @@ std::vector<double> SpmvRanker::predict_us(
   const auto p = booster_.predict(rows);
   const double floor = spmm() ? spmm_floor_us(m.rows, m.cols, m.nnz, m.n, m.dtype)
                               : spmv_floor_us(m.rows, m.cols, m.nnz, m.dtype);
+  const double level = level_ ? level_->predict({base}).front() : 0.0;
   std::vector<double> us(p.size());
-  for (std::size_t k = 0; k < p.size(); ++k) us[k] = floor * std::exp(p[k]);
+  for (std::size_t k = 0; k < p.size(); ++k) us[k] = floor * std::exp(level + p[k]);
   return us;
 }
 
-std::vector<std::string> write_model(
-    const std::string& dir, ModelFile file, const XgbRegressor& booster,
-    const std::vector<std::pair<std::string, std::string>>& extra) {
+std::vector<std::string> write_model(const std::string& dir, ModelFile file,
+                                     const XgbRegressor& booster,
+                                     const std::vector<std::pair<std::string, std::string>>& extra,
+                                     const XgbRegressor* level) {
   if (file.booster.empty()) file.booster = file.model + ".xgb.json";
+  if (level && file.level_booster.empty()) file.level_booster = file.model + ".level.xgb.json";
+  if (!level) file.level_booster.clear();
   // The files are put in place together (the folder's other models are kept): a description
   // never names a booster of another training.
   io::StagedFolder staged(dir);
   std::vector<std::string> paths = {
       staged.add(file.model + ".json", file.to_json().dump(2) + "\n")};
   paths.push_back(staged.add(file.booster, booster.save()));
+  if (level) paths.push_back(staged.add(file.level_booster, level->save()));
   for (const auto& [name, bytes] : extra) paths.push_back(staged.add(name, bytes));
   staged.commit();
   return paths;

@@ -1,9 +1,15 @@
 #pragma once
-// The learned SpMV ranking ("spmv-rank", and "spmm-rank" for SpMM): an XGBoost regressor of
-// log(time / floor) over the matrix's features and a candidate graph's descriptor
-// (models/spmv_rank_features.hpp), trained by `sparsetune train` on measured times of one GPU
-// architecture. Lower prediction, faster candidate: `tune --budget 0` picks by it, and a search
-// with a budget orders its seeds by it.
+// The learned SpMV ranking ("spmv-rank", and "spmm-rank" for SpMM), trained by `sparsetune
+// train` on measured times of one GPU architecture. Lower prediction, faster candidate: `tune
+// --budget 0` picks by it, and a search with a budget orders its seeds by it. Two kinds:
+//  - "xgboost-relative-regressor" (what `train` writes): one booster regresses log(time /
+//    fastest), the fastest being the best time measured on the same matrix, over the matrix's
+//    features and a candidate graph's descriptor (models/spmv_rank_features.hpp); a level
+//    booster regresses log(fastest / floor) over the matrix's inputs alone. The first alone
+//    ranks a matrix's candidates: its trees spend no depth on how far above the floor a matrix
+//    runs, which differs between matrices far more than candidates differ on one. Their sum
+//    gives the predicted time.
+//  - "xgboost-regressor" (earlier files): one booster of log(time / floor).
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,6 +23,8 @@ namespace sparsetune::models {
 
 inline constexpr const char* kSpmvRankName = "spmv-rank";
 inline constexpr const char* kSpmmRankName = "spmm-rank";
+inline constexpr const char* kRelativeRankKind = "xgboost-relative-regressor";
+inline constexpr const char* kAbsoluteRankKind = "xgboost-regressor";
 
 // What the ranker needs to know of the matrix.
 struct MatrixInputs {
@@ -28,7 +36,8 @@ struct MatrixInputs {
 
 class SpmvRanker {
  public:
-  SpmvRanker(ModelFile file, XgbRegressor booster);
+  // `level` is required by, and only allowed with, a file of kind kRelativeRankKind.
+  SpmvRanker(ModelFile file, XgbRegressor booster, std::optional<XgbRegressor> level = {});
 
   // Reads a description and its booster: spmv-rank, or spmm-rank (the same ranking for SpMM,
   // log2(n) among its inputs). Throws Error when either is malformed or the model is stale for
@@ -56,13 +65,15 @@ class SpmvRanker {
  private:
   ModelFile file_;
   XgbRegressor booster_;
+  std::optional<XgbRegressor> level_;
 };
 
-// Writes a trained model into `dir`: the booster file, the description naming it, and `extra`
-// files (name, bytes), all put in place together. Returns the paths written, the description
-// first.
+// Writes a trained model into `dir`: the booster file, the level booster's where `level` is
+// given (the description then names it), the description naming them, and `extra` files (name,
+// bytes), all put in place together. Returns the paths written, the description first.
 std::vector<std::string> write_model(
     const std::string& dir, ModelFile file, const XgbRegressor& booster,
-    const std::vector<std::pair<std::string, std::string>>& extra = {});
+    const std::vector<std::pair<std::string, std::string>>& extra = {},
+    const XgbRegressor* level = nullptr);
 
 }  // namespace sparsetune::models

@@ -1,5 +1,7 @@
 // Training of the SpMV and SpMM ranking models (models/spmv_ranker.hpp) from a tuning database:
-// one regression of log(time / floor) per op, the SpMM one with log2(n) among its inputs.
+// per op, a regression of log(time / the matrix's fastest measured time) that ranks, and one of
+// log(fastest / floor) over the matrix's inputs that puts the ranking's times on the clock; the
+// SpMM ones with log2(n) among their inputs.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -23,7 +25,9 @@ using nlohmann::json;
 
 struct Table {
   std::vector<std::vector<std::vector<double>>> x;  // per matrix, per sample
-  std::vector<std::vector<double>> y;               // log(time / floor)
+  std::vector<std::vector<double>> y;               // log(time / fastest of the matrix)
+  std::vector<std::vector<double>> base;            // per matrix: its inputs alone
+  std::vector<double> level;                        // per matrix: log(fastest / floor)
 };
 
 Table build_table(const TrainingSet& t, bool spmm) {
@@ -40,6 +44,12 @@ Table build_table(const TrainingSet& t, bool spmm) {
       append_graph_part(xs.back(), s.graph);
       ys.push_back(std::log(s.time_us / floor));
     }
+    // Each matrix's targets are taken relative to its fastest candidate: what sets a matrix's
+    // distance from the floor is learnt once per matrix, by the level regression.
+    const double fastest = ys.empty() ? 0.0 : *std::min_element(ys.begin(), ys.end());
+    for (double& y : ys) y -= fastest;
+    tab.base.push_back(base);
+    tab.level.push_back(fastest);
   }
   return tab;
 }
@@ -62,6 +72,31 @@ XgbRegressor fit(const Table& tab, const std::vector<std::size_t>& which, const 
   XgbRegressor r(o);
   r.fit(x, y, w);
   return r;
+}
+
+// The level regression on the matrices `which`: a row each.
+XgbRegressor fit_level(const Table& tab, const std::vector<std::size_t>& which,
+                       const XgbOptions& o) {
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (std::size_t m : which) x.push_back(tab.base[m]), y.push_back(tab.level[m]);
+  XgbRegressor r(o);
+  r.fit(x, y, std::vector<double>(x.size(), 1.0));
+  return r;
+}
+
+// Mean squared error of the level regression on the matrices `which`.
+double level_mse(const Table& tab, const std::vector<std::size_t>& which, const XgbRegressor& r) {
+  if (which.empty()) return 0.0;
+  std::vector<std::vector<double>> x;
+  for (std::size_t m : which) x.push_back(tab.base[m]);
+  const auto p = r.predict(x);
+  double se = 0;
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const double d = p[k] - tab.level[which[k]];
+    se += d * d;
+  }
+  return se / static_cast<double>(which.size());
 }
 
 struct Scored {
@@ -203,6 +238,7 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
   }
 
   const XgbRegressor model = fit(tab, train, settings[chosen]);
+  const XgbRegressor level = fit_level(tab, train, settings[chosen]);
   const Scored on_train = score(t, tab, train, model);
   const Scored on_test = score(t, tab, test, model);
   const RankingScore cost_test = cost_model_picks(t, test);
@@ -217,10 +253,14 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
 
   ModelFile file;
   file.model = name;
-  file.kind = "xgboost-regressor";
-  file.target = std::string("log(time_us / floor_us), floor_us = the fewest bytes an ") +
+  file.kind = kRelativeRankKind;
+  file.target = std::string(
+                    "booster: log(time_us / fastest_us), fastest_us = the fastest time measured "
+                    "on the same matrix; level booster: log(fastest_us / floor_us) from the "
+                    "matrix's inputs, floor_us = the fewest bytes an ") +
                 (spmm ? "SpMM (CSR, B and C once)" : "SpMV") +
-                " moves at 3000 GB/s; the lowest prediction ranks first";
+                " moves at 3000 GB/s; predicted time = floor_us * exp(level + booster); the "
+                "lowest prediction ranks first";
   file.op = spmm ? "spmm" : "spmv";
   file.arch = t.arch;
   std::string device_list;
@@ -267,6 +307,8 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
               {"options", file.options},
               {"train", summary(on_train)},
               {"test", summary(on_test)},
+              {"level_mse",
+               {{"train", level_mse(tab, train, level)}, {"test", level_mse(tab, test, level)}}},
               {"test_per_matrix", on_test.ranking.to_json()["per_matrix"]},
               {"cost_model_test", cost_test.to_json()},
               {"test_on_cost_model_candidates", summary(same_test)},
@@ -276,7 +318,7 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
     const auto dir = (std::filesystem::path(opt.out_dir) / t.arch).string();
     const std::string report_name = std::string(name) + ".report.json";
     r.report["files"] = json::array();
-    r.files = write_model(dir, file, model, {{report_name, r.report.dump(2) + "\n"}});
+    r.files = write_model(dir, file, model, {{report_name, r.report.dump(2) + "\n"}}, &level);
     r.report["files"] = r.files;
   }
   return r;

@@ -106,6 +106,62 @@ TEST_CASE("spmv-rank: written, found and read back, it ranks as before", "[model
   CHECK_THAT(why, Catch::Contains("no spmv-rank model for sm_80"));
 }
 
+TEST_CASE("spmv-rank, relative kind: the level booster puts the ranking on the clock", "[models]") {
+  testing::TempDir t("sparsetune-ranker-test");
+  const auto booster = tiny_model();
+  // A level over the matrix's inputs alone: 1.0 for the first matrix, 2.0 for the second.
+  std::vector<std::vector<double>> lx;
+  std::vector<double> ly;
+  for (double s : {1.0, 2.0, 3.0}) {
+    lx.push_back(models::spmv_rank_matrix_part(features(s), "f64", "t"));
+    ly.push_back(s);
+  }
+  models::XgbRegressor level({30, 3, 0.3, 1.0, 7, 1});
+  level.fit(lx, ly);
+  REQUIRE(level.width() == models::spmv_rank_matrix_width());
+  auto f = description();
+  f.kind = models::kRelativeRankKind;
+  const auto dir = (t.path / "sm_90").string();
+  const auto files = models::write_model(dir, f, booster, {}, &level);
+  REQUIRE(files.size() == 3);
+  CHECK(std::filesystem::exists(t.path / "sm_90" / "spmv-rank.level.xgb.json"));
+  std::string why;
+  const auto r = models::SpmvRanker::find(t.path.string(), "sm_90", &why);
+  INFO(why);
+  REQUIRE(r);
+  CHECK(r->file().level_booster == "spmv-rank.level.xgb.json");
+  const auto a = graph_of("csr-vector"), b = graph_of("sell-c-sigma");
+  const double floor = models::spmv_floor_us(1000, 1000, 5000, "f64");
+  for (double s : {1.0, 2.0}) {
+    const models::MatrixInputs m{features(s), "f64", 1000, 1000, 5000};
+    const auto p = r->predict_us(m, {&a, &b});
+    const auto raw = booster.predict({models::spmv_rank_row(m.features, "f64", a, "t"),
+                                      models::spmv_rank_row(m.features, "f64", b, "t")});
+    const double l = level.predict({models::spmv_rank_matrix_part(m.features, "f64", "t")})[0];
+    CHECK(l == Approx(s).margin(0.1));  // trained: the level is the matrix's
+    for (int k = 0; k < 2; ++k) CHECK(p[k] == Approx(floor * std::exp(l + raw[k])));
+    CHECK(p[0] < p[1]);  // the level moves both alike: the order is the booster's
+  }
+
+  // The kind and the level booster go together; a missing level file is named.
+  const auto desc = (t.path / "sm_90" / "spmv-rank.json").string();
+  edit_description(desc, [](nlohmann::json& j) { j.erase("level_booster"); });
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("level_booster") && Catch::Contains("required"));
+  models::write_model(dir, f, booster, {}, &level);
+  edit_description(desc, [](nlohmann::json& j) { j["kind"] = models::kAbsoluteRankKind; });
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("level_booster") && Catch::Contains("goes only with"));
+  models::write_model(dir, f, booster, {}, &level);
+  edit_description(desc, [](nlohmann::json& j) { j["level_booster"] = "../elsewhere.json"; });
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("'level_booster' must be a file name"));
+  models::write_model(dir, f, booster, {}, &level);
+  std::filesystem::remove(t.path / "sm_90" / "spmv-rank.level.xgb.json");
+  CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
+  CHECK_THAT(why, Catch::Contains("spmv-rank.level.xgb.json"));
+}
+
 TEST_CASE("spmm-rank: log2(n) is an input, the SpMM floor scales the prediction", "[models]") {
   // Times that grow with n for one graph and not for the other: the ranking flips with n.
   const auto a = graph::as_spmm(graph_of("csr-vector"), 4, 4);

@@ -2,12 +2,14 @@
 // H100): the model is written, reads back, and its report holds the split and the scores.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "db/db_export.hpp"
 #include "models/predictors.hpp"
+#include "models/spmv_rank_features.hpp"
 #include "models/spmv_ranker.hpp"
 #include "models/training_set.hpp"
 #include "test_support.hpp"
@@ -30,7 +32,7 @@ TEST_CASE("train spmv-rank on the fixture: files, split and scores", "[models]")
   o.created = "2026-11-24";
   o.database = "fixture";
   const auto r = models::find_predictor("spmv-rank").train(*db, o);
-  REQUIRE(r.files.size() == 3);
+  REQUIRE(r.files.size() == 4);  // description, booster, level booster, report
   for (const auto& f : r.files) CHECK(std::filesystem::exists(f));
 
   const auto& rep = r.report;
@@ -63,6 +65,31 @@ TEST_CASE("train spmv-rank on the fixture: files, split and scores", "[models]")
   const auto p = ranker.predict_us({m.features, m.dtype, m.rows, m.cols, m.nnz}, graphs);
   REQUIRE(p.size() == m.samples.size());
   for (double us : p) CHECK(us > 0);
+  CHECK(ranker.file().kind == models::kRelativeRankKind);
+
+  // The ranking booster learns times relative to each matrix's fastest; the level booster puts
+  // them back on the clock. Over the training matrices the predicted time of each one's fastest
+  // candidate lands near the measured one, which the floor alone does not.
+  const std::set<std::string> held(split["test"].begin(), split["test"].end());
+  double err = 0, floor_err = 0;
+  int n = 0;
+  for (const auto& mm : set.matrices) {
+    if (held.count(mm.matrix)) continue;
+    const auto fastest =
+        std::min_element(mm.samples.begin(), mm.samples.end(),
+                         [](const auto& a, const auto& b) { return a.time_us < b.time_us; });
+    const auto q =
+        ranker.predict_us({mm.features, mm.dtype, mm.rows, mm.cols, mm.nnz}, {&fastest->graph});
+    err += std::abs(std::log(q[0] / fastest->time_us));
+    floor_err += std::abs(
+        std::log(models::spmv_floor_us(mm.rows, mm.cols, mm.nnz, mm.dtype) / fastest->time_us));
+    ++n;
+  }
+  REQUIRE(n >= 6);
+  CHECK(err / n < 0.35);
+  CHECK(floor_err / n > 1.0);
+  CHECK(rep["level_mse"]["train"] >= 0);
+  CHECK(rep["level_mse"]["test"] >= 0);
 
   // The same data and seed train the same model.
   models::TrainOptions again = o;
