@@ -21,6 +21,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
       "collect", "Measure a corpus into the tuning database, one matrix at a time (resumable)");
   struct Options {
     std::string list;
+    std::string shard;  // I/N: this command's share of the list
     search::CollectOptions c;
     search::SliceTimingOptions slices;
     bool row_orders = false;
@@ -66,6 +67,9 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
                   "Folder of the generated matrices (default: beside the database, generated/)");
   cmd->add_option("--work-dir", o->c.work_dir,
                   "Keep each matrix's tune output and log here (default: a temporary folder)");
+  cmd->add_option("--shard", o->shard,
+                  "Collect every N-th matrix of the list from the I-th (I/N, 0 <= I < N): N "
+                  "commands, one per GPU, share a list (scripts/collect-gpus.sh)");
   cmd->add_flag(
       "--compile-only", o->c.compile_only,
       "No GPU: tune --compile-only per matrix (the search's CPU side, cost-model scores)");
@@ -75,8 +79,8 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
     const bool sptv = o->c.op == "sptv";
     if (sptv && o->c.compile_only)
       throw Error("collect --op sptv times slices on a GPU; --compile-only is for spmv and spmm");
-    const auto items =
-        sptv ? search::read_tensor_list(o->list) : search::read_collect_list(o->list);
+    auto items = sptv ? search::read_tensor_list(o->list) : search::read_collect_list(o->list);
+    if (!o->shard.empty()) items = search::shard_of(std::move(items), o->shard);
     const bool tty = isatty(2);
     o->c.progress = [tty](const search::CollectProgress& p) {
       const auto line = search::render_progress(p, 110);

@@ -161,6 +161,30 @@ std::vector<CollectItem> read_collect_list(const std::string& list_or_dir) {
   return items;
 }
 
+std::vector<CollectItem> shard_of(std::vector<CollectItem> items, const std::string& spec) {
+  const auto bad = [&] {
+    return Error("--shard " + spec + ": expected I/N with 0 <= I < N (as 0/4 ... 3/4)");
+  };
+  const auto slash = spec.find('/');
+  if (slash == std::string::npos) throw bad();
+  long i = -1, n = 0;
+  try {
+    std::size_t used_i = 0, used_n = 0;
+    const auto a = spec.substr(0, slash), b = spec.substr(slash + 1);
+    i = std::stol(a, &used_i);
+    n = std::stol(b, &used_n);
+    if (used_i != a.size() || used_n != b.size()) throw bad();
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  if (n < 1 || i < 0 || i >= n) throw bad();
+  std::vector<CollectItem> kept;
+  for (std::size_t k = static_cast<std::size_t>(i); k < items.size();
+       k += static_cast<std::size_t>(n))
+    kept.push_back(std::move(items[k]));
+  return kept;
+}
+
 namespace {
 std::string duration(double s) {
   const long t = static_cast<long>(s + 0.5);

@@ -34,6 +34,11 @@ struct CollectItem {
 // Parses a list file or lists a folder; every error names LIST:LINE. Names must be unique.
 std::vector<CollectItem> read_collect_list(const std::string& list_or_dir);
 
+// Keeps the items of shard `spec` ("I/N": every N-th item from the I-th, 0 <= I < N), so that N
+// commands, one per GPU, collect one list between them; throws Error naming `spec` when it is not
+// of that form.
+std::vector<CollectItem> shard_of(std::vector<CollectItem> items, const std::string& spec);
+
 // Writes a generated item's matrix into `gen_dir` once and sets its path (an existing file of
 // that name is the same matrix: the generators are deterministic); a file item is left as it is.
 // Errors name the item's LIST:LINE.

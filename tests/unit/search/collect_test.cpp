@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
@@ -49,6 +50,35 @@ TEST_CASE("collect: list lines, generated matrices and their provenance", "[sear
   write(t.file("e.list"), "gen kron scale\n");
   CHECK_THROWS_WITH(search::read_collect_list(t.file("e.list")),
                     Catch::Contains("e.list:1") && Catch::Contains("name=value"));
+}
+
+TEST_CASE("collect --shard: N shards cover the list once, each every N-th item", "[search]") {
+  const auto name = [](int k) {
+    std::string n = "m";
+    n += std::to_string(k);
+    return n;
+  };
+  std::vector<search::CollectItem> items(7);
+  for (int k = 0; k < 7; ++k) items[k].name = name(k);
+  std::multiset<std::string> seen;
+  for (int i = 0; i < 3; ++i) {
+    const auto part = search::shard_of(items, std::to_string(i) + "/3");
+    for (std::size_t k = 0; k < part.size(); ++k) {
+      CHECK(part[k].name == name(i + 3 * static_cast<int>(k)));
+      seen.insert(part[k].name);
+    }
+  }
+  CHECK(seen.size() == 7);
+  CHECK(std::set<std::string>(seen.begin(), seen.end()).size() == 7);
+  CHECK(search::shard_of(items, "0/1").size() == 7);
+  CHECK(search::shard_of(items, "6/8").size() == 1);  // the last item alone
+  CHECK(search::shard_of(items, "7/8").empty());
+  for (const std::string bad : {"3/3", "-1/3", "1/0", "1", "a/3", "1/3x", "/3", "1/"}) {
+    std::string named = "--shard ";
+    named += bad;
+    CHECK_THROWS_WITH(search::shard_of(items, bad),
+                      Catch::Contains(named) && Catch::Contains("I/N"));
+  }
 }
 
 namespace {
