@@ -5,10 +5,12 @@ For each test matrix of MODELS/spmv-rank.report.json (split.test): how to get it
 machine (a shared .mtx.gz of SHARED, or a `sparsetune gen` command rebuilt from its provenance),
 its recorded size and fingerprint, and the fastest verified graph the tuning database's searches
 measured for it (MODELS/training-data.json.gz), written as a graph file for `emit-kernel --graph`.
-Order: the shared matrices first, then the generated ones stratified (round-robin over families,
-each family's sizes spread), so a run stopped at its deadline has covered every family.
-What is skipped (no recorded candidate, neither shared nor generated) goes to stderr.
-  scripts/spmv-predict-list.py --out DIR [--models DIR] [--shared DIR]
+With measurements of several GPUs, the bests are one device's (--device; default the one with
+the most measurements). Order: the shared matrices first, then the generated ones stratified
+(round-robin over families, each family's sizes spread), so a run stopped at its deadline has
+covered every family. What is skipped (no recorded candidate, neither shared nor generated) goes
+to stderr.
+  scripts/spmv-predict-list.py --out DIR [--models DIR] [--shared DIR] [--device NAME]
 (--models: configs/models/sm_90, --shared: ../shared/matrices, both of the repository root, by
 default). Runs without a GPU."""
 import argparse
@@ -122,6 +124,8 @@ def main():
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared/matrices"),
                     help="folder of the shared .mtx.gz matrices")
     ap.add_argument("--out", required=True, help="folder to write matrices.tsv and graphs/ into")
+    ap.add_argument("--device", help="take the searched bests of this GPU only (the export's "
+                    "device name; default: the device with the most measurements)")
     a = ap.parse_args()
     if not os.path.isdir(a.shared):
         fail(f"no such folder: {a.shared} (--shared)")
@@ -130,14 +134,24 @@ def main():
     db = load_json(os.path.join(a.models, "training-data.json.gz"), compressed=True)
     try:
         test = report["split"]["test"]
-        per_matrix = {e["matrix"]: e for e in report.get("test_per_matrix", [])}
         by_name = {m["name"]: m for m in db["matrices"]}
         family = {r["fingerprint"]: r["family"] for r in db["runs"]}
+        # Times of different GPUs do not compare: the bests come from one device's searches.
+        devices = collections.Counter(m["device"] for m in db["measurements"])
+        device = a.device or (devices.most_common(1)[0][0] if devices else "")
+        if device not in devices:
+            fail(f"no measurements of device '{device}' (the export has: "
+                 f"{', '.join(sorted(devices)) or 'none'})")
+        per_matrix = {e["matrix"]: e for e in report.get("test_per_matrix", [])
+                      if e.get("device", device) == device}
         meas = collections.defaultdict(list)
         for m in db["measurements"]:
-            meas[m["fingerprint"]].append(m)
+            if m["device"] == device:
+                meas[m["fingerprint"]].append(m)
     except (KeyError, TypeError) as e:
         fail(f"unexpected layout in {a.models}: missing {e}")
+    print(f"searched bests of {device} ({devices[device]} of {sum(devices.values())} "
+          "measurements)", file=sys.stderr)
     gens = gen_lines(CORPUS_LISTS)
     gens.update(BATCH_GEN)
 
