@@ -97,6 +97,9 @@ std::vector<std::string> write_model(const std::string& dir, ModelFile file,
                                      const std::vector<std::pair<std::string, std::string>>& extra,
                                      const XgbRegressor* level) {
   if (file.booster.empty()) file.booster = file.model + ".xgb.json";
+  if ((level != nullptr) != (file.kind == kRelativeRankKind))
+    throw Error(file.model + ": a level booster goes with kind \"" + kRelativeRankKind +
+                "\" and only with it");
   if (level && file.level_booster.empty()) file.level_booster = file.model + ".level.xgb.json";
   if (!level) file.level_booster.clear();
   // The files are put in place together (the folder's other models are kept): a description

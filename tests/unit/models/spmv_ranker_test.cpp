@@ -143,7 +143,12 @@ TEST_CASE("spmv-rank, relative kind: the level booster puts the ranking on the c
     CHECK(p[0] < p[1]);  // the level moves both alike: the order is the booster's
   }
 
-  // The kind and the level booster go together; a missing level file is named.
+  // The kind and the level booster go together, in writing and in reading; a missing level file
+  // is named.
+  CHECK_THROWS_WITH(models::write_model(dir, description(), booster, {}, &level),
+                    Catch::Contains("goes with kind"));
+  CHECK_THROWS_WITH(models::write_model(dir, f, booster), Catch::Contains("goes with kind"));
+  REQUIRE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));  // nothing was written
   const auto desc = (t.path / "sm_90" / "spmv-rank.json").string();
   edit_description(desc, [](nlohmann::json& j) { j.erase("level_booster"); });
   CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
