@@ -31,7 +31,7 @@ expect_fail "db export to an unknown kind of file" "must end in .json" \
 # ---- train ----
 expect_ok "train on the fixture" "$st" train --model spmv-rank --db "$tmp/f.db" -o "$tmp/models"
 expect_out "train prints the test scores" "^test +[0-9]+"
-for f in spmv-rank.json spmv-rank.xgb.json spmv-rank.report.json; do
+for f in spmv-rank.json spmv-rank.xgb.json spmv-rank.level.xgb.json spmv-rank.report.json; do
   [ -s "$tmp/models/sm_90/$f" ] && ok || bad "train did not write $f"
 done
 expect_fail "train of an unknown predictor" "no predictor named 'nope'" \
@@ -99,6 +99,51 @@ expect_err "collect draws progress with an ETA" "\[3/3\].*ETA"
 expect_out "collect resumes" "0 done, 2 skipped .* 1 failed"
 expect_ok "the generated matrix's family" "$st" report "$tmp/c.db" -o "$tmp/rep" --no-plots
 grep -q "gen:stencil2d" "$tmp/rep/matrices.csv" && ok || bad "collect lost the generator family"
+"$st" collect "$tmp/c.list" --compile-only --budget 4 --db "$tmp/c1.db" --shard 1/3 \
+  >"$tmp/out" 2>"$tmp/err"
+expect_out "collect --shard 1/3 takes the list's second matrix alone" "0 done, 0 skipped .* 1 failed"
+expect_out "collect --shard 1/3 took broken.mtx" "broken +failed"
+expect_fail "collect --shard out of range" "--shard 3/3: expected I/N" \
+  "$st" collect "$tmp/c.list" --compile-only --db "$tmp/c1.db" --shard 3/3
+
+# ---- scripts/collect-gpus.sh: one shard per GPU, merged (GPUS=2 without a GPU: --compile-only) ----
+printf 'small.mtx\ngen stencil2d nx=8 seed=2\ngen kron scale=5 seed=3\n' >"$tmp/g.list"
+GPUS=2 ST=$st bash "$root/scripts/collect-gpus.sh" "$tmp/g.list" "$tmp/g.db" --compile-only \
+  --budget 4 >"$tmp/out" 2>"$tmp/err"
+[ $? = 0 ] && ok || bad "collect-gpus.sh failed: $(tail -n 3 "$tmp/err")"
+expect_out "collect-gpus.sh: shard 0 did two" "gpu 0: .*2 done"
+expect_out "collect-gpus.sh: shard 1 did one" "gpu 1: .*1 done"
+expect_out "collect-gpus.sh merged every search" "runs \(completed tunes\) +3"
+GPUS=2 ST=$st bash "$root/scripts/collect-gpus.sh" "$tmp/g.list" "$tmp/g.db" --compile-only \
+  --budget 4 >"$tmp/out" 2>"$tmp/err"
+expect_out "collect-gpus.sh resumes" "gpu 0: .*0 done, 2 skipped"
+expect_fail "collect-gpus.sh without a list" "no such list" \
+  env GPUS=1 ST="$st" bash "$root/scripts/collect-gpus.sh" "$tmp/none.list" "$tmp/g.db"
+
+# ---- scripts/spmv-predict-compare.sh and spmv-predict-proxy.py on a one-matrix list ----
+mkdir -p "$tmp/pl/graphs" "$tmp/sh"
+gzip -c "$tmp/small.mtx" >"$tmp/sh/small.mtx.gz"
+cp "$root/configs/graphs/csr-vector.json" "$tmp/pl/graphs/m01.json"
+"$st" db --db "$tmp/g.db" export -o "$tmp/g.json" >/dev/null
+fp=$(python3 -c "import json,sys; print([m['fingerprint'] for m in json.load(open(sys.argv[1]))['matrices'] if m['name'] == 'small'][0])" "$tmp/g.json")
+printf '# id\tname\tlabel\tsource\tgen-args\trows\tcols\tnnz\tfingerprint\tmeasured\tdistinct\tbest-candidate\tbest-us-recorded\n' >"$tmp/pl/matrices.tsv"
+printf 'm01\tsmall\tsmall\tshared\t-\t4\t4\t6\t%s\t5\t5\tgraph/x\t1.000\n' "$fp" >>"$tmp/pl/matrices.tsv"
+GPUS=1 ST=$st SHARED=$tmp/sh bash "$root/scripts/spmv-predict-compare.sh" "$tmp/pl" "$tmp/pc" \
+  shipped fixture="$tmp/models/sm_90" >"$tmp/out" 2>"$tmp/err"
+[ $? = 0 ] && ok || bad "spmv-predict-compare.sh failed: $(tail -n 3 "$tmp/err")"
+expect_out "compare: both rankings in the table" "best us +shipped +fixture"
+[ -s "$tmp/pc/fixture-gpu0/results.tsv" ] && ok || bad "compare wrote no results for fixture"
+expect_fail "compare: a ranking without a model" "expected NAME=DIR" \
+  env GPUS=1 ST="$st" bash "$root/scripts/spmv-predict-compare.sh" "$tmp/pl" "$tmp/pc2" x="$tmp"
+ST=$st SHARED=$tmp/sh python3 "$root/scripts/spmv-predict-proxy.py" "$tmp/pl" shipped \
+  fixture="$tmp/models/sm_90" --db "$tmp/g.json" >"$tmp/out" 2>"$tmp/err"
+[ $? = 0 ] && ok || bad "spmv-predict-proxy.py failed: $(tail -n 3 "$tmp/err")"
+expect_out "proxy: the device of the bests" "1 matrices, bests of cost-model"
+expect_out "proxy: a line per ranking" "^fixture "
+expect_fail "proxy: an unknown device" "no measurements of device 'nope'" \
+  env ST="$st" python3 "$root/scripts/spmv-predict-proxy.py" "$tmp/pl" shipped --db "$tmp/g.json" \
+  --device nope
+
 printf 'gen nokind\n' >"$tmp/bad.list"
 expect_fail "collect names a bad list line" "bad.list:1: no generator kind 'nokind'" \
   "$st" collect "$tmp/bad.list" --compile-only --db "$tmp/c.db"
