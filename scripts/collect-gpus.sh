@@ -21,6 +21,14 @@ shift 2
 ST=${ST:-sparsetune}
 command -v "$ST" >/dev/null || { echo "$0: no sparsetune command: $ST (set ST)" >&2; exit 2; }
 [ -e "$LIST" ] || { echo "$0: no such list: $LIST" >&2; exit 2; }
+for a in "$@"; do
+  case $a in
+    --db | --db=* | --gen-dir | --gen-dir=* | --shard | --shard=*)
+      echo "$0: $a: the script sets --db, --gen-dir and --shard per GPU" >&2
+      exit 2
+      ;;
+  esac
+done
 GPUS=${GPUS:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)}
 [ "$GPUS" -ge 1 ] 2>/dev/null || { echo "$0: no GPU (nvidia-smi lists none; set GPUS)" >&2; exit 2; }
 if [ -n "${SEED_DB:-}" ] && [ ! -f "$SEED_DB" ]; then

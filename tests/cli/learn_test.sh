@@ -117,6 +117,8 @@ expect_out "collect-gpus.sh merged every search" "runs \(completed tunes\) +3"
 GPUS=2 ST=$st bash "$root/scripts/collect-gpus.sh" "$tmp/g.list" "$tmp/g.db" --compile-only \
   --budget 4 >"$tmp/out" 2>"$tmp/err"
 expect_out "collect-gpus.sh resumes" "gpu 0: .*0 done, 2 skipped"
+expect_fail "collect-gpus.sh sets --db itself" "sets --db, --gen-dir and --shard" \
+  env GPUS=1 ST="$st" bash "$root/scripts/collect-gpus.sh" "$tmp/g.list" "$tmp/g.db" --db x.db
 expect_fail "collect-gpus.sh without a list" "no such list" \
   env GPUS=1 ST="$st" bash "$root/scripts/collect-gpus.sh" "$tmp/none.list" "$tmp/g.db"
 
