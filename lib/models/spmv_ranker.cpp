@@ -10,11 +10,17 @@
 
 namespace sparsetune::models {
 
+namespace {
+void check_level_goes_with_kind(const ModelFile& f, bool has_level) {
+  if (has_level != (f.kind == kRelativeRankKind))
+    throw Error(f.model + ": a level booster goes with kind \"" + kRelativeRankKind +
+                "\" and only with it");
+}
+}  // namespace
+
 SpmvRanker::SpmvRanker(ModelFile file, XgbRegressor booster, std::optional<XgbRegressor> level)
     : file_(std::move(file)), booster_(std::move(booster)), level_(std::move(level)) {
-  if (level_.has_value() != (file_.kind == kRelativeRankKind))
-    throw Error(file_.model + ": a level booster goes with kind \"" + kRelativeRankKind +
-                "\" and only with it");
+  check_level_goes_with_kind(file_, level_.has_value());
 }
 
 SpmvRanker SpmvRanker::read(const std::string& description_path) {
@@ -97,9 +103,7 @@ std::vector<std::string> write_model(const std::string& dir, ModelFile file,
                                      const std::vector<std::pair<std::string, std::string>>& extra,
                                      const XgbRegressor* level) {
   if (file.booster.empty()) file.booster = file.model + ".xgb.json";
-  if ((level != nullptr) != (file.kind == kRelativeRankKind))
-    throw Error(file.model + ": a level booster goes with kind \"" + kRelativeRankKind +
-                "\" and only with it");
+  check_level_goes_with_kind(file, level != nullptr);
   if (level && file.level_booster.empty()) file.level_booster = file.model + ".level.xgb.json";
   if (!level) file.level_booster.clear();
   // The files are put in place together (the folder's other models are kept): a description
