@@ -24,6 +24,13 @@ std::string optional_text(const nlohmann::json& j, const char* key, const std::s
   return it->get<std::string>();
 }
 
+// A file named by field `key` must lie beside the description: a name, not a path.
+std::string beside(std::string name, const char* key, const std::string& source) {
+  if (!name.empty() && (name.find('/') != std::string::npos || name.front() == '.'))
+    throw Error(source + ": field '" + key + "' must be a file name beside the description");
+  return name;
+}
+
 nlohmann::json object(const nlohmann::json& j, const char* key, const std::string& source) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return nlohmann::json::object();
@@ -63,13 +70,8 @@ ModelFile model_file_from_json(const nlohmann::json& j, const std::string& sourc
   m.format_version = v->get<int>();
   m.model = text(j, "model", source);
   m.kind = text(j, "kind", source);
-  m.booster = text(j, "booster", source);
-  if (m.booster.find('/') != std::string::npos || m.booster.front() == '.')
-    throw Error(source + ": field 'booster' must be a file name beside the description");
-  m.level_booster = optional_text(j, "level_booster", source);
-  if (!m.level_booster.empty() &&
-      (m.level_booster.find('/') != std::string::npos || m.level_booster.front() == '.'))
-    throw Error(source + ": field 'level_booster' must be a file name beside the description");
+  m.booster = beside(text(j, "booster", source), "booster", source);
+  m.level_booster = beside(optional_text(j, "level_booster", source), "level_booster", source);
   m.target = optional_text(j, "target", source);
   m.op = optional_text(j, "op", source);
   m.arch = optional_text(j, "arch", source);

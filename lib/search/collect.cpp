@@ -1,6 +1,7 @@
 #include "search/collect.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -165,19 +166,16 @@ std::vector<CollectItem> shard_of(std::vector<CollectItem> items, const std::str
   const auto bad = [&] {
     return Error("--shard " + spec + ": expected I/N with 0 <= I < N (as 0/4 ... 3/4)");
   };
+  // A whole number filling the text from `p` to `end`.
+  const auto whole = [](const char* p, const char* end, long& v) {
+    const auto r = std::from_chars(p, end, v);
+    return r.ec == std::errc() && r.ptr == end;
+  };
   const auto slash = spec.find('/');
-  if (slash == std::string::npos) throw bad();
   long i = -1, n = 0;
-  try {
-    std::size_t used_i = 0, used_n = 0;
-    const auto a = spec.substr(0, slash), b = spec.substr(slash + 1);
-    i = std::stol(a, &used_i);
-    n = std::stol(b, &used_n);
-    if (used_i != a.size() || used_n != b.size()) throw bad();
-  } catch (const std::exception&) {
+  if (slash == std::string::npos || !whole(spec.data(), spec.data() + slash, i) ||
+      !whole(spec.data() + slash + 1, spec.data() + spec.size(), n) || n < 1 || i < 0 || i >= n)
     throw bad();
-  }
-  if (n < 1 || i < 0 || i >= n) throw bad();
   std::vector<CollectItem> kept;
   for (std::size_t k = static_cast<std::size_t>(i); k < items.size();
        k += static_cast<std::size_t>(n))
