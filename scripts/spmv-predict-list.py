@@ -21,6 +21,8 @@ import os
 import re
 import sys
 
+import spmv_export
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The generated matrices of the training corpus: their `gen` lines give the names the database
 # records.
@@ -136,20 +138,14 @@ def main():
         test = report["split"]["test"]
         by_name = {m["name"]: m for m in db["matrices"]}
         family = {r["fingerprint"]: r["family"] for r in db["runs"]}
-        # Times of different GPUs do not compare: the bests come from one device's searches.
-        devices = collections.Counter(m["device"] for m in db["measurements"])
-        device = a.device or (devices.most_common(1)[0][0] if devices else "")
-        if device not in devices:
-            fail(f"no measurements of device '{device}' (the export has: "
-                 f"{', '.join(sorted(devices)) or 'none'})")
+        device, devices = spmv_export.pick_device(db, a.device)
         per_matrix = {e["matrix"]: e for e in report.get("test_per_matrix", [])
                       if e.get("device", device) == device}
-        meas = collections.defaultdict(list)
-        for m in db["measurements"]:
-            if m["device"] == device:
-                meas[m["fingerprint"]].append(m)
+        meas = spmv_export.measured_graphs(db, device)
     except (KeyError, TypeError) as e:
         fail(f"unexpected layout in {a.models}: missing {e}")
+    except ValueError as e:
+        fail(str(e))
     print(f"searched bests of {device} ({devices[device]} of {sum(devices.values())} "
           "measurements)", file=sys.stderr)
     gens = gen_lines(CORPUS_LISTS)
@@ -162,8 +158,7 @@ def main():
             skipped.append((name, "not in the database"))
             continue
         fp = mat["fingerprint"]
-        cands = [m for m in meas[fp] if m["candidate"].startswith("graph/") and m["ok"]
-                 and not json.loads(m["params"]).get("predicted") and m["time_us"] > 0]
+        cands = meas[fp]
         if not cands:
             skipped.append((name, "no verified candidate recorded"))
             continue

@@ -14,7 +14,6 @@ RANKING: NAME=DIR (DIR holding spmv-rank.json and the files it names) or `shippe
 default on PATH), SHARED (the shared .mtx.gz, default ../shared/matrices of the repository root).
 """
 import argparse
-import collections
 import concurrent.futures as cf
 import gzip
 import json
@@ -24,6 +23,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import spmv_export
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -59,23 +60,16 @@ def main():
     try:
         with gzip.open(a.db, "rt") if a.db.endswith(".gz") else open(a.db) as f:
             db = json.load(f)
-        ms = db["measurements"]
+        device, _ = spmv_export.pick_device(db, a.device)
+        graphs = spmv_export.measured_graphs(db, device)
     except (OSError, ValueError, KeyError) as e:
-        fail(f"cannot read the export {a.db}: {e}")
-    devices = collections.Counter(m["device"] for m in ms)
-    device = a.device or (devices.most_common(1)[0][0] if devices else "")
-    if device not in devices:
-        fail(f"no measurements of device '{device}' in {a.db}")
+        fail(f"{a.db}: {e}")
     measured, fastest = {}, {}
-    for m in ms:
-        if m["device"] != device or not m["ok"] or not m["candidate"].startswith("graph/"):
-            continue
-        if json.loads(m["params"]).get("predicted") or not m["time_us"] > 0:
-            continue
-        fp, t = m["fingerprint"], m["time_us"]
-        k = (fp, ops_key(json.loads(m["graph"])))
-        measured[k] = min(t, measured.get(k, math.inf))
-        fastest[fp] = min(t, fastest.get(fp, math.inf))
+    for fp, ms in graphs.items():
+        for m in ms:
+            k = (fp, ops_key(json.loads(m["graph"])))
+            measured[k] = min(m["time_us"], measured.get(k, math.inf))
+        fastest[fp] = min(m["time_us"] for m in ms)
 
     work = a.work or tempfile.mkdtemp(prefix="spmv-proxy-")
     os.makedirs(os.path.join(work, "mat"), exist_ok=True)
