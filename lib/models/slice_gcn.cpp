@@ -281,12 +281,22 @@ SliceGcn::SliceGcn(GcnShape shape, std::uint64_t seed) : shape_(shape) {
 double SliceGcn::loss(const features::SliceInput& in, int label, std::vector<double>* grad) const {
   if (label < 0 || label >= shape_.classes) throw Error("slice-gcn: label out of range");
   if (grad && grad->size() != w_.size()) throw Error("slice-gcn: gradient of the wrong size");
-  return run(in, label, grad);
+  return run(in, label, nullptr, grad);
+}
+
+double SliceGcn::loss(const features::SliceInput& in, const std::vector<double>& target,
+                      std::vector<double>* grad) const {
+  if (static_cast<int>(target.size()) != shape_.classes)
+    throw Error("slice-gcn: a target needs one probability per class");
+  if (grad && grad->size() != w_.size()) throw Error("slice-gcn: gradient of the wrong size");
+  return run(in, 0, target.data(), grad);
 }
 
 // Forward pass, and the backward pass when `grad` is given. label -1: inference, the
-// log-probabilities go into `grad`.
-double SliceGcn::run(const features::SliceInput& in, int label, std::vector<double>* grad) const {
+// log-probabilities go into `grad`. With `target`, the loss is the cross-entropy against it and
+// `label` is not read.
+double SliceGcn::run(const features::SliceInput& in, int label, const double* target,
+                     std::vector<double>* grad) const {
   const Layout l(shape_);
   const int F = shape_.node_features, C = shape_.conv, H = shape_.hidden, G = shape_.globals,
             K = shape_.classes, U = 2 * C + G;
@@ -341,13 +351,18 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
       for (int j = 0; j < K; ++j) (*grad)[j] = o[j] - lse;
     return 0.0;
   }
-  const double nll = lse - o[label];
+  double nll = lse - o[label];
+  if (target) {
+    nll = 0.0;
+    for (int j = 0; j < K; ++j) nll += target[j] * (lse - o[j]);
+  }
   if (!grad) return nll;
 
   // Backward.
   double* d = grad->data();
   Vec dout(K);
-  for (int j = 0; j < K; ++j) dout[j] = std::exp(o[j] - lse) - (j == label ? 1.0 : 0.0);
+  for (int j = 0; j < K; ++j)
+    dout[j] = std::exp(o[j] - lse) - (target ? target[j] : j == label ? 1.0 : 0.0);
   matmul_tn(a.data(), dout.data(), d + l.m2, 1, H, K);
   for (int j = 0; j < K; ++j) d[l.c2 + j] += dout[j];
   Vec dq(H, 0.0);
@@ -398,7 +413,7 @@ double SliceGcn::run(const features::SliceInput& in, int label, std::vector<doub
 
 std::vector<double> SliceGcn::log_probs(const features::SliceInput& in) const {
   std::vector<double> lp(shape_.classes);
-  run(in, -1, &lp);
+  run(in, -1, nullptr, &lp);
   return lp;
 }
 
@@ -408,10 +423,14 @@ int SliceGcn::predict(const features::SliceInput& in) const {
 }
 
 std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
-                                    const std::vector<int>& labels, const GcnTrainOptions& o) {
+                                    const std::vector<int>& labels, const GcnTrainOptions& o,
+                                    const std::vector<std::vector<double>>* targets) {
   if (x.empty() || x.size() != labels.size())
     throw Error("slice-gcn: training needs one label per sample, and at least one sample");
-  if (o.epochs < 1 || o.batch < 1 || !(o.learning_rate > 0))
+  if (targets && targets->size() != x.size())
+    throw Error("slice-gcn: training needs one target per sample");
+  if (o.epochs < 1 || o.batch < 1 || !(o.learning_rate > 0) || o.average_last < 0 ||
+      o.average_last > o.epochs || !(o.weight_decay >= 0))
     throw Error("slice-gcn: bad training options");
   // The globals standardized over the training samples (a constant feature keeps a scale of 1).
   const int G = shape_.globals;
@@ -436,6 +455,7 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
   std::iota(order.begin(), order.end(), 0);
   const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
   Vec m(w_.size(), 0.0), v(w_.size(), 0.0), grad(w_.size());
+  Vec mean(o.average_last > 0 ? w_.size() : 0, 0.0);  // the averaged epochs' weights
   std::vector<Vec> per;
   const unsigned threads = o.threads > 0 ? static_cast<unsigned>(o.threads)
                                          : std::max(1u, std::thread::hardware_concurrency());
@@ -456,7 +476,8 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
       auto work = [&] {
         for (std::size_t i; (i = next.fetch_add(1)) < n;) {
           std::fill(per[i].begin(), per[i].end(), 0.0);
-          losses[i] = loss(x[order[b + i]], labels[order[b + i]], &per[i]);
+          const std::size_t s = order[b + i];
+          losses[i] = targets ? loss(x[s], (*targets)[s], &per[i]) : loss(x[s], labels[s], &per[i]);
         }
       };
       std::vector<std::thread> pool;
@@ -476,11 +497,15 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
         const double gk = grad[k] * scale;
         m[k] = b1 * m[k] + (1 - b1) * gk;
         v[k] = b2 * v[k] + (1 - b2) * gk * gk;
-        w_[k] -= o.learning_rate * (m[k] / c1) / (std::sqrt(v[k] / c2) + eps);
+        w_[k] -=
+            o.learning_rate * ((m[k] / c1) / (std::sqrt(v[k] / c2) + eps) + o.weight_decay * w_[k]);
       }
     }
     epoch_loss.push_back(total / static_cast<double>(x.size()));
+    if (e >= o.epochs - o.average_last)
+      for (std::size_t k = 0; k < w_.size(); ++k) mean[k] += w_[k] / o.average_last;
   }
+  if (o.average_last > 0) w_ = mean;
   return epoch_loss;
 }
 

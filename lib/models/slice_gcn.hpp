@@ -36,6 +36,12 @@ struct GcnTrainOptions {
   double learning_rate = 1e-3;  // Adam
   std::uint64_t seed = 1;       // shuffling
   int threads = 0;              // a batch's samples in parallel (0: every core); same result
+  // When > 0, the model is returned as the mean of its weights at the end of each of this many
+  // last epochs (stochastic weight averaging): one epoch's weights follow the last batches'
+  // noise, their mean does less.
+  int average_last = 0;
+  // Decoupled weight decay (AdamW): each step shrinks the weights by learning_rate * decay.
+  double weight_decay = 0;
 };
 
 // What a saved model says about itself (metadata of its safetensors file).
@@ -72,9 +78,17 @@ class SliceGcn {
   // NLL loss of one sample; adds its gradient into `grad` (sized like params()) when given.
   double loss(const features::SliceInput& in, int label, std::vector<double>* grad) const;
 
-  // Trains on the samples; returns the mean loss of each epoch.
+  // Cross-entropy against a distribution over the classes (soft labels); the NLL of a label is
+  // the case of a one-hot `target`.
+  double loss(const features::SliceInput& in, const std::vector<double>& target,
+              std::vector<double>* grad) const;
+
+  // Trains on the samples; returns the mean loss of each epoch. With `targets` (one distribution
+  // over the classes per sample), the loss is the cross-entropy against them instead of the
+  // NLL of `labels`; `labels` still name each sample's class.
   std::vector<double> train(const std::vector<features::SliceInput>& x,
-                            const std::vector<int>& labels, const GcnTrainOptions& o = {});
+                            const std::vector<int>& labels, const GcnTrainOptions& o = {},
+                            const std::vector<std::vector<double>>* targets = nullptr);
   double accuracy(const std::vector<features::SliceInput>& x, const std::vector<int>& labels) const;
 
   // A safetensors file: one array per weight matrix, metadata naming the format version, the
@@ -85,7 +99,8 @@ class SliceGcn {
 
  private:
   struct Layout;
-  double run(const features::SliceInput& in, int label, std::vector<double>* grad) const;
+  double run(const features::SliceInput& in, int label, const double* target,
+             std::vector<double>* grad) const;
   GcnShape shape_;
   std::vector<double> w_;
   std::vector<double> gmean_, gstd_;

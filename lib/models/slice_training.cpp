@@ -104,6 +104,25 @@ SliceEvalReport evaluate_slice_gcn(const std::vector<SliceLabel>& labels,
   return rep;
 }
 
+std::vector<double> soft_target(const SliceLabel& l, double margin, int classes) {
+  std::vector<double> t(static_cast<std::size_t>(classes), 0.0);
+  if (l.format < 0 || l.format >= classes) throw Error("slice training: bad label");
+  if (!(margin > 0)) {
+    t[static_cast<std::size_t>(l.format)] = 1.0;
+    return t;
+  }
+  double sum = 0.0;
+  for (int f = 0; f < classes && f < kSliceFormats; ++f) {
+    const double r = time_ratio(l, f);
+    if (!std::isfinite(r)) continue;
+    t[static_cast<std::size_t>(f)] = std::exp(-std::log(r) / margin);
+    sum += t[static_cast<std::size_t>(f)];
+  }
+  if (!(sum > 0)) throw Error("slice training: a labelled slice has no measured time");
+  for (auto& v : t) v /= sum;
+  return t;
+}
+
 SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
                                     const std::string& base_dir, const SliceTrainingOptions& o,
                                     SliceGcn& model) {
@@ -159,7 +178,14 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
   rep.test = static_cast<int>(vx.size());
   for (int c : ty) ++rep.per_class[c];
   model = SliceGcn(o.shape, o.seed);
-  rep.losses = model.train(tx, ty, o.train);
+  if (o.soft_labels > 0) {
+    std::vector<std::vector<double>> targets;
+    for (std::size_t k = n_test; k < order.size(); ++k)
+      targets.push_back(soft_target(*lx[order[k]], o.soft_labels, o.shape.classes));
+    rep.losses = model.train(tx, ty, o.train, &targets);
+  } else {
+    rep.losses = model.train(tx, ty, o.train);
+  }
   rep.gcn_train_accuracy = model.accuracy(tx, ty);
   rep.gcn_test_accuracy = model.accuracy(vx, vy);
   {

@@ -25,7 +25,17 @@ struct SliceTrainingOptions {
   // out instead of a random share: trainings compared on one split (slice-gcn train
   // --holdout-like MODEL).
   std::vector<std::string> test_keys;
+  // When > 0, the model learns from each slice's measured times instead of its label alone: the
+  // target gives format f the weight exp(-ln(t_f / t_fastest) / soft_labels), normalized, so a
+  // format 1 % slower than the fastest counts exp(-0.01 / soft_labels) as much. For a quarter
+  // of the slices the runner-up is within 1 % and the label is the timing noise's pick
+  // (docs/benchmarks.md); a one-hot target teaches that noise as firmly as a clear win.
+  double soft_labels = 0;
 };
+
+// The soft target of one slice (see SliceTrainingOptions::soft_labels); one-hot on the label
+// when `margin` is 0. Formats not timed get 0.
+std::vector<double> soft_target(const SliceLabel& l, double margin, int classes);
 
 // A label is decided by the slice, not by the timing noise, when its runner-up is at least this
 // much slower: two collections of the same build name the same fastest format for 79.5 % of all

@@ -438,3 +438,98 @@ TEST_CASE("Slice-GCN reads the paper's 9 globals, or 14 with the fiber features"
   }
   std::filesystem::remove(path);
 }
+
+TEST_CASE("Slice-GCN learns from a distribution over the classes", "[models][gcn]") {
+  GcnShape s;
+  s.conv = 3;
+  s.hidden = 4;
+  SliceGcn net(s, 5);
+  const auto x = synthetic(4, 9);
+  SECTION("a one-hot target is the label's NLL, value and gradient") {
+    for (int label = 0; label < 5; ++label) {
+      std::vector<double> onehot(5, 0.0), g1(net.params().size(), 0.0), g2(g1);
+      onehot[label] = 1.0;
+      const double a = net.loss(x[label % 4], label, &g1);
+      const double b = net.loss(x[label % 4], onehot, &g2);
+      CHECK(b == Approx(a).epsilon(1e-14));
+      for (std::size_t k = 0; k < g1.size(); ++k) REQUIRE(g2[k] == Approx(g1[k]).margin(1e-14));
+    }
+  }
+  SECTION("the cross-entropy is the target's mix of the classes' NLLs, its gradient exact") {
+    const std::vector<double> t = {0.5, 0.3, 0.0, 0.2, 0.0};
+    double mix = 0.0;
+    for (int c = 0; c < 5; ++c) mix += t[c] * net.loss(x[1], c, nullptr);
+    CHECK(net.loss(x[1], t, nullptr) == Approx(mix).epsilon(1e-12));
+    std::vector<double> grad(net.params().size(), 0.0);
+    net.loss(x[1], t, &grad);
+    const double h = 1e-6;
+    double worst = 0.0;
+    for (std::size_t k = 0; k < net.params().size(); ++k) {
+      const double keep = net.params()[k];
+      net.params()[k] = keep + h;
+      const double up = net.loss(x[1], t, nullptr);
+      net.params()[k] = keep - h;
+      const double down = net.loss(x[1], t, nullptr);
+      net.params()[k] = keep;
+      const double numeric = (up - down) / (2 * h);
+      worst = std::max(worst, std::abs(numeric - grad[k]) / std::max(1e-4, std::abs(numeric)));
+    }
+    CHECK(worst < 1e-4);
+  }
+  SECTION("a target of the wrong length is refused") {
+    CHECK_THROWS_AS(net.loss(x[0], std::vector<double>{1.0, 0.0}, nullptr), Error);
+  }
+}
+
+TEST_CASE("Slice-GCN averages its weights over the last epochs when asked", "[models][gcn]") {
+  const auto x = synthetic(24, 31);
+  const auto y = rule_labels(x);
+  GcnShape s;
+  s.conv = 8;
+  s.hidden = 8;
+  GcnTrainOptions o;
+  o.epochs = 5;
+  o.learning_rate = 1e-2;
+  SliceGcn last(s, 2), before(s, 2), one(s, 2), two(s, 2);
+  last.train(x, y, o);
+  auto o4 = o;
+  o4.epochs = 4;
+  before.train(x, y, o4);
+  auto o1 = o;
+  o1.average_last = 1;
+  one.train(x, y, o1);
+  CHECK(one.params() == last.params());  // the mean of one epoch is that epoch
+  auto o2 = o;
+  o2.average_last = 2;
+  two.train(x, y, o2);
+  REQUIRE(two.params() != last.params());
+  for (std::size_t k = 0; k < two.params().size(); ++k)
+    REQUIRE(two.params()[k] == Approx((last.params()[k] + before.params()[k]) / 2).margin(1e-12));
+  SECTION("more epochs averaged than trained is refused") {
+    auto bad = o;
+    bad.average_last = 6;
+    SliceGcn net(s, 2);
+    CHECK_THROWS_AS(net.train(x, y, bad), Error);
+  }
+}
+
+TEST_CASE("Slice-GCN's weight decay shrinks the weights", "[models][gcn]") {
+  const auto x = synthetic(24, 33);
+  const auto y = rule_labels(x);
+  GcnShape s;
+  s.conv = 8;
+  s.hidden = 8;
+  GcnTrainOptions o;
+  o.epochs = 10;
+  o.learning_rate = 1e-2;
+  SliceGcn plain(s, 4), decayed(s, 4);
+  plain.train(x, y, o);
+  o.weight_decay = 5.0;
+  decayed.train(x, y, o);
+  const auto norm = [](const std::vector<double>& w) {
+    double n = 0.0;
+    for (double v : w) n += v * v;
+    return n;
+  };
+  CHECK(norm(decayed.params()) < 0.5 * norm(plain.params()));
+}

@@ -270,3 +270,28 @@ TEST_CASE("labelled_inputs reads a matrix file's label as its one slice", "[mode
   CHECK_THROWS_WITH(labelled_inputs({l}, dir.path.string()),
                     Catch::Contains("m.mtx.gz") && Catch::Contains("slice 1"));
 }
+
+TEST_CASE("soft targets weigh each format by its measured time", "[models][gcn]") {
+  // CSR 10 us fastest, COO 10.2 (2 % slower), ELL 11 (10 %), HYB not timed, Dense 20.
+  SliceLabel l;
+  l.time_us = {10.0, 10.2, 11.0, INFINITY, 20.0};
+  l.fastest = l.format = 0;
+  SECTION("margin 0: the label alone") {
+    CHECK(soft_target(l, 0.0, 5) == std::vector<double>{1, 0, 0, 0, 0});
+  }
+  SECTION("margin 0.02: weights exp(-ln(t / 10) / 0.02), normalized") {
+    // 1, 1.02^-50 = 0.37153, 1.1^-50 = 0.0085186, 0, 2^-50.
+    const double w[5] = {1.0, std::pow(1.02, -50.0), std::pow(1.1, -50.0), 0.0,
+                         std::pow(2.0, -50.0)};
+    const double sum = w[0] + w[1] + w[2] + w[4];
+    const auto t = soft_target(l, 0.02, 5);
+    REQUIRE(t.size() == 5);
+    CHECK(t[0] == Approx(1.0 / 1.38005).epsilon(1e-3));
+    for (int f = 0; f < 5; ++f) CHECK(t[f] == Approx(w[f] / sum).margin(1e-15));
+    CHECK(t[3] == 0.0);
+  }
+  SECTION("a label outside the classes is refused") {
+    l.format = 7;
+    CHECK_THROWS_AS(soft_target(l, 0.02, 5), Error);
+  }
+}
