@@ -175,6 +175,13 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag("--fiber-globals", o->t.fiber_globals,
                 "slice-gcn: read the 5 features of a slice's non-empty fibers after the paper's 9 "
                 "globals (as the shipped model does)");
+  cmd->add_option("--average-last", o->t.average_last,
+                  "slice-gcn: the model is the mean of its weights over this many last epochs")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--soft-labels", o->t.soft_labels,
+                  "slice-gcn: learn from each slice's measured times, a format r slower than the "
+                  "fastest weighted exp(-ln(1 + r) / THIS) (0: the label alone)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--data-dir", o->t.data_dir,
                   "slice-gcn: find the tensors here by file name (default: the paths the "
                   "database records)");

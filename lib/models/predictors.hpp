@@ -23,6 +23,8 @@ struct TrainOptions {
                                // threads (the same model whatever their number)
   int epochs = 0;              // Slice-GCN's training epochs (0: its default)
   bool fiber_globals = false;  // Slice-GCN reads the 5 fiber features after the paper's 9
+  int average_last = 0;        // Slice-GCN: the mean of the last epochs' weights (0: the last's)
+  double soft_labels = 0;      // Slice-GCN: learn from the measured times (slice_training.hpp)
   std::string data_dir;        // Slice-GCN: the tensors looked up here by file name ("": the paths
                                // the database records)
 };

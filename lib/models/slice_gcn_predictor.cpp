@@ -29,6 +29,8 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
   so.train.threads = opt.threads;
   if (opt.epochs > 0) so.train.epochs = opt.epochs;
   if (opt.fiber_globals) so.shape.globals = features::kAllGlobals;
+  so.train.average_last = opt.average_last;
+  so.soft_labels = opt.soft_labels;
   SliceGcn model;
   const auto r = train_slice_gcn(labels, "", so, model);
 
@@ -53,6 +55,8 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
         {"test_slices", r.test}}},
       {"epochs", so.train.epochs},
       {"globals", so.shape.globals},
+      {"average_last", so.train.average_last},
+      {"soft_labels", so.soft_labels},
       {"final_loss", r.losses.empty() ? 0.0 : r.losses.back()},
       {"train", {{"slices", r.train}, {"gcn_accuracy", r.gcn_train_accuracy}}},
       {"test",

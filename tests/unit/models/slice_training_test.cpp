@@ -134,6 +134,16 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
     CHECK(std::set<std::string>(r2.test_keys.begin(), r2.test_keys.end()) ==
           std::set<std::string>{r.test_keys[0], r.test_keys[1]});
   }
+  SECTION("learning from the times, and the last epochs averaged, reach the model too") {
+    auto o2 = o;
+    o2.soft_labels = 0.02;
+    o2.train.average_last = 10;
+    SliceGcn m2;
+    const auto r2 = train_slice_gcn(labels, dir.path.string(), o2, m2);
+    CHECK(r2.test_keys == r.test_keys);
+    CHECK(m2.params() != model.params());
+    CHECK(r2.gcn_test_accuracy >= 0.75);
+  }
   SECTION("a label for a slice the tensor does not have is refused") {
     auto bad = labels;
     bad[0].slice = 90;
