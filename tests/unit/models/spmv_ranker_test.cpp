@@ -272,6 +272,9 @@ TEST_CASE("the shipped sm_90 SpMM ranking is current for this program", "[models
   REQUIRE(r);
   CHECK(r->spmm());
   CHECK(r->file().op == "spmm");
+  // Ranked by time relative to each (matrix, n)'s fastest, with the level beside it.
+  CHECK(r->file().kind == models::kRelativeRankKind);
+  CHECK_FALSE(r->file().level_booster.empty());
 }
 
 TEST_CASE("the shipped sm_90 model is current for this program", "[models]") {
