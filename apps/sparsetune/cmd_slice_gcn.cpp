@@ -167,6 +167,10 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       "--fiber-globals", [o] { o->t.shape.globals = features::kAllGlobals; },
       "Add the 5 features of the slice's non-empty fibers to the paper's 9 globals (the model "
       "and XGBoost both read them)");
+  train->add_flag_callback(
+      "--degree-buckets", [o] { o->t.shape.node_features = models::kGcnNodeFeaturesWithBuckets; },
+      "Give each node its degree's power-of-two bucket (1, 2, 3-4, ..., 65 and more) after the "
+      "4 node features");
   train->add_option("--learning-rate", o->t.train.learning_rate, "Adam's step")
       ->capture_default_str();
   train

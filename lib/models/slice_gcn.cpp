@@ -196,25 +196,45 @@ void aggregate_t(const Adjacency& g, const Vec& dout, Vec& dh, int w, bool sum) 
   }
 }
 
-Vec node_features(const features::SliceInput& in, const Adjacency& g) {
+Vec node_features(const features::SliceInput& in, const Adjacency& g, int F) {
   int max_row = 1, max_col = 1;
   for (int i = 0; i < g.n; ++i) {
     const int d = g.ptr[i + 1] - g.ptr[i];
     (i < in.row_nodes ? max_row : max_col) = std::max(i < in.row_nodes ? max_row : max_col, d);
   }
-  Vec x(static_cast<std::size_t>(g.n) * 4);
+  Vec x(static_cast<std::size_t>(g.n) * F, 0.0);
   for (int i = 0; i < g.n; ++i) {
     const bool row = i < in.row_nodes;
     const double d = g.ptr[i + 1] - g.ptr[i];
-    x[4 * i + 0] = row ? 1.0 : 0.0;
-    x[4 * i + 1] = row ? 0.0 : 1.0;
-    x[4 * i + 2] = std::log1p(d) / 4.0;
-    x[4 * i + 3] = d / (row ? max_row : max_col);
+    double* xi = x.data() + static_cast<std::size_t>(i) * F;
+    xi[0] = row ? 1.0 : 0.0;
+    xi[1] = row ? 0.0 : 1.0;
+    xi[2] = std::log1p(d) / 4.0;
+    xi[3] = d / (row ? max_row : max_col);
+    if (F == kGcnNodeFeaturesWithBuckets) {
+      // The degree's power-of-two bucket, one-hot: 1, 2, 3-4, 5-8, ..., 65 and more.
+      int b = 0;
+      while (b < kGcnDegreeBuckets - 1 && d > static_cast<double>(1 << b)) ++b;
+      xi[4 + b] = 1.0;
+    }
   }
   return x;
 }
 
 }  // namespace
+
+bool valid_node_features(int f) { return f == 4 || f == kGcnNodeFeaturesWithBuckets; }
+
+std::vector<std::string> node_feature_names(int f) {
+  std::vector<std::string> n = {"is_row", "is_col", "log1p_degree/4", "degree/max_degree_of_side"};
+  if (f == kGcnNodeFeaturesWithBuckets) {
+    for (int b = 0; b < kGcnDegreeBuckets - 1; ++b)
+      n.push_back("degree_in_(" + std::to_string(b == 0 ? 0 : 1 << (b - 1)) + "," +
+                  std::to_string(1 << b) + "]");
+    n.push_back("degree_over_" + std::to_string(1 << (kGcnDegreeBuckets - 2)));
+  }
+  return n;
+}
 
 // Offsets of each weight in the flat vector.
 struct SliceGcn::Layout {
@@ -259,7 +279,8 @@ std::vector<Tensor> tensors(const GcnShape& s, std::size_t w1s, std::size_t w1n,
 }  // namespace
 
 SliceGcn::SliceGcn(GcnShape shape, std::uint64_t seed) : shape_(shape) {
-  if (shape.node_features != 4 || shape.conv < 1 || shape.hidden < 1 || shape.globals < 0 ||
+  if (!valid_node_features(shape.node_features) || shape.conv < 1 || shape.hidden < 1 ||
+      shape.globals < 0 ||
       shape.globals > static_cast<int>(features::global_feature_names().size()) ||
       shape.classes < 2)
     throw Error("slice-gcn: bad shape");
@@ -305,7 +326,7 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
   const Adjacency g = adjacency(in);
   const int N = g.n;
   // Forward.
-  const Vec x = node_features(in, g);
+  const Vec x = node_features(in, g, F);
   Vec a1, p1(static_cast<std::size_t>(N) * C), h1, a2, p2(static_cast<std::size_t>(N) * C), h2;
   aggregate(g, x, a1, F, shape_.sum_aggregation);
   matmul(x.data(), w + l.w1s, p1.data(), N, F, C);
@@ -535,26 +556,24 @@ void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
   const std::int64_t g = shape_.globals;
   io::add_array(f, "globals.mean", gmean_, {1, g});
   io::add_array(f, "globals.std", gstd_, {1, g});
-  f.metadata = {
-      {"format", "sparsetune-slice-gcn"},
-      {"format_version", std::to_string(kFormatVersion)},
-      {"shape", nlohmann::json{{"node_features", shape_.node_features},
-                               {"conv", shape_.conv},
-                               {"hidden", shape_.hidden},
-                               {"globals", shape_.globals},
-                               {"classes", shape_.classes},
-                               {"aggregation", shape_.sum_aggregation ? "sum" : "mean"}}
-                    .dump()},
-      {"node_features",
-       nlohmann::json({"is_row", "is_col", "log1p_degree/4", "degree/max_degree_of_side"}).dump()},
-      {"global_features", nlohmann::json(global_names(shape_.globals)).dump()},
-      {"global_input", "(log1p(x) - globals.mean) / globals.std"},
-      {"classes", nlohmann::json(slice_format_classes()).dump()},
-      {"arch", info.arch},
-      {"date", info.date},
-      {"labels", info.labels},
-      {"sparsity_threshold", nlohmann::json(info.sparsity_threshold).dump()},
-      {"notes", info.notes}};
+  f.metadata = {{"format", "sparsetune-slice-gcn"},
+                {"format_version", std::to_string(kFormatVersion)},
+                {"shape", nlohmann::json{{"node_features", shape_.node_features},
+                                         {"conv", shape_.conv},
+                                         {"hidden", shape_.hidden},
+                                         {"globals", shape_.globals},
+                                         {"classes", shape_.classes},
+                                         {"aggregation", shape_.sum_aggregation ? "sum" : "mean"}}
+                              .dump()},
+                {"node_features", nlohmann::json(node_feature_names(shape_.node_features)).dump()},
+                {"global_features", nlohmann::json(global_names(shape_.globals)).dump()},
+                {"global_input", "(log1p(x) - globals.mean) / globals.std"},
+                {"classes", nlohmann::json(slice_format_classes()).dump()},
+                {"arch", info.arch},
+                {"date", info.date},
+                {"labels", info.labels},
+                {"sparsity_threshold", nlohmann::json(info.sparsity_threshold).dump()},
+                {"notes", info.notes}};
   if (!info.test_slices.empty())
     f.metadata["test_slices"] = nlohmann::json(info.test_slices).dump();
   io::write_safetensors(path, f);
@@ -606,8 +625,8 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
   } catch (const nlohmann::json::exception& e) {
     throw bad(std::string("malformed metadata: ") + e.what());
   }
-  if (s.node_features != 4 || s.conv < 1 || s.conv > 4096 || s.hidden < 1 || s.hidden > 4096 ||
-      s.classes != static_cast<int>(slice_format_classes().size()))
+  if (!valid_node_features(s.node_features) || s.conv < 1 || s.conv > 4096 || s.hidden < 1 ||
+      s.hidden > 4096 || s.classes != static_cast<int>(slice_format_classes().size()))
     throw bad("shape out of range");
   SliceGcn g(s, 0);
   const Layout l(s);

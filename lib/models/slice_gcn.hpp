@@ -7,10 +7,11 @@
 // with the NLL loss by backpropagation and Adam. Deterministic for a seed; fp64 throughout.
 //
 // Node features (4): is-row, is-column, log(1 + degree) / 4, degree / the largest degree on the
-// node's side. Global features (the paper's 9, optionally the 5 fiber features after them) enter
-// as log(1 + x), standardized by the mean and standard
-// deviation of the training slices (stored with the weights): unscaled, rows and entries of 10^4
-// and more dwarf the pooled channels, and the MLP learned less from them than trees do.
+// node's side; optionally the degree's bucket after them (kGcnNodeFeaturesWithBuckets). Global
+// features (the paper's 9, optionally the 5 fiber features after them) enter as log(1 + x),
+// standardized by the mean and standard deviation of the training slices (stored with the weights):
+// unscaled, rows and entries of 10^4 and more dwarf the pooled channels, and the MLP learned less
+// from them than trees do.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,10 +20,16 @@
 
 namespace sparsetune::models {
 
+// Node features with the degree's power-of-two bucket after the 4 (8 buckets: 1, 2, 3-4, ...,
+// 33-64, 65 and more), one-hot: a format's padding and imbalance follow the fiber lengths'
+// histogram, which the pooled first layer then sums directly.
+inline constexpr int kGcnDegreeBuckets = 8;
+inline constexpr int kGcnNodeFeaturesWithBuckets = 4 + kGcnDegreeBuckets;
+
 struct GcnShape {
-  int node_features = 4;
-  int conv = 256;    // channels of each GraphConv layer
-  int hidden = 128;  // MLP hidden units
+  int node_features = 4;  // 4, or kGcnNodeFeaturesWithBuckets
+  int conv = 256;         // channels of each GraphConv layer
+  int hidden = 128;       // MLP hidden units
   // The first `globals` of features::global_feature_names(): the paper's 9, or with the 5
   // fiber features (features::kFiberGlobals) 14.
   int globals = features::kPaperGlobals;

@@ -92,7 +92,9 @@ TEST_CASE("Slice-GCN gradients match finite differences", "[models][gcn]") {
   s.conv = 3;
   s.hidden = 4;
   s.sum_aggregation = GENERATE(false, true);
-  INFO((s.sum_aggregation ? "sum" : "mean") << " aggregation");
+  s.node_features = GENERATE(4, kGcnNodeFeaturesWithBuckets);
+  INFO((s.sum_aggregation ? "sum" : "mean")
+       << " aggregation, " << s.node_features << " node features");
   SliceGcn net(s, 7);
   auto x = synthetic(4, 3);
   // A diagonal slice: every row node looks like every other, and every column node too, so the
@@ -167,6 +169,30 @@ TEST_CASE("Slice-GCN save and load keep every weight and refuse bad files", "[mo
       if (arr.name != "mlp2.bias") g.arrays.push_back(arr);
     io::write_safetensors(path, g);
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("mlp2.bias"));
+  }
+  SECTION("the degree buckets' shape round-trips, their names in the file") {
+    GcnShape b = s;
+    b.node_features = kGcnNodeFeaturesWithBuckets;
+    const SliceGcn wide(b, 12);
+    wide.save(path, info);
+    const SliceGcn wide_back = SliceGcn::load(path);
+    CHECK(wide_back.shape().node_features == kGcnNodeFeaturesWithBuckets);
+    CHECK(wide_back.params() == wide.params());
+    for (const auto& in : x) CHECK(wide_back.log_probs(in) == wide.log_probs(in));
+    const auto names =
+        nlohmann::json::parse(io::read_safetensors(path).metadata.at("node_features"));
+    REQUIRE(names.size() == 12);
+    CHECK(names[4] == "degree_in_(0,1]");
+    CHECK(names[6] == "degree_in_(2,4]");
+    CHECK(names[11] == "degree_over_64");
+  }
+  SECTION("a node feature count this build does not know is refused") {
+    auto f = io::read_safetensors(path);
+    auto shape = nlohmann::json::parse(f.metadata.at("shape"));
+    shape["node_features"] = 5;
+    f.metadata["shape"] = shape.dump();
+    io::write_safetensors(path, f);
+    REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("shape out of range"));
   }
   SECTION("an unknown aggregation is refused by name") {
     auto f = io::read_safetensors(path);
