@@ -175,6 +175,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag("--fiber-globals", o->t.fiber_globals,
                 "slice-gcn: read the 5 features of a slice's non-empty fibers after the paper's 9 "
                 "globals (as the shipped model does)");
+  cmd->add_flag("--degree-buckets", o->t.degree_buckets,
+                "slice-gcn: give each node its degree's power-of-two bucket after the 4 node "
+                "features");
   cmd->add_option("--average-last", o->t.average_last,
                   "slice-gcn: the model is the mean of its weights over this many last epochs")
       ->check(CLI::NonNegativeNumber);

@@ -17,16 +17,17 @@ struct TrainOptions {
   std::string out_dir;  // models go to <out_dir>/<arch>/; "": nothing is written
   std::string arch;     // "": the database's one architecture
   SplitOptions split;
-  std::string created;         // date recorded in the model ("": today, UTC)
-  std::string database;        // the training data's name, recorded in the model
-  int threads = 1;             // XGBoost threads (1: bit-for-bit reproducible); Slice-GCN's batch
-                               // threads (the same model whatever their number)
-  int epochs = 0;              // Slice-GCN's training epochs (0: its default)
-  bool fiber_globals = false;  // Slice-GCN reads the 5 fiber features after the paper's 9
-  int average_last = 0;        // Slice-GCN: the mean of the last epochs' weights (0: the last's)
-  double soft_labels = 0;      // Slice-GCN: learn from the measured times (slice_training.hpp)
-  std::string data_dir;        // Slice-GCN: the tensors looked up here by file name ("": the paths
-                               // the database records)
+  std::string created;          // date recorded in the model ("": today, UTC)
+  std::string database;         // the training data's name, recorded in the model
+  int threads = 1;              // XGBoost threads (1: bit-for-bit reproducible); Slice-GCN's batch
+                                // threads (the same model whatever their number)
+  int epochs = 0;               // Slice-GCN's training epochs (0: its default)
+  bool fiber_globals = false;   // Slice-GCN reads the 5 fiber features after the paper's 9
+  bool degree_buckets = false;  // Slice-GCN: each node's degree bucket among its features
+  int average_last = 0;         // Slice-GCN: the mean of the last epochs' weights (0: the last's)
+  double soft_labels = 0;       // Slice-GCN: learn from the measured times (slice_training.hpp)
+  std::string data_dir;         // Slice-GCN: the tensors looked up here by file name ("": the paths
+                                // the database records)
 };
 
 // A database without the measurements a predictor learns from (`train --model all` skips that

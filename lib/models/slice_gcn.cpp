@@ -196,7 +196,7 @@ void aggregate_t(const Adjacency& g, const Vec& dout, Vec& dh, int w, bool sum) 
   }
 }
 
-Vec node_features(const features::SliceInput& in, const Adjacency& g, int F) {
+Vec node_features_of(const features::SliceInput& in, const Adjacency& g, int F) {
   int max_row = 1, max_col = 1;
   for (int i = 0; i < g.n; ++i) {
     const int d = g.ptr[i + 1] - g.ptr[i];
@@ -221,10 +221,6 @@ Vec node_features(const features::SliceInput& in, const Adjacency& g, int F) {
   return x;
 }
 
-}  // namespace
-
-bool valid_node_features(int f) { return f == 4 || f == kGcnNodeFeaturesWithBuckets; }
-
 std::vector<std::string> node_feature_names(int f) {
   std::vector<std::string> n = {"is_row", "is_col", "log1p_degree/4", "degree/max_degree_of_side"};
   if (f == kGcnNodeFeaturesWithBuckets) {
@@ -235,6 +231,15 @@ std::vector<std::string> node_feature_names(int f) {
   }
   return n;
 }
+
+}  // namespace
+
+std::vector<double> gcn_node_features(const features::SliceInput& in, int node_features) {
+  if (!valid_node_features(node_features)) throw Error("slice-gcn: bad node feature count");
+  return node_features_of(in, adjacency(in), node_features);
+}
+
+bool valid_node_features(int f) { return f == 4 || f == kGcnNodeFeaturesWithBuckets; }
 
 // Offsets of each weight in the flat vector.
 struct SliceGcn::Layout {
@@ -326,7 +331,7 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
   const Adjacency g = adjacency(in);
   const int N = g.n;
   // Forward.
-  const Vec x = node_features(in, g, F);
+  const Vec x = node_features_of(in, g, F);
   Vec a1, p1(static_cast<std::size_t>(N) * C), h1, a2, p2(static_cast<std::size_t>(N) * C), h2;
   aggregate(g, x, a1, F, shape_.sum_aggregation);
   matmul(x.data(), w + l.w1s, p1.data(), N, F, C);

@@ -113,6 +113,11 @@ class SliceGcn {
   std::vector<double> gmean_, gstd_;
 };
 
+// The nodes' input features, node by node (the rows, then the columns), `node_features` each
+// (4 or kGcnNodeFeaturesWithBuckets).
+std::vector<double> gcn_node_features(const features::SliceInput& in, int node_features);
+bool valid_node_features(int node_features);
+
 // The class names, in label order (0 CSR, 1 COO, 2 ELL, 3 HYB, 4 Dense).
 const std::vector<std::string>& slice_format_classes();
 

@@ -29,6 +29,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
   so.train.threads = opt.threads;
   if (opt.epochs > 0) so.train.epochs = opt.epochs;
   if (opt.fiber_globals) so.shape.globals = features::kAllGlobals;
+  if (opt.degree_buckets) so.shape.node_features = kGcnNodeFeaturesWithBuckets;
   so.train.average_last = opt.average_last;
   so.soft_labels = opt.soft_labels;
   SliceGcn model;
@@ -55,6 +56,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
         {"test_slices", r.test}}},
       {"epochs", so.train.epochs},
       {"globals", so.shape.globals},
+      {"node_features", so.shape.node_features},
       {"average_last", so.train.average_last},
       {"soft_labels", so.soft_labels},
       {"final_loss", r.losses.empty() ? 0.0 : r.losses.back()},

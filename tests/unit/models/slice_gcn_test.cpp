@@ -559,3 +559,45 @@ TEST_CASE("Slice-GCN's weight decay shrinks the weights", "[models][gcn]") {
   };
   CHECK(norm(decayed.params()) < 0.5 * norm(plain.params()));
 }
+
+TEST_CASE("Slice-GCN's degree buckets are one-hot powers of two", "[models][gcn]") {
+  // Rows of 1, 2, 3, 5 and 70 entries over 100 columns; column c holds an entry of every row
+  // whose length exceeds c, so column 0 has degree 5, columns 1 and 2 have 4 and 3, ...
+  Csr64 a;
+  a.rows = 5;
+  a.cols = 100;
+  a.row_ptr = {0};
+  for (std::int64_t len : {1, 2, 3, 5, 70}) {
+    for (std::int64_t c = 0; c < len; ++c) a.col_idx.push_back(c), a.val.push_back(1.0);
+    a.row_ptr.push_back(static_cast<std::int64_t>(a.col_idx.size()));
+  }
+  const auto in = features::matrix_input(a);
+  REQUIRE(in.row_nodes == 5);
+  const int F = kGcnNodeFeaturesWithBuckets;
+  const auto x = gcn_node_features(in, F);
+  REQUIRE(x.size() == static_cast<std::size_t>(in.row_nodes + in.col_nodes) * F);
+  const auto bucket = [&](int node) {
+    int hot = -1, ones = 0;
+    for (int b = 0; b < kGcnDegreeBuckets; ++b)
+      if (x[static_cast<std::size_t>(node) * F + 4 + b] == 1.0) hot = b, ++ones;
+    CHECK(ones == 1);
+    return hot;
+  };
+  // Rows: 1 -> (0,1], 2 -> (1,2], 3 -> (2,4], 5 -> (4,8], 70 -> over 64.
+  CHECK(bucket(0) == 0);
+  CHECK(bucket(1) == 1);
+  CHECK(bucket(2) == 2);
+  CHECK(bucket(3) == 3);
+  CHECK(bucket(4) == 7);
+  // The first 4 are the usual ones: row 4 is a row of degree 70, the largest of the rows.
+  CHECK(x[4 * F + 0] == 1.0);
+  CHECK(x[4 * F + 2] == Approx(std::log1p(70.0) / 4));
+  CHECK(x[4 * F + 3] == 1.0);
+  // Column 0 (degree 5), column 4 (degree 2: rows 3 and 4), column 69 (degree 1).
+  CHECK(bucket(in.row_nodes + 0) == 3);
+  CHECK(bucket(in.row_nodes + 4) == 1);
+  CHECK(bucket(in.row_nodes + 69) == 0);
+  CHECK(gcn_node_features(in, 4).size() ==
+        static_cast<std::size_t>(in.row_nodes + in.col_nodes) * 4);
+  CHECK_THROWS_AS(gcn_node_features(in, 5), Error);
+}
