@@ -190,6 +190,14 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                    "r gets the weight exp(-ln(1 + r) / THIS) (0: the label alone)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  auto* folds = train
+                    ->add_option("--folds", o->t.folds,
+                                 "Cross-validation: cut the shuffled slices into this many parts "
+                                 "and hold out the one --fold names")
+                    ->check(CLI::Range(2, 100));
+  train->add_option("--fold", o->t.fold, "The part held out (0-based), with --folds")
+      ->needs(folds)
+      ->capture_default_str();
   train->add_option("--holdout", o->t.holdout, "Share of slices held out for testing")
       ->capture_default_str();
   train
@@ -213,7 +221,8 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->add_option("--holdout-like", o->holdout_like,
                    "Hold out exactly the slices this model file held out (instead of --holdout): "
                    "trainings compared on one split")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)
+      ->excludes(folds);
   train->callback([o, &g] {
     const auto labels =
         models::label_slices(models::read_slice_timings(o->timings), o->tie_tolerance);

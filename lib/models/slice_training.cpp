@@ -152,6 +152,14 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
   auto n_test = static_cast<std::size_t>(o.holdout * static_cast<double>(x.size()));
+  if (o.folds > 1 && o.test_keys.empty()) {
+    if (o.fold < 0 || o.fold >= o.folds) throw Error("slice training: fold must be in [0, folds)");
+    const std::size_t lo = order.size() * static_cast<std::size_t>(o.fold) / o.folds,
+                      hi = order.size() * static_cast<std::size_t>(o.fold + 1) / o.folds;
+    // The fold's slices first, in the shuffled order, then the rest.
+    std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(lo), order.end());
+    n_test = hi - lo;
+  }
   if (!o.test_keys.empty()) {
     // The given slices first (in the shuffled order), then the rest.
     const std::set<std::string> held(o.test_keys.begin(), o.test_keys.end());

@@ -25,6 +25,10 @@ struct SliceTrainingOptions {
   // out instead of a random share: trainings compared on one split (slice-gcn train
   // --holdout-like MODEL).
   std::vector<std::string> test_keys;
+  // When > 1 (and test_keys is empty), cross-validation: the slices, shuffled by the seed, are cut
+  // into `folds` equal parts and part `fold` (0-based) is held out instead of a `holdout` share.
+  // Each slice is held out in exactly one of the folds runs.
+  int folds = 0, fold = 0;
   // When > 0, the model learns from each slice's measured times instead of its label alone: the
   // target gives format f the weight exp(-ln(t_f / t_fastest) / soft_labels), normalized, so a
   // format 1 % slower than the fastest counts exp(-0.01 / soft_labels) as much. For a quarter

@@ -134,6 +134,27 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
     CHECK(std::set<std::string>(r2.test_keys.begin(), r2.test_keys.end()) ==
           std::set<std::string>{r.test_keys[0], r.test_keys[1]});
   }
+  SECTION("cross-validation holds each slice out in exactly one fold") {
+    auto o2 = o;
+    o2.train.epochs = 1;
+    o2.folds = 3;
+    std::multiset<std::string> held;
+    for (int f = 0; f < 3; ++f) {
+      o2.fold = f;
+      SliceGcn m2;
+      const auto r2 = train_slice_gcn(labels, dir.path.string(), o2, m2);
+      CHECK(r2.test + r2.train == 80);
+      CHECK(r2.test >= 26);
+      CHECK(r2.test <= 27);
+      held.insert(r2.test_keys.begin(), r2.test_keys.end());
+    }
+    CHECK(held.size() == 80);
+    CHECK(std::set<std::string>(held.begin(), held.end()).size() == 80);
+    o2.fold = 3;
+    SliceGcn m3;
+    CHECK_THROWS_WITH(train_slice_gcn(labels, dir.path.string(), o2, m3),
+                      Catch::Contains("fold must be in [0, folds)"));
+  }
   SECTION("learning from the times, and the last epochs averaged, reach the model too") {
     auto o2 = o;
     o2.soft_labels = 0.02;
