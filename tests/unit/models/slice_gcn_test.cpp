@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -79,6 +80,51 @@ std::vector<int> rule_labels(const std::vector<features::SliceInput>& x) {
   return y;
 }
 
+// Rewrites one field of a model file's `shape` metadata.
+void set_shape_field(const std::string& path, const char* key, const nlohmann::json& value) {
+  auto f = io::read_safetensors(path);
+  auto shape = nlohmann::json::parse(f.metadata.at("shape"));
+  shape[key] = value;
+  f.metadata["shape"] = shape.dump();
+  io::write_safetensors(path, f);
+}
+
+// The worst relative difference between `loss`'s analytic gradient and central differences of
+// its value, over every weight of `net`.
+double worst_gradient_error(SliceGcn& net,
+                            const std::function<double(std::vector<double>*)>& loss) {
+  std::vector<double> grad(net.params().size(), 0.0);
+  loss(&grad);
+  const double h = 1e-6;
+  double worst = 0.0;
+  for (std::size_t k = 0; k < net.params().size(); ++k) {
+    const double keep = net.params()[k];
+    net.params()[k] = keep + h;
+    const double up = loss(nullptr);
+    net.params()[k] = keep - h;
+    const double down = loss(nullptr);
+    net.params()[k] = keep;
+    const double numeric = (up - down) / (2 * h);
+    worst = std::max(worst, std::abs(numeric - grad[k]) / std::max(1e-4, std::abs(numeric)));
+  }
+  return worst;
+}
+
+// A small model trained for a few epochs on 24 synthetic slices, for the training options' tests.
+struct SmallTraining {
+  std::vector<features::SliceInput> x;
+  std::vector<int> y;
+  GcnShape shape;
+  GcnTrainOptions options;
+  explicit SmallTraining(std::uint64_t data_seed, int epochs) : x(synthetic(24, data_seed)) {
+    y = rule_labels(x);
+    shape.conv = 8;
+    shape.hidden = 8;
+    options.epochs = epochs;
+    options.learning_rate = 1e-2;
+  }
+};
+
 std::string temp_path(const char* name) {
   return (std::filesystem::temp_directory_path() /
           (std::string("sparsetune-") + std::to_string(::getpid()) + "-" + name))
@@ -105,23 +151,10 @@ TEST_CASE("Slice-GCN gradients match finite differences", "[models][gcn]") {
   for (std::int64_t i = 0; i < 12; ++i) diag.col_idx.push_back(i), diag.val.push_back(1.0);
   x.push_back(features::matrix_input(diag));
   for (int sample = 0; sample < 5; ++sample) {
-    std::vector<double> grad(net.params().size(), 0.0);
     const int label = sample % 5;
-    net.loss(x[sample], label, &grad);
-    const double h = 1e-6;
-    double worst = 0.0;
-    for (std::size_t k = 0; k < net.params().size(); ++k) {
-      const double keep = net.params()[k];
-      net.params()[k] = keep + h;
-      const double up = net.loss(x[sample], label, nullptr);
-      net.params()[k] = keep - h;
-      const double down = net.loss(x[sample], label, nullptr);
-      net.params()[k] = keep;
-      const double numeric = (up - down) / (2 * h);
-      worst = std::max(worst, std::abs(numeric - grad[k]) / std::max(1e-4, std::abs(numeric)));
-    }
     INFO("sample " << sample);
-    CHECK(worst < 1e-4);
+    CHECK(worst_gradient_error(
+              net, [&](std::vector<double>* g) { return net.loss(x[sample], label, g); }) < 1e-4);
   }
 }
 
@@ -187,19 +220,11 @@ TEST_CASE("Slice-GCN save and load keep every weight and refuse bad files", "[mo
     CHECK(names[11] == "degree_over_64");
   }
   SECTION("a node feature count this build does not know is refused") {
-    auto f = io::read_safetensors(path);
-    auto shape = nlohmann::json::parse(f.metadata.at("shape"));
-    shape["node_features"] = 5;
-    f.metadata["shape"] = shape.dump();
-    io::write_safetensors(path, f);
+    set_shape_field(path, "node_features", 5);
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("shape out of range"));
   }
   SECTION("an unknown aggregation is refused by name") {
-    auto f = io::read_safetensors(path);
-    auto shape = nlohmann::json::parse(f.metadata.at("shape"));
-    shape["aggregation"] = "max";
-    f.metadata["shape"] = shape.dump();
-    io::write_safetensors(path, f);
+    set_shape_field(path, "aggregation", "max");
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("aggregation 'max'"));
   }
   std::filesystem::remove(path);
@@ -449,11 +474,7 @@ TEST_CASE("Slice-GCN reads the paper's 9 globals, or 14 with the fiber features"
   CHECK(nlohmann::json::parse(io::read_safetensors(path).metadata.at("global_features")).size() ==
         14);
   SECTION("a global count this build does not know is refused") {
-    auto f = io::read_safetensors(path);
-    auto shape = nlohmann::json::parse(f.metadata.at("shape"));
-    shape["globals"] = 10;
-    f.metadata["shape"] = shape.dump();
-    io::write_safetensors(path, f);
+    set_shape_field(path, "globals", 10);
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("10 globals"));
   }
   SECTION("an input with too few globals is refused") {
@@ -486,21 +507,8 @@ TEST_CASE("Slice-GCN learns from a distribution over the classes", "[models][gcn
     double mix = 0.0;
     for (int c = 0; c < 5; ++c) mix += t[c] * net.loss(x[1], c, nullptr);
     CHECK(net.loss(x[1], t, nullptr) == Approx(mix).epsilon(1e-12));
-    std::vector<double> grad(net.params().size(), 0.0);
-    net.loss(x[1], t, &grad);
-    const double h = 1e-6;
-    double worst = 0.0;
-    for (std::size_t k = 0; k < net.params().size(); ++k) {
-      const double keep = net.params()[k];
-      net.params()[k] = keep + h;
-      const double up = net.loss(x[1], t, nullptr);
-      net.params()[k] = keep - h;
-      const double down = net.loss(x[1], t, nullptr);
-      net.params()[k] = keep;
-      const double numeric = (up - down) / (2 * h);
-      worst = std::max(worst, std::abs(numeric - grad[k]) / std::max(1e-4, std::abs(numeric)));
-    }
-    CHECK(worst < 1e-4);
+    CHECK(worst_gradient_error(net, [&](std::vector<double>* g) { return net.loss(x[1], t, g); }) <
+          1e-4);
   }
   SECTION("a target of the wrong length is refused") {
     CHECK_THROWS_AS(net.loss(x[0], std::vector<double>{1.0, 0.0}, nullptr), Error);
@@ -508,14 +516,11 @@ TEST_CASE("Slice-GCN learns from a distribution over the classes", "[models][gcn
 }
 
 TEST_CASE("Slice-GCN averages its weights over the last epochs when asked", "[models][gcn]") {
-  const auto x = synthetic(24, 31);
-  const auto y = rule_labels(x);
-  GcnShape s;
-  s.conv = 8;
-  s.hidden = 8;
-  GcnTrainOptions o;
-  o.epochs = 5;
-  o.learning_rate = 1e-2;
+  const SmallTraining t(31, 5);
+  const auto& x = t.x;
+  const auto& y = t.y;
+  const auto& s = t.shape;
+  const auto& o = t.options;
   SliceGcn last(s, 2), before(s, 2), one(s, 2), two(s, 2);
   last.train(x, y, o);
   auto o4 = o;
@@ -540,14 +545,11 @@ TEST_CASE("Slice-GCN averages its weights over the last epochs when asked", "[mo
 }
 
 TEST_CASE("Slice-GCN's weight decay shrinks the weights", "[models][gcn]") {
-  const auto x = synthetic(24, 33);
-  const auto y = rule_labels(x);
-  GcnShape s;
-  s.conv = 8;
-  s.hidden = 8;
-  GcnTrainOptions o;
-  o.epochs = 10;
-  o.learning_rate = 1e-2;
+  const SmallTraining t(33, 10);
+  const auto& x = t.x;
+  const auto& y = t.y;
+  const auto& s = t.shape;
+  auto o = t.options;
   SliceGcn plain(s, 4), decayed(s, 4);
   plain.train(x, y, o);
   o.weight_decay = 5.0;
