@@ -377,11 +377,11 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
       for (int j = 0; j < K; ++j) (*grad)[j] = o[j] - lse;
     return 0.0;
   }
-  double nll = lse - o[label];
-  if (target) {
-    nll = 0.0;
+  double nll = 0.0;
+  if (target)
     for (int j = 0; j < K; ++j) nll += target[j] * (lse - o[j]);
-  }
+  else
+    nll = lse - o[label];
   if (!grad) return nll;
 
   // Backward.

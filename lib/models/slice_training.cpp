@@ -172,12 +172,15 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
   std::vector<features::SliceInput> tx, vx;
   std::vector<int> ty, vy;
   std::vector<const SliceLabel*> vl;
+  std::vector<std::vector<double>> targets;  // the training slices' soft targets, if asked for
   for (std::size_t k = 0; k < order.size(); ++k) {
     (k < n_test ? vx : tx).push_back(x[order[k]]);
     (k < n_test ? vy : ty).push_back(y[order[k]]);
     if (k < n_test) {
       vl.push_back(lx[order[k]]);
       rep.test_keys.push_back(slice_key(vl.back()->tensor, vl.back()->mode, vl.back()->slice));
+    } else if (o.soft_labels > 0) {
+      targets.push_back(soft_target(*lx[order[k]], o.soft_labels, o.shape.classes));
     }
   }
   auto by_time = [&](const std::vector<int>& pick) { return judge_picks(vl, pick); };
@@ -186,14 +189,7 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
   rep.test = static_cast<int>(vx.size());
   for (int c : ty) ++rep.per_class[c];
   model = SliceGcn(o.shape, o.seed);
-  if (o.soft_labels > 0) {
-    std::vector<std::vector<double>> targets;
-    for (std::size_t k = n_test; k < order.size(); ++k)
-      targets.push_back(soft_target(*lx[order[k]], o.soft_labels, o.shape.classes));
-    rep.losses = model.train(tx, ty, o.train, &targets);
-  } else {
-    rep.losses = model.train(tx, ty, o.train);
-  }
+  rep.losses = model.train(tx, ty, o.train, o.soft_labels > 0 ? &targets : nullptr);
   rep.gcn_train_accuracy = model.accuracy(tx, ty);
   rep.gcn_test_accuracy = model.accuracy(vx, vy);
   {

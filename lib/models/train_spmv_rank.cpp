@@ -74,23 +74,28 @@ XgbRegressor fit(const Table& tab, const std::vector<std::size_t>& which, const 
   return r;
 }
 
-// The level regression on the matrices `which`: a row each.
+// The level regression's inputs: a row per matrix of `which`, its inputs alone.
+std::vector<std::vector<double>> level_rows(const Table& tab,
+                                            const std::vector<std::size_t>& which) {
+  std::vector<std::vector<double>> x;
+  for (std::size_t m : which) x.push_back(tab.base[m]);
+  return x;
+}
+
+// The level regression on the matrices `which`.
 XgbRegressor fit_level(const Table& tab, const std::vector<std::size_t>& which,
                        const XgbOptions& o) {
-  std::vector<std::vector<double>> x;
   std::vector<double> y;
-  for (std::size_t m : which) x.push_back(tab.base[m]), y.push_back(tab.level[m]);
+  for (std::size_t m : which) y.push_back(tab.level[m]);
   XgbRegressor r(o);
-  r.fit(x, y, std::vector<double>(x.size(), 1.0));
+  r.fit(level_rows(tab, which), y, std::vector<double>(which.size(), 1.0));
   return r;
 }
 
 // Mean squared error of the level regression on the matrices `which`.
 double level_mse(const Table& tab, const std::vector<std::size_t>& which, const XgbRegressor& r) {
   if (which.empty()) return 0.0;
-  std::vector<std::vector<double>> x;
-  for (std::size_t m : which) x.push_back(tab.base[m]);
-  const auto p = r.predict(x);
+  const auto p = r.predict(level_rows(tab, which));
   double se = 0;
   for (std::size_t k = 0; k < which.size(); ++k) {
     const double d = p[k] - tab.level[which[k]];
