@@ -455,9 +455,11 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
     throw Error("slice-gcn: training needs one label per sample, and at least one sample");
   if (targets && targets->size() != x.size())
     throw Error("slice-gcn: training needs one target per sample");
-  if (o.epochs < 1 || o.batch < 1 || !(o.learning_rate > 0) || o.average_last < 0 ||
-      o.average_last > o.epochs || !(o.weight_decay >= 0))
+  if (o.epochs < 1 || o.batch < 1 || !(o.learning_rate > 0) || !(o.weight_decay >= 0))
     throw Error("slice-gcn: bad training options");
+  if (o.average_last < 0 || o.average_last > o.epochs)
+    throw Error("slice-gcn: average_last " + std::to_string(o.average_last) +
+                " must be between 0 and the epochs (" + std::to_string(o.epochs) + ")");
   // The globals standardized over the training samples (a constant feature keeps a scale of 1).
   const int G = shape_.globals;
   std::fill(gmean_.begin(), gmean_.end(), 0.0);

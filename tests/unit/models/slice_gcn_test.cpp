@@ -541,6 +541,8 @@ TEST_CASE("Slice-GCN averages its weights over the last epochs when asked", "[mo
     bad.average_last = 6;
     SliceGcn net(s, 2);
     CHECK_THROWS_AS(net.train(x, y, bad), Error);
+    CHECK_THROWS_WITH(net.train(x, y, bad),
+                      Catch::Contains("average_last 6") && Catch::Contains("epochs (5)"));
   }
 }
 
