@@ -43,6 +43,14 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--slice-format", t->slice_format,
                   "sptv: store every slice in this format (CSR, COO, ELL, HYB, Dense) instead of "
                   "selecting one per slice");
+  auto* coo_sorted = cmd->add_flag(
+      "--coo-sorted", t->coo_sorted,
+      "sptv: COO slices in column-sorted thread blocks (v read in sweeps, fibers summed in shared "
+      "memory) instead of atomics into y");
+  cmd->add_option("--coo-block-nnz", t->coo_block_nnz,
+                  "sptv: entries a column-sorted COO thread block holds at most (0: a "
+                  "thousandth of the part's, 4096 to 65536)")
+      ->capture_default_str();
   cmd->add_option("--hyb-width", t->hyb_width,
                   "sptv: HYB's threshold H (default: the mean non-empty fiber length)");
   cmd->add_option("--batches", t->batches,
@@ -101,7 +109,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag(
       "--cost-model", [o](std::int64_t) { o->learned = false; },
       "Rank by the analytic cost model even where a learned model exists");
-  cmd->callback([o, t, mode, n_cols, rank_by, &g] {
+  cmd->callback([o, t, mode, n_cols, rank_by, coo_sorted, &g] {
     if (o->op == "spmm" && n_cols->count() == 0)
       throw CLI::ValidationError("--n", "--op spmm needs --n (the columns of B)");
     if (o->op != "spmm" && n_cols->count() != 0)
@@ -113,6 +121,8 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                                                   o->op +
                                                   " (spmv, spmm: flushed or warm; sptv: device or "
                                                   "transfers)");
+    if (coo_sorted->count() != 0 && o->op != "sptv")
+      throw CLI::ValidationError("--coo-sorted", "--coo-sorted goes with --op sptv");
     o->rank_warm = *rank_by == "warm";
     t->rank_transfers = *rank_by == "transfers";
     if (o->op == "sptv") {

@@ -101,6 +101,12 @@ FormatArray int_array(std::vector<std::int64_t> v, int bits) {
 
 // Builds the part's format; frees the part's blocks and entries as soon as no array left to build
 // reads them (the part is not used afterwards).
+// The row a thread's running sum starts at: its lowest row, or where its entries are in column
+// order (BMTB_COL_SORT) the row of its first entry, which then needs no step of its own.
+std::int64_t first_row(const Part& p, const Block& b) {
+  return p.col_sorted && b.size > 0 ? p.nz[b.first].row : b.row_lo;
+}
+
 PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   PartFormat out;
   out.path = p.path;
@@ -187,7 +193,7 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
         for (const auto& b : p.blocks[2]) v.push_back(b.size);
         break;
       case Arr::bmt_row:
-        for (const auto& b : p.blocks[2]) v.push_back(b.row_lo);
+        for (const auto& b : p.blocks[2]) v.push_back(first_row(p, b));
         break;
       case Arr::bmw_row:
         for (const auto& b : p.blocks[1]) v.push_back(b.row_lo);
@@ -204,7 +210,7 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
       case Arr::nz_row_delta:
         v.assign(p.nz.size(), 0);
         for (const auto& b : p.blocks[2]) {
-          std::int64_t prev = b.row_lo;
+          std::int64_t prev = first_row(p, b);
           for (std::int64_t k = 0; k < b.size; ++k) {
             const auto& e = p.nz[b.first + k * b.stride];
             v[b.first + k * b.stride] = e.row - prev;

@@ -62,7 +62,10 @@ struct Part {
   std::array<std::vector<Block>, kLevels> blocks;
   std::array<bool, kLevels> defined{false, false, false};  // cut by an operator (not implied)
   bool bmt_strided = false;                                // thread blocks are not contiguous
-  int threads = 128;                                       // threads per CUDA block
+  // BMTB_COL_SORT: a block's entries are in column order, so its first entry's row, not its
+  // lowest, starts a thread's running row (bmt_row, nz_row_delta).
+  bool col_sorted = false;
+  int threads = 128;              // threads per CUDA block
   int col_tile = 1, col_vec = 1;  // SpMM: columns per thread and B load width (COL_TILE)
   int col_lanes = 1;  // SpMM: lanes sharing each thread block's entries, over columns (COL_TILE)
   std::int64_t max_blocks = std::int64_t{1} << 20;  // grid cap (grid-stride loop beyond)

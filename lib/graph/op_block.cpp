@@ -38,7 +38,11 @@ class BlockOp final : public Operator {
         std::vector<ParamSpec> v = {
             {"rows", ParamType::Int, 1, 1, 1 << 30, "rows per block"},
             {"max_nnz", ParamType::Int, 0, 0, 1 << 30,
-             "if > 0: pack whole rows while the block holds at most this many non-zeros"}};
+             "if > 0: pack whole rows while the block holds at most this many non-zeros"},
+            {"max_rows", ParamType::Int, 0, 0, 1 << 30,
+             "with max_nnz: if > 0, at most this many rows a block too (a shared accumulator "
+             "per row)",
+             true}};
         if (level_ == Level::BMT) {
           v.push_back({"lanes", ParamType::Int, 1, 1, 32,
                        "threads sharing each row (rows = 1): a row's entries split among them"});
@@ -71,9 +75,15 @@ class BlockOp final : public Operator {
       return std::string("a ") + level_name(static_cast<Level>(s.finest)) +
              " block cannot be split into " + level_name(level_) +
              " blocks: coarser levels are cut first";
+    if (s.col_sorted && (cut_ != Cut::Nnz || p.at("count_rows").get<bool>()))
+      return "BMTB_COL_SORT put the entries in column order: only *_NNZ_BLOCK without count_rows "
+             "cuts them further";
     if (cut_ == Cut::Nnz && p.at("count_rows").get<bool>() && level_ == Level::BMT &&
         p.at("interleave").get<bool>())
       return "count_rows and interleave exclude each other";
+    if (cut_ == Cut::Row && p.contains("max_rows") && iparam(p, "max_rows") > 0 &&
+        iparam(p, "max_nnz") == 0)
+      return "max_rows caps the rows that max_nnz packs: it needs max_nnz > 0";
     if (cut_ == Cut::Row && level_ == Level::BMT && iparam(p, "lanes") > 1 &&
         (iparam(p, "rows") != 1 || iparam(p, "max_nnz") != 0))
       return "lanes > 1 needs rows = 1 and max_nnz = 0 (the lanes share one row)";
@@ -161,6 +171,7 @@ class BlockOp final : public Operator {
                        std::vector<Block>& out) {
     if (sp.row_lo < 0) return;
     const std::int64_t per = iparam(p, "rows"), max_nnz = iparam(p, "max_nnz");
+    const std::int64_t max_rows = p.contains("max_rows") ? iparam(p, "max_rows") : 0;
     const std::int64_t lanes = p.contains("lanes") ? iparam(p, "lanes") : 1;
     std::int64_t k = sp.begin;
     if (lanes > 1) {
@@ -179,8 +190,9 @@ class BlockOp final : public Operator {
       std::int64_t e = k;
       while (e < sp.end && part.nz[e].row == r) ++e;
       const std::int64_t len = e - k;
-      const bool full =
-          open && (max_nnz > 0 ? (cur.end - cur.begin) + len > max_nnz : rows_in >= per);
+      const bool full = open && (max_nnz > 0 ? (cur.end - cur.begin) + len > max_nnz ||
+                                                   (max_rows > 0 && rows_in >= max_rows)
+                                             : rows_in >= per);
       if (full) {
         out.push_back(cur);
         open = false;

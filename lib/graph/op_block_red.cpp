@@ -87,6 +87,7 @@ class ShmemOffsetRed final : public ReductionOperator {
     return {{"max_rows", ParamType::Int, 4096, 1, 4096, "most rows one BMTB may span"}};
   }
   RedLevel level() const override { return RedLevel::Block; }
+  bool takes_any_row_order() const override { return true; }
   std::vector<Arr> reads() const override { return {Arr::bmtb_row, Arr::bmtb_rows}; }
   const char* fragment() const override { return "shmem_offset_red"; }
   std::unique_ptr<ReductionModel> model() const override {
@@ -114,6 +115,7 @@ class GmemAtomRed final : public ReductionOperator {
     return "Results are added to y with atomics (without it each row must be written once)";
   }
   RedLevel level() const override { return RedLevel::Global; }
+  bool takes_any_row_order() const override { return true; }
   std::vector<Arr> reads() const override { return {Arr::origin_row}; }
   const char* fragment() const override { return "gmem_atom_red"; }
   std::unique_ptr<ReductionModel> model() const override { return nullptr; }

@@ -33,6 +33,7 @@ class PadOp final : public Operator {
     if (!s.blocked[l])
       return std::string(level_name(level_)) + " must be blocked before it is padded";
     if (s.padded[l]) return std::string(level_name(level_)) + " is already padded";
+    if (s.col_sorted) return "entries in column order (BMTB_COL_SORT) are not padded";
     if (s.finest > l) return "pad a level before cutting finer levels";
     if (s.bmt_strided) return "interleaved thread blocks cannot be padded";
     if (level_ == Level::BMT && p.at("interleave").get<bool>() && !p.at("to_max").get<bool>())

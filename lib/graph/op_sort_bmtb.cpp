@@ -18,6 +18,7 @@ class SortBmtb final : public Operator {
     if (!s.blocked[0] || s.bmtb_kind != "ROW") return "SORT_BMTB needs BMTB_ROW_BLOCK before it";
     if (s.finest > 0) return "SORT_BMTB comes before finer levels are cut";
     if (s.padded[0]) return "SORT_BMTB comes before BMTB_PAD";
+    if (s.col_sorted) return "SORT_BMTB comes before BMTB_COL_SORT";
     return "";
   }
   void advance(GraphState&, const nlohmann::json&) const override {}

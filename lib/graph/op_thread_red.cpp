@@ -53,6 +53,7 @@ class ThreadTotalRed final : public ReductionOperator {
     return "Each thread sums its entries into one result (its entries share a row)";
   }
   RedLevel level() const override { return RedLevel::Thread; }
+  bool takes_any_row_order() const override { return true; }
   std::vector<Arr> reads() const override {
     return {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size,
             Arr::bmt_row,      Arr::nz_col,     Arr::nz_val};
@@ -72,6 +73,7 @@ class ThreadBitmapRed final : public ReductionOperator {
            "are flushed to the next non-collective level";
   }
   RedLevel level() const override { return RedLevel::Thread; }
+  bool takes_any_row_order() const override { return true; }
   std::vector<Arr> reads() const override {
     return {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size,    Arr::bmt_row,
             Arr::nz_col,       Arr::nz_val,     Arr::nz_row_delta};

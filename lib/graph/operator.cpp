@@ -64,6 +64,10 @@ std::string ReductionOperator::precondition(const GraphState& s, const nlohmann:
            std::to_string(s.col_lanes) +
            " lanes share each thread block (lanes = 1, or reduce "
            "with WARP_TOTAL_RED)";
+  if (s.col_sorted && !takes_any_row_order())
+    return std::string(name()) +
+           " pairs the rows of neighbouring entries, but BMTB_COL_SORT put them in column "
+           "order (THREAD_TOTAL_RED, THREAD_BITMAP_RED, SHMEM_OFFSET_RED or GMEM_ATOM_RED)";
   if (l <= s.last_reduction)
     return std::string("reductions go thread, warp, block, global: a ") + kRedLevel[l] +
            " reduction cannot follow a " + kRedLevel[s.last_reduction] + " one";

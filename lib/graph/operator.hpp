@@ -58,7 +58,8 @@ struct GraphState {
   bool resources = false;
   int last_reduction = -1;  // RedLevel of the last implementing operator
   std::vector<std::string> reductions;
-  int tc_width = 0;  // TC_COMPRESS's TC block width: the part is stored for tensor cores
+  int tc_width = 0;         // TC_COMPRESS's TC block width: the part is stored for tensor cores
+  bool col_sorted = false;  // BMTB_COL_SORT seen: a BMTB's entries are in column order
 };
 
 class Operator {
@@ -151,6 +152,9 @@ class ReductionOperator : public Operator {
   virtual bool serves_lane_groups() const {
     return level() == RedLevel::Thread || level() == RedLevel::Global;
   }
+  // Whether it takes a thread block's entries in any row order (after BMTB_COL_SORT): it follows
+  // each entry's row, or holds one row by a data rule, instead of pairing neighbours' rows.
+  virtual bool takes_any_row_order() const { return false; }
   virtual const char* fragment() const = 0;  // file stem in templates/
   virtual std::unique_ptr<ReductionModel> model() const = 0;
   virtual void check(const Part& part) const {}  // data rules; throws DesignError

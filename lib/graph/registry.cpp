@@ -19,6 +19,7 @@ const Operator* make_compress();
 const Operator* make_block(Level level, int cut);  // cut: 0 ROW, 1 COL, 2 NNZ
 const Operator* make_pad(Level level);
 const Operator* make_sort_bmtb();
+const Operator* make_bmtb_col_sort();
 const Operator* make_set_resources();
 const Operator* make_col_tile();
 const Operator* make_thread_total_red();
@@ -55,6 +56,7 @@ const std::vector<const Operator*>& operators() {
       for (int cut = 0; cut < 3; ++cut) v.push_back(make_block(l, cut));
     for (auto l : {Level::BMTB, Level::BMW, Level::BMT}) v.push_back(make_pad(l));
     v.push_back(make_sort_bmtb());
+    v.push_back(make_bmtb_col_sort());
     v.push_back(make_set_resources());
     v.push_back(make_col_tile());
     v.push_back(make_tc_compress());

@@ -15,6 +15,16 @@ std::vector<OpNode> coo_ops() {
   return {node("COMPRESS"), node("BMT_NNZ_BLOCK", {{"nnz", 4}}), node("THREAD_BITMAP_RED"),
           node("WARP_SEG_RED"), node("GMEM_ATOM_RED")};
 }
+
+std::vector<OpNode> sorted_coo_ops(int block_nnz) {
+  return {node("COMPRESS"),
+          node("BMTB_ROW_BLOCK", {{"max_nnz", block_nnz}, {"max_rows", 4096}}),
+          node("BMTB_COL_SORT"),
+          node("BMT_NNZ_BLOCK", {{"nnz", 4}, {"interleave", true}}),
+          node("SET_RESOURCES", {{"threads", 512}}),
+          node("THREAD_BITMAP_RED"),
+          node("SHMEM_OFFSET_RED", {{"max_rows", 4096}})};
+}
 }  // namespace
 
 const char* slice_format_name(SliceFormat f) {
@@ -66,13 +76,21 @@ int pow2_lanes(int lanes) {
 }
 }  // namespace
 
-std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width, int lanes) {
+int sorted_coo_block_nnz(std::int64_t part_nnz) {
+  int e = 4096;
+  while (e < 65536 && std::int64_t{2} * e * 1024 <= part_nnz) e *= 2;
+  return e;
+}
+
+std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width, int lanes, int coo_block_nnz) {
   lanes = pow2_lanes(lanes);
   switch (f) {
     case SliceFormat::CSR:
       return vector_ops(lanes, false);
     case SliceFormat::COO:
-      return coo_ops();
+      if (coo_block_nnz < 0)
+        throw Error("sptv graph: the column-sorted COO's block size is chosen per part");
+      return coo_block_nnz > 0 ? sorted_coo_ops(coo_block_nnz) : coo_ops();
     case SliceFormat::ELL:
       return vector_ops(lanes, true);
     case SliceFormat::HYB: {
@@ -110,8 +128,18 @@ int part_lanes(SliceFormat f, const SliceStats& s, const std::vector<std::int64_
   return slice_lanes(mean);
 }
 
+namespace {
+int part_block_nnz(int coo_block_nnz, const SliceStats& s,
+                   const std::vector<std::int64_t>& slices) {
+  if (coo_block_nnz != kSortedCooAuto) return coo_block_nnz;
+  std::int64_t nnz = 0;
+  for (auto sl : slices) nnz += s.nnz.at(sl);
+  return sorted_coo_block_nnz(nnz);
+}
+}  // namespace
+
 Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const SliceStats& stats,
-                 int hyb_width) {
+                 int hyb_width, int coo_block_nnz) {
   if (format_of_slice.size() != stats.nnz.size() || stats.fibers.size() != stats.nnz.size())
     throw Error("sptv graph: one format per slice expected");
   std::vector<std::vector<std::int64_t>> slices_of(kSliceFormats);
@@ -128,8 +156,9 @@ Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const SliceSta
     if (!slices_of[f].empty()) {
       const auto fmt = static_cast<SliceFormat>(f);
       part_of[f] = parts++;
-      div.branches.push_back(
-          slice_format_ops(fmt, hyb_width, part_lanes(fmt, stats, slices_of[f], hyb_width)));
+      div.branches.push_back(slice_format_ops(fmt, hyb_width,
+                                              part_lanes(fmt, stats, slices_of[f], hyb_width),
+                                              part_block_nnz(coo_block_nnz, stats, slices_of[f])));
     }
   if (parts == 0) {  // no entries at all: one CSR part holds the (empty) view
     part_of[0] = parts++;
@@ -147,7 +176,8 @@ Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const SliceSta
 }
 
 BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
-                                const SliceStats& stats, int hyb_width, int batches) {
+                                const SliceStats& stats, int hyb_width, int batches,
+                                int coo_block_nnz) {
   const auto& slice_nnz = stats.nnz;
   if (format_of_slice.size() != slice_nnz.size() || stats.fibers.size() != slice_nnz.size())
     throw Error("sptv graph: one format and one entry count per slice expected");
@@ -200,7 +230,8 @@ BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
   for (std::size_t p = 0; p < slices_of_part.size(); ++p)
     div.branches.push_back(
         slice_format_ops(format_of_part[p], hyb_width,
-                         part_lanes(format_of_part[p], stats, slices_of_part[p], hyb_width)));
+                         part_lanes(format_of_part[p], stats, slices_of_part[p], hyb_width),
+                         part_block_nnz(coo_block_nnz, stats, slices_of_part[p])));
   int parts = static_cast<int>(slices_of_part.size());
   if (parts == 0) {  // no entries at all: one CSR part holds the (empty) view
     out.branches[0].push_back(parts++);

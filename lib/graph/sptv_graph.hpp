@@ -31,6 +31,11 @@ int slice_lanes(double mean_fiber);
 //          G = 32: COMPRESS > BMW_ROW_BLOCK(rows=1) > THREAD_TOTAL_RED > WARP_TOTAL_RED
 //          G = 1:  COMPRESS > BMT_ROW_BLOCK(rows=1) > THREAD_TOTAL_RED
 //   COO    COMPRESS > BMT_NNZ_BLOCK(nnz=4) > THREAD_BITMAP_RED > WARP_SEG_RED > GMEM_ATOM_RED
+//          or, with coo_block_nnz = E > 0, in column-sorted thread blocks of whole fibers, at
+//          most E entries and 4096 fibers each (x swept once a block instead of gathered at
+//          random; configs/graphs/column-sorted-blocks.json): COMPRESS >
+//          BMTB_ROW_BLOCK(max_nnz=E, max_rows=4096) > BMTB_COL_SORT > BMT_NNZ_BLOCK(nnz=4,
+//          interleave) > SET_RESOURCES(threads=512) > THREAD_BITMAP_RED > SHMEM_OFFSET_RED
 //   ELL    COMPRESS > BMW_ROW_BLOCK(rows=32/G) > BMT_ROW_BLOCK(rows=1, lanes=G)
 //          > BMT_PAD(to_max, interleave) > THREAD_TOTAL_RED [> WARP_BITMAP_RED, or
 //          WARP_TOTAL_RED for G = 32]   (padded per warp, column-major: each load is one
@@ -38,7 +43,16 @@ int slice_lanes(double mean_fiber);
 //   HYB    HYB_SPLIT(width=H) [ ELL of width H, G lanes | COO tail ]
 //   Dense  DENSE_FILL > COMPRESS > then as CSR (a GEMV: every fiber is a full row; the column
 //          array and, for G = 32, the thread arrays are computed, only values stored)
-std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width = 4, int lanes = 1);
+std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width = 4, int lanes = 1,
+                                     int coo_block_nnz = 0);
+// coo_block_nnz: 0 keeps COO's atomics; kSortedCooAuto sorts with sorted_coo_block_nnz() of the
+// part's entries; a positive count sorts with that many entries a block at most.
+inline constexpr int kSortedCooAuto = -1;
+// A column-sorted COO part's entries per block: a thousandth of its entries, a power of two from
+// 4096 to 65536. A skewed slice's long fibers spread over about a thousand blocks (several waves
+// of the GPU's multiprocessors, so that no one block's entries are the tail), and each block
+// still sweeps x with thousands of entries.
+int sorted_coo_block_nnz(std::int64_t part_nnz);
 
 // Per slice of the view: entries and fibers (empty slices hold 0), and the width of a Dense
 // fiber (the size of the multiplied mode). The sub-graphs' lanes come from these.
@@ -56,8 +70,9 @@ int part_lanes(SliceFormat f, const SliceStats& s, const std::vector<std::int64_
 // The graph for one format per slice (`format_of_slice` has one entry per index of the slice
 // mode; empty slices may hold any format): SLICE_DIV over the formats non-empty slices use, in
 // the order CSR, COO, ELL, HYB, Dense, each part's lanes from `stats`. Validated.
+// `coo_block_nnz` > 0: COO slices in column-sorted thread blocks (HYB's COO tail stays atomic).
 Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const SliceStats& stats,
-                 int hyb_width = 4);
+                 int hyb_width = 4, int coo_block_nnz = 0);
 
 // Alg. 1's slice subsets: each format's slices cut into up to `batches` runs of consecutive
 // slices holding about equal entries, every run a SLICE_DIV part of its own (one stream batch:
@@ -68,7 +83,8 @@ struct BatchedGraph {
   std::vector<std::vector<int>> branches;  // per format (kSliceFormats lists)
 };
 BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
-                                const SliceStats& stats, int hyb_width, int batches);
+                                const SliceStats& stats, int hyb_width, int batches,
+                                int coo_block_nnz = 0);
 
 // Entries of each slice of the view, empty slices included.
 std::vector<std::int64_t> slice_entries(const SptvMatrix& m);

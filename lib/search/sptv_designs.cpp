@@ -15,7 +15,8 @@ namespace sparsetune::search {
 
 using json = nlohmann::json;
 
-SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices) {
+SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices,
+                       bool coo_sorted) {
   const auto t0 = std::chrono::steady_clock::now();
   SptvDesign d;
   d.choices = std::move(choices);
@@ -29,9 +30,14 @@ SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoi
       hyb.push_back(c.inputs[i]);
   }
   d.hyb_width = c.hyb_width > 0 ? c.hyb_width : models::hyb_width(hyb);
+  d.coo_sorted = coo_sorted;
+  const int block_nnz = !coo_sorted           ? 0
+                        : c.coo_block_nnz > 0 ? c.coo_block_nnz
+                                              : graph::kSortedCooAuto;
   d.graph = c.batches == 1
-                ? graph::sptv_graph(d.format_of, c.stats, d.hyb_width)
-                : graph::sptv_batched_graph(d.format_of, c.stats, d.hyb_width, c.batches).graph;
+                ? graph::sptv_graph(d.format_of, c.stats, d.hyb_width, block_nnz)
+                : graph::sptv_batched_graph(d.format_of, c.stats, d.hyb_width, c.batches, block_nnz)
+                      .graph;
   d.graph.name = c.name;
   auto opt = c.emit;
   opt.sptv = graph::sptv_slices(c.view, d.format_of);
@@ -76,7 +82,8 @@ std::vector<double> sampled_bytes_per_entry(const SptvDesignContext& c,
   for (const auto& in : c.inputs)
     if (in.slice >= 0 && in.slice < m.slices && kept[static_cast<std::size_t>(in.slice)])
       inputs.push_back(in);
-  SptvDesignContext sc{s, inputs, graph::slice_stats(s), c.emit, c.hyb_width, 1, c.name};
+  SptvDesignContext sc{s, inputs, graph::slice_stats(s), c.emit, c.hyb_width,
+                       1, c.name, c.coo_block_nnz};
   sc.emit.design.slices = graph::sptv_design_options(s, c.emit.design.dtype).slices;
   std::vector<double> out;
   for (const auto f : formats) {
@@ -113,22 +120,31 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   // The single formats to try (not the selection itself), each designed on a host thread ahead of
   // its GPU runs, which stay one at a time: up to designs_ahead() at once, the first ones as soon
   // as the selection's run has found a device, the next when one is taken.
-  std::vector<graph::SliceFormat> singles;
+  struct Single {
+    graph::SliceFormat format;
+    bool coo_sorted = false;
+  };
+  std::vector<Single> singles;
   for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
                  graph::SliceFormat::HYB})
     if (s.best.count[static_cast<int>(f)] != static_cast<int>(s.best.choices.size()))
-      singles.push_back(f);
+      singles.push_back({f});
+  if (!o.rank_transfers) singles.push_back({graph::SliceFormat::COO, true});
   // Bytes an entry of each single format where sampled (0: not), by format.
   std::array<double, graph::kSliceFormats> sampled{};
+  const auto sampled_of = [&](const Single& x) {
+    return x.coo_sorted ? 0.0 : sampled[static_cast<std::size_t>(x.format)];
+  };
   constexpr std::int64_t kSample = std::int64_t{1} << 20;
   if (o.rank_transfers && c.view.a.nnz() > 4 * kSample && singles.size() > 1) {
-    const auto bytes = sampled_bytes_per_entry(c, singles, kSample);
+    std::vector<graph::SliceFormat> formats;
+    for (const auto& x : singles) formats.push_back(x.format);
+    const auto bytes = sampled_bytes_per_entry(c, formats, kSample);
     for (std::size_t i = 0; i < singles.size(); ++i)
-      sampled[static_cast<std::size_t>(singles[i])] = bytes[i];
-    std::stable_sort(
-        singles.begin(), singles.end(), [&](graph::SliceFormat x, graph::SliceFormat y) {
-          return sampled[static_cast<std::size_t>(x)] < sampled[static_cast<std::size_t>(y)];
-        });
+      sampled[static_cast<std::size_t>(singles[i].format)] = bytes[i];
+    std::stable_sort(singles.begin(), singles.end(), [&](const Single& x, const Single& y) {
+      return sampled_of(x) < sampled_of(y);
+    });
   }
   const std::size_t ahead = o.ahead > 0 ? o.ahead : designs_ahead(c.view.a.nnz());
   std::vector<std::future<SptvDesign>> built(singles.size());
@@ -143,9 +159,9 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
     for (; started < std::min(n, singles.size()) && spent() + design_s <= o.budget_s; ++started) {
       std::vector<models::SliceChoice> choices;
       for (const auto& in : c.inputs)
-        choices.push_back({in.slice, static_cast<int>(singles[started]), "search"});
-      built[started] =
-          std::async(std::launch::async, design_sptv, std::cref(c), std::move(choices));
+        choices.push_back({in.slice, static_cast<int>(singles[started].format), "search"});
+      built[started] = std::async(std::launch::async, design_sptv, std::cref(c), std::move(choices),
+                                  singles[started].coo_sorted);
     }
   };
   // The design's score in ms (lower is better), -1 when it did not run or verify.
@@ -189,21 +205,21 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   if (best_ms <= 0) return s;  // no GPU, or the selection failed there: nothing to compare
   s.gpu = runs;
   for (std::size_t i = 0; i < singles.size(); ++i) {
-    const std::string label = std::string("all ") + graph::slice_format_name(singles[i]);
+    const std::string label = std::string("all ") + graph::slice_format_name(singles[i].format) +
+                              (singles[i].coo_sorted ? ", column-sorted blocks" : "");
     if (spent() <= o.budget_s) start_upto(i + 1);
     // A design started within the budget is measured even when its run ends past it: its host
     // time is spent either way (an abandoned build is still waited for), and at 10^8 entries the
     // designs built during the selection's runs are the ones the budget can reach at all.
     if (!built[i].valid()) {
       json row = {{"design", label}, {"note", "not measured: budget spent"}};
-      if (const double b = sampled[static_cast<std::size_t>(singles[i])]; b > 0)
-        row["sampled_bytes_per_entry"] = b;
+      if (const double b = sampled_of(singles[i]); b > 0) row["sampled_bytes_per_entry"] = b;
       s.rows.push_back(row);
       continue;
     }
     SptvDesign d = built[i].get();
     const double ms = timed(d, label, [&] { start_upto(i + 1 + ahead); });
-    if (const double b = sampled[static_cast<std::size_t>(singles[i])]; b > 0)
+    if (const double b = sampled_of(singles[i]); b > 0)
       s.rows.back()["sampled_bytes_per_entry"] = b;
     if (ms > 0 && ms < best_ms) {
       best_ms = ms;

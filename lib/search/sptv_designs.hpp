@@ -29,6 +29,7 @@ struct SptvDesignContext {
   int hyb_width = 0;          // HYB's H; 0: the mean non-empty fiber length of the HYB slices
   int batches = 1;            // parts per slice format
   std::string name;           // the graph's name
+  int coo_block_nnz = 0;  // column-sorted COO: entries a block at most (0: sorted_coo_block_nnz)
 };
 
 struct SptvDesign {
@@ -36,12 +37,14 @@ struct SptvDesign {
   std::vector<graph::SliceFormat> format_of;  // per index of the slice mode
   std::vector<int> count;                     // slices per format
   int hyb_width = 1;
+  bool coo_sorted = false;  // COO slices in column-sorted thread blocks (graph::sptv_graph)
   graph::Graph graph;
   codegen::Emitted emitted;
   double design_s = 0;  // host seconds design_sptv took
 };
 
-SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices);
+SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices,
+                       bool coo_sorted = false);
 
 struct SptvSearchOptions {
   double budget_s = 0;          // the single formats are tried while it lasts
@@ -74,7 +77,9 @@ std::vector<double> sampled_bytes_per_entry(const SptvDesignContext& c,
                                             std::int64_t sample_nnz = std::int64_t{1} << 20);
 
 // The selection first (a GPU that cannot run it ends the search there), then all-CSR, all-COO,
-// all-ELL and all-HYB (Dense stores every column: never tried), each verified against the fp64
+// all-ELL and all-HYB (Dense stores every column: never tried), and ranked by the kernels all-COO
+// in column-sorted thread blocks (more bytes than COO's, but x read in sweeps: it pays on the
+// device, not over the bus), each verified against the fp64
 // reference in `inputs`. Ranked by transfers, where the pipeline's time follows the bytes sent,
 // the single formats of a view above 4 samples' worth of entries go in the order of their
 // sampled bytes (smallest first), so a budget that ends early has measured the likeliest.

@@ -127,11 +127,14 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                        {},
                        o.hyb_width,
                        o.batches,
-                       "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode)};
+                       "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode),
+                       o.coo_block_nnz};
+  if (o.coo_block_nnz < 0)
+    throw Error("tune --op sptv: --coo-block-nnz must be 0 (chosen per part) or more");
   dc.emit.design = graph::sptv_design_options(m, o.dtype);
   // Ranked by transfers the pipeline's time follows the bytes it sends: 24-bit column words.
   dc.emit.optimizer.split_words = o.rank_transfers;
-  SptvDesign selected = design_sptv(dc, std::move(choices));
+  SptvDesign selected = design_sptv(dc, std::move(choices), o.coo_sorted);
   std::int64_t max_len = 1;
   for (std::int64_t r = 0; r < m.a.rows; ++r) max_len = std::max(max_len, m.a.row_length(r));
   step("design");
@@ -230,7 +233,8 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
         {"slices", best.choices.size()},
         {"search", searched.rows},
         {"by_format", by_format},
-        {"hyb_width", best.hyb_width}}},
+        {"hyb_width", best.hyb_width},
+        {"coo_sorted", best.coo_sorted}}},
       {"slices", slices},
       {"graph", graph::graph_to_json(g)},
       {"graph_line", graph::describe(g)},

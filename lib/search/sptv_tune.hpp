@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "graph/sptv_graph.hpp"
 #include "runtime/worker.hpp"
 #include "search/tune.hpp"
 
@@ -30,6 +31,11 @@ struct SptvTuneOptions {
   // One format for every slice (CSR, COO, ELL, HYB or Dense) instead of the two-stage selection:
   // HTF against the single formats it chooses among. "": select.
   std::string slice_format;
+  // COO slices in column-sorted thread blocks (x read in sweeps, fibers summed in shared memory)
+  // instead of COO's atomics into y.
+  bool coo_sorted = false;
+  // Entries a column-sorted COO block holds at most; 0: graph::sorted_coo_block_nnz of the part.
+  int coo_block_nnz = 0;
   // With a budget and a GPU: rank the measured designs by Alg. 1's pipeline from host memory
   // (each design's best stream count) instead of by the kernels' device-resident time.
   bool rank_transfers = false;

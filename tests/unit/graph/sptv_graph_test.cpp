@@ -52,9 +52,9 @@ std::vector<double> test_v(std::int64_t n) {
 // Y = X ×_mode v through the IR, in the view's order (slice by slice).
 std::vector<double> ir_sptv(const SparseTensor& t, int mode, const std::vector<double>& v,
                             const std::vector<SliceFormat>& formats, int slice_mode = -1,
-                            int hyb_width = 2) {
+                            int hyb_width = 2, int coo_block_nnz = 0) {
   const auto m = sptv_matrix(t, mode, slice_mode);
-  const auto g = sptv_graph(formats, slice_stats(m), hyb_width);
+  const auto g = sptv_graph(formats, slice_stats(m), hyb_width, coo_block_nnz);
   Format f = design(g, m.a, sptv_design_options(m, "f64"));
   f.sptv = sptv_slices(m, formats);
   return interpret(f, v);
@@ -78,9 +78,21 @@ void check_all_formats(const SparseTensor& t, int mode, int slice_mode = -1) {
     const auto y = ir_sptv(t, mode, v, uniform(m.slices, static_cast<SliceFormat>(f)), slice_mode);
     REQUIRE(relative_l2_error(y, ref) < 1e-12);
   }
+  // COO in column-sorted thread blocks: the size chosen per part, and 3 entries a block (many
+  // blocks, a long fiber alone in its block, rows of one block spread over several threads).
+  for (int block_nnz : {kSortedCooAuto, 3}) {
+    INFO("COO in column-sorted blocks of " << block_nnz << " entries");
+    const auto y =
+        ir_sptv(t, mode, v, uniform(m.slices, SliceFormat::COO), slice_mode, 2, block_nnz);
+    REQUIRE(relative_l2_error(y, ref) < 1e-12);
+  }
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     INFO("mixed formats, seed " << seed);
     REQUIRE(relative_l2_error(ir_sptv(t, mode, v, mixed(m.slices, seed), slice_mode), ref) < 1e-12);
+    INFO("COO slices in column-sorted blocks");
+    REQUIRE(relative_l2_error(
+                ir_sptv(t, mode, v, mixed(m.slices, seed), slice_mode, 2, kSortedCooAuto), ref) <
+            1e-12);
   }
 }
 

@@ -58,7 +58,7 @@ TEST_CASE("the SpTV search keeps the fastest verified design and lists every one
     o.run = [&](const search::SptvDesign& d, const std::function<void()>& on_device) {
       on_device();
       const int f = single_format(d);
-      order.push_back(f);
+      order.push_back(d.coo_sorted ? 10 + f : f);
       switch (f) {
         case static_cast<int>(F::ELL):
           return ran(2.0);
@@ -72,8 +72,11 @@ TEST_CASE("the SpTV search keeps the fastest verified design and lists every one
     };
     std::string arch;
     const auto s = search::search_sptv_designs(c, search::design_sptv(c, mix), t, plan, o, &arch);
-    CHECK(order == std::vector<int>{-1, 0, 1, 2, 3});  // the selection, then CSR, COO, ELL, HYB
-    REQUIRE(s.rows.size() == 5);
+    // The selection, then CSR, COO, ELL, HYB, and COO in column-sorted blocks (ranked by kernels).
+    CHECK(order == std::vector<int>{-1, 0, 1, 2, 3, 11});
+    REQUIRE(s.rows.size() == 6);
+    CHECK(s.rows[5]["design"] == "all COO, column-sorted blocks");
+    CHECK(s.rows[5]["time_ms"] == 4.0);
     CHECK(s.rows[0]["design"] == "selected");
     CHECK(s.rows[3]["design"] == "all ELL");
     CHECK(s.rows[3]["time_ms"] == 2.0);
@@ -92,10 +95,10 @@ TEST_CASE("the SpTV search keeps the fastest verified design and lists every one
     };
     std::string arch;
     const auto s = search::search_sptv_designs(c, search::design_sptv(c, mix), t, plan, o, &arch);
-    REQUIRE(s.rows.size() == 5);
+    REQUIRE(s.rows.size() == 6);
     CHECK(s.rows[1]["design"] == "all CSR");
     CHECK(s.rows[1]["time_ms"] == 1.0);
-    for (std::size_t i = 2; i < 5; ++i) CHECK(s.rows[i]["note"] == "not measured: budget spent");
+    for (std::size_t i = 2; i < 6; ++i) CHECK(s.rows[i]["note"] == "not measured: budget spent");
     CHECK(single_format(s.best) == static_cast<int>(F::CSR));
   }
 
