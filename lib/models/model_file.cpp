@@ -1,6 +1,7 @@
 #include "models/model_file.hpp"
 
 #include <filesystem>
+#include <map>
 
 #include "core/error.hpp"
 #include "io/file_bytes.hpp"
@@ -113,6 +114,29 @@ std::string stale_reason(const ModelFile& m, const std::string& name,
       return "feature " + std::to_string(k) + " is '" + m.features[k] + "', this program has '" +
              features[k] + "'";
   return "";
+}
+
+std::vector<std::size_t> feature_columns(const ModelFile& m, const std::string& name,
+                                         const std::vector<std::string>& features,
+                                         std::string* why) {
+  const auto fail = [&](std::string reason) {
+    *why = std::move(reason);
+    return std::vector<std::size_t>{};
+  };
+  if (m.format_version != kModelFormatVersion)
+    return fail("model format version " + std::to_string(m.format_version) +
+                ", this program reads " + std::to_string(kModelFormatVersion));
+  if (m.model != name) return fail("it is a '" + m.model + "' model, not '" + name + "'");
+  std::map<std::string, std::size_t> at;
+  for (std::size_t k = 0; k < features.size(); ++k) at.emplace(features[k], k);
+  std::vector<std::size_t> columns;
+  for (const auto& f : m.features) {
+    const auto it = at.find(f);
+    if (it == at.end()) return fail("it reads feature '" + f + "', which this program lacks");
+    columns.push_back(it->second);
+  }
+  why->clear();
+  return columns;
 }
 
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name) {

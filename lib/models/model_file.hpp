@@ -49,6 +49,14 @@ ModelFile read_model_file(const std::string& path);
 std::string stale_reason(const ModelFile& m, const std::string& name,
                          const std::vector<std::string>& features);
 
+// For a model that reads its inputs by name: where each input it was trained on sits among this
+// program's `features`, so that inputs added since (a new operator, a new parameter) are left out
+// of its rows. Sets `why` (and returns nothing) for another format version or predictor, or for
+// an input this program no longer computes.
+std::vector<std::size_t> feature_columns(const ModelFile& m, const std::string& name,
+                                         const std::vector<std::string>& features,
+                                         std::string* why);
+
 // <dir>/<arch>/<name>.json
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name);
 

@@ -21,14 +21,21 @@ void check_level_goes_with_kind(const ModelFile& f, bool has_level) {
 SpmvRanker::SpmvRanker(ModelFile file, XgbRegressor booster, std::optional<XgbRegressor> level)
     : file_(std::move(file)), booster_(std::move(booster)), level_(std::move(level)) {
   check_level_goes_with_kind(file_, level_.has_value());
+  const auto& names = spmm() ? spmm_rank_feature_names() : spmv_rank_feature_names();
+  if (file_.features != names) {
+    std::string why;
+    columns_ = feature_columns(file_, file_.model, names, &why);
+    if (!why.empty()) throw Error(file_.model + ": stale model: " + why);
+  }
 }
 
 SpmvRanker SpmvRanker::read(const std::string& description_path) {
   ModelFile f = read_model_file(description_path);
   const bool spmm = f.model == kSpmmRankName;
   const auto& names = spmm ? spmm_rank_feature_names() : spmv_rank_feature_names();
-  if (const auto why = stale_reason(f, spmm ? kSpmmRankName : kSpmvRankName, names); !why.empty())
-    throw Error(description_path + ": stale model: " + why);
+  std::string why;
+  feature_columns(f, spmm ? kSpmmRankName : kSpmvRankName, names, &why);
+  if (!why.empty()) throw Error(description_path + ": stale model: " + why);
   const bool relative = f.kind == kRelativeRankKind;
   if (!relative && f.kind != kAbsoluteRankKind)
     throw Error(description_path + ": field 'kind' must be \"" + kRelativeRankKind + "\" or \"" +
@@ -41,7 +48,7 @@ SpmvRanker SpmvRanker::read(const std::string& description_path) {
     return (std::filesystem::path(description_path).parent_path() / name).string();
   };
   const auto booster_path = beside(f.booster);
-  auto b = XgbRegressor::load(io::read_file(booster_path), names.size(), booster_path);
+  auto b = XgbRegressor::load(io::read_file(booster_path), f.features.size(), booster_path);
   std::optional<XgbRegressor> level;
   if (relative) {
     const auto level_path = beside(f.level_booster);
@@ -88,6 +95,12 @@ std::vector<double> SpmvRanker::predict_us(
   for (const auto* g : candidates) {
     rows.push_back(base);
     append_graph_part(rows.back(), *g);
+    if (!columns_.empty()) {  // the model's inputs, by name
+      std::vector<double> r;
+      r.reserve(columns_.size());
+      for (const auto k : columns_) r.push_back(rows.back()[k]);
+      rows.back() = std::move(r);
+    }
   }
   const auto p = booster_.predict(rows);
   const double floor = spmm() ? spmm_floor_us(m.rows, m.cols, m.nnz, m.n, m.dtype)

@@ -41,7 +41,9 @@ class SpmvRanker {
 
   // Reads a description and its booster: spmv-rank, or spmm-rank (the same ranking for SpMM,
   // log2(n) among its inputs). Throws Error when either is malformed or the model is stale for
-  // this program (stale_reason).
+  // this program: another format version, or an input this program no longer computes
+  // (feature_columns). Inputs added since it was trained are left out of its rows: a candidate
+  // built with an operator it never saw is ranked as if the operator were not there.
   static SpmvRanker read(const std::string& description_path);
   // The shipped model `name` of `arch` under `dir` (configs/models), or nothing with `why` saying
   // so: missing, stale or unreadable.
@@ -66,6 +68,9 @@ class SpmvRanker {
   ModelFile file_;
   XgbRegressor booster_;
   std::optional<XgbRegressor> level_;
+  // Where each of the model's inputs sits in this program's row (models/spmv_rank_features.hpp),
+  // by name; empty when the lists are the same.
+  std::vector<std::size_t> columns_;
 };
 
 // Writes a trained model into `dir`: the booster file, the level booster's where `level` is

@@ -15,10 +15,13 @@ using graph::Operator;
 using graph::OpNode;
 using graph::Stage;
 
-OpNode node_for(const Operator& op, std::mt19937_64& rng) {
+OpNode node_for(const Operator& op, std::mt19937_64& rng, const SearchSpace& space) {
   OpNode n{op.name(), nlohmann::json::object(), {}};
   std::bernoulli_distribution coin(0.5);
   for (const auto& s : op.params()) {
+    // A parameter added later stays out at its default (the graph reads and hashes as before),
+    // unless the space tunes it.
+    if (s.implicit && !space.axis(op.name(), s.name)) continue;
     n.params[s.name] = s.fallback;
     if (s.type == graph::ParamType::Bool) n.params[s.name] = coin(rng);
   }
@@ -43,7 +46,7 @@ struct Grower {
         pool.push_back(op);
     std::shuffle(pool.begin(), pool.end(), rng);
     for (const auto* op : pool) {
-      OpNode n = node_for(*op, rng);
+      OpNode n = node_for(*op, rng, space);
       if (!op->rule(s, n.params).empty()) continue;
       if (op->branches(n.params) > 0 && !allow_div) continue;
       op->advance(s, n.params);
@@ -60,7 +63,7 @@ struct Grower {
       if (!append(ops, s, Stage::Mapping, false) && s.finest >= 0) break;
     if (s.op == "spmm" && !s.col_tiled) {  // every SpMM part says which columns a thread covers
       const auto* tile = graph::find_operator("COL_TILE");
-      ops.push_back(node_for(*tile, rng));
+      ops.push_back(node_for(*tile, rng, space));
       tile->advance(s, ops.back().params);
       placed.push_back("COL_TILE");
     }
@@ -75,7 +78,7 @@ struct Grower {
           pool.push_back(r);
       std::shuffle(pool.begin(), pool.end(), rng);
       for (const auto* r : pool) {
-        OpNode n = node_for(*r, rng);
+        OpNode n = node_for(*r, rng, space);
         if (!r->rule(s, n.params).empty()) continue;
         r->advance(s, n.params);
         placed.push_back(n.op);

@@ -46,6 +46,10 @@ struct SptvDesign {
 SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices,
                        bool coo_sorted = false);
 
+// The COO slices' argument to graph::sptv_graph for a design: 0 (atomics), or its column-sorted
+// blocks' entries (c.coo_block_nnz, else graph::kSortedCooAuto).
+int design_coo_block_nnz(const SptvDesignContext& c, bool coo_sorted);
+
 struct SptvSearchOptions {
   double budget_s = 0;          // the single formats are tried while it lasts
   bool rank_transfers = false;  // rank by Alg. 1's pipeline (best stream count), not the kernels

@@ -232,7 +232,7 @@ json sptv_gpu_runs(const SptvGpuInput& in, std::string* arch) {
     Batched out;
     out.cut = cut;
     const auto batched = graph::sptv_batched_graph(in.format_of_slice, graph::slice_stats(in.view),
-                                                   in.hyb_width, cut);
+                                                   in.hyb_width, cut, in.coo_block_nnz);
     codegen::EmitOptions eo;
     eo.design = graph::sptv_design_options(in.view, in.dtype);
     eo.optimizer = in.optimizer;

@@ -188,6 +188,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                           .view = m,
                           .format_of_slice = best.format_of,
                           .hyb_width = best.hyb_width,
+                          .coo_block_nnz = design_coo_block_nnz(dc, best.coo_sorted),
                           .dtype = o.dtype,
                           .max_len = max_len,
                           .launch = o.launch,

@@ -337,6 +337,14 @@ TuneOutcome tune(const TuneOptions& o) {
   const auto pruning = load_pruning(config_dir + "/pruning.json");
   // The known formats; for SpMM each with its column tile (the op is a dimension of the graphs).
   auto seeds = load_graphs(graphs_dir);
+  // A known format built of an operator the ban list names is not proposed either: the search
+  // starts from what it may grow.
+  std::erase_if(seeds, [&](const graph::Graph& g) {
+    const auto names = operator_names(g);
+    return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return std::find(pruning.ban.begin(), pruning.ban.end(), n) != pruning.ban.end();
+    });
+  });
   auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
   graph::Graph row_kernel;  // SpMM: the warp-per-row graph the row orders apply to
   if (spmm) {
