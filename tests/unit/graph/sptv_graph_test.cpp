@@ -334,6 +334,14 @@ TEST_CASE("Alg. 1's stream batches: each format's slices in runs of about equal 
     CHECK(b.graph.ops[0].branches.size() == static_cast<std::size_t>(parts));
     const Format f = design(b.graph, m.a, sptv_design_options(m, "f64"));
     REQUIRE(relative_l2_error(interpret(f, v), ref) < 1e-12);
+    // The same cuts with COO in column-sorted blocks, each batch's block size its own.
+    const auto sorted = sptv_batched_graph(formats, slice_stats(m), 2, batches, kSortedCooAuto);
+    bool has_sort = false;
+    for (const auto& branch : sorted.graph.ops[0].branches)
+      for (const auto& n : branch) has_sort = has_sort || n.op == "BMTB_COL_SORT";
+    CHECK(has_sort);
+    const Format fs = design(sorted.graph, m.a, sptv_design_options(m, "f64"));
+    REQUIRE(relative_l2_error(interpret(fs, v), ref) < 1e-12);
   }
 }
 
