@@ -99,14 +99,14 @@ FormatArray int_array(std::vector<std::int64_t> v, int bits) {
   return a;
 }
 
-// Builds the part's format; frees the part's blocks and entries as soon as no array left to build
-// reads them (the part is not used afterwards).
 // The row a thread's running sum starts at: its lowest row, or where its entries are in column
 // order (BMTB_COL_SORT) the row of its first entry, which then needs no step of its own.
 std::int64_t first_row(const Part& p, const Block& b) {
   return p.col_sorted && b.size > 0 ? p.nz[b.first].row : b.row_lo;
 }
 
+// Builds the part's format; frees the part's blocks and entries as soon as no array left to build
+// reads them (the part is not used afterwards).
 PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   PartFormat out;
   out.path = p.path;
