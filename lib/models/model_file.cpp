@@ -100,12 +100,20 @@ ModelFile read_model_file(const std::string& path) {
   return model_file_from_json(j, path);
 }
 
-std::string stale_reason(const ModelFile& m, const std::string& name,
-                         const std::vector<std::string>& features) {
+namespace {
+// Why the file is not a `name` model this program reads ("" when it is).
+std::string identity_reason(const ModelFile& m, const std::string& name) {
   if (m.format_version != kModelFormatVersion)
     return "model format version " + std::to_string(m.format_version) + ", this program reads " +
            std::to_string(kModelFormatVersion);
   if (m.model != name) return "it is a '" + m.model + "' model, not '" + name + "'";
+  return "";
+}
+}  // namespace
+
+std::string stale_reason(const ModelFile& m, const std::string& name,
+                         const std::vector<std::string>& features) {
+  if (auto why = identity_reason(m, name); !why.empty()) return why;
   if (m.features.size() != features.size())
     return "it reads " + std::to_string(m.features.size()) + " features, this program computes " +
            std::to_string(features.size());
@@ -123,10 +131,7 @@ std::vector<std::size_t> feature_columns(const ModelFile& m, const std::string& 
     *why = std::move(reason);
     return std::vector<std::size_t>{};
   };
-  if (m.format_version != kModelFormatVersion)
-    return fail("model format version " + std::to_string(m.format_version) +
-                ", this program reads " + std::to_string(kModelFormatVersion));
-  if (m.model != name) return fail("it is a '" + m.model + "' model, not '" + name + "'");
+  if (auto reason = identity_reason(m, name); !reason.empty()) return fail(std::move(reason));
   std::map<std::string, std::size_t> at;
   for (std::size_t k = 0; k < features.size(); ++k) at.emplace(features[k], k);
   std::vector<std::size_t> columns;

@@ -11,6 +11,18 @@
 namespace sparsetune::models {
 
 namespace {
+// Where each of the model's inputs sits in this program's row (empty when the lists are the
+// same); throws Error naming `source` for a stale model.
+std::vector<std::size_t> model_columns(const ModelFile& f, const std::string& source) {
+  const bool spmm = f.model == kSpmmRankName;
+  const auto& names = spmm ? spmm_rank_feature_names() : spmv_rank_feature_names();
+  std::string why;
+  auto columns = feature_columns(f, spmm ? kSpmmRankName : kSpmvRankName, names, &why);
+  if (!why.empty()) throw Error(source + ": stale model: " + why);
+  if (f.features == names) columns.clear();
+  return columns;
+}
+
 void check_level_goes_with_kind(const ModelFile& f, bool has_level) {
   if (has_level != (f.kind == kRelativeRankKind))
     throw Error(f.model + ": a level booster goes with kind \"" + kRelativeRankKind +
@@ -21,21 +33,13 @@ void check_level_goes_with_kind(const ModelFile& f, bool has_level) {
 SpmvRanker::SpmvRanker(ModelFile file, XgbRegressor booster, std::optional<XgbRegressor> level)
     : file_(std::move(file)), booster_(std::move(booster)), level_(std::move(level)) {
   check_level_goes_with_kind(file_, level_.has_value());
-  const auto& names = spmm() ? spmm_rank_feature_names() : spmv_rank_feature_names();
-  if (file_.features != names) {
-    std::string why;
-    columns_ = feature_columns(file_, file_.model, names, &why);
-    if (!why.empty()) throw Error(file_.model + ": stale model: " + why);
-  }
+  columns_ = model_columns(file_, file_.model);
 }
 
 SpmvRanker SpmvRanker::read(const std::string& description_path) {
   ModelFile f = read_model_file(description_path);
   const bool spmm = f.model == kSpmmRankName;
-  const auto& names = spmm ? spmm_rank_feature_names() : spmv_rank_feature_names();
-  std::string why;
-  feature_columns(f, spmm ? kSpmmRankName : kSpmvRankName, names, &why);
-  if (!why.empty()) throw Error(description_path + ": stale model: " + why);
+  model_columns(f, description_path);  // stale or not, before its boosters are read
   const bool relative = f.kind == kRelativeRankKind;
   if (!relative && f.kind != kAbsoluteRankKind)
     throw Error(description_path + ": field 'kind' must be \"" + kRelativeRankKind + "\" or \"" +

@@ -15,11 +15,6 @@ namespace sparsetune::search {
 
 using json = nlohmann::json;
 
-int design_coo_block_nnz(const SptvDesignContext& c, bool coo_sorted) {
-  if (!coo_sorted) return 0;
-  return c.coo_block_nnz > 0 ? c.coo_block_nnz : graph::kSortedCooAuto;
-}
-
 SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices,
                        bool coo_sorted) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -35,12 +30,11 @@ SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoi
       hyb.push_back(c.inputs[i]);
   }
   d.hyb_width = c.hyb_width > 0 ? c.hyb_width : models::hyb_width(hyb);
-  d.coo_sorted = coo_sorted;
-  const int block_nnz = design_coo_block_nnz(c, coo_sorted);
-  d.graph = c.batches == 1
-                ? graph::sptv_graph(d.format_of, c.stats, d.hyb_width, block_nnz)
-                : graph::sptv_batched_graph(d.format_of, c.stats, d.hyb_width, c.batches, block_nnz)
-                      .graph;
+  d.coo_block_nnz = !coo_sorted ? 0 : c.coo_block_nnz > 0 ? c.coo_block_nnz : graph::kSortedCooAuto;
+  d.graph = c.batches == 1 ? graph::sptv_graph(d.format_of, c.stats, d.hyb_width, d.coo_block_nnz)
+                           : graph::sptv_batched_graph(d.format_of, c.stats, d.hyb_width, c.batches,
+                                                       d.coo_block_nnz)
+                                 .graph;
   d.graph.name = c.name;
   auto opt = c.emit;
   opt.sptv = graph::sptv_slices(c.view, d.format_of);
@@ -180,7 +174,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
                             .view = c.view,
                             .format_of_slice = d.format_of,
                             .hyb_width = d.hyb_width,
-                            .coo_block_nnz = design_coo_block_nnz(c, d.coo_sorted),
+                            .coo_block_nnz = d.coo_block_nnz,
                             .dtype = o.dtype,
                             .max_len = o.max_len,
                             .launch = o.launch,

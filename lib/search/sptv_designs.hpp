@@ -37,7 +37,10 @@ struct SptvDesign {
   std::vector<graph::SliceFormat> format_of;  // per index of the slice mode
   std::vector<int> count;                     // slices per format
   int hyb_width = 1;
-  bool coo_sorted = false;  // COO slices in column-sorted thread blocks (graph::sptv_graph)
+  // The COO slices' graph, as graph::sptv_graph takes it: 0 atomics, else column-sorted blocks of
+  // this many entries at most or graph::kSortedCooAuto. The pipeline's batched cuts keep it.
+  int coo_block_nnz = 0;
+  bool coo_sorted() const { return coo_block_nnz != 0; }
   graph::Graph graph;
   codegen::Emitted emitted;
   double design_s = 0;  // host seconds design_sptv took
@@ -45,10 +48,6 @@ struct SptvDesign {
 
 SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices,
                        bool coo_sorted = false);
-
-// The COO slices' argument to graph::sptv_graph for a design: 0 (atomics), or its column-sorted
-// blocks' entries (c.coo_block_nnz, else graph::kSortedCooAuto).
-int design_coo_block_nnz(const SptvDesignContext& c, bool coo_sorted);
 
 struct SptvSearchOptions {
   double budget_s = 0;          // the single formats are tried while it lasts

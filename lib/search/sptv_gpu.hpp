@@ -45,9 +45,7 @@ struct SptvGpuInput {
   const SptvMatrix& view;
   const std::vector<graph::SliceFormat>& format_of_slice;
   int hyb_width = 4;
-  // The COO slices' graph (graph::sptv_graph): 0 atomics, else column-sorted blocks of this many
-  // entries at most or graph::kSortedCooAuto; the pipeline's batched cuts keep it.
-  int coo_block_nnz = 0;
+  int coo_block_nnz = 0;  // the design's COO graph (SptvDesign::coo_block_nnz)
   std::string dtype;
   std::int64_t max_len = 1;
   runtime::WorkerLaunch launch;

@@ -341,9 +341,8 @@ TuneOutcome tune(const TuneOptions& o) {
   // starts from what it may grow.
   std::erase_if(seeds, [&](const graph::Graph& g) {
     const auto names = operator_names(g);
-    return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
-      return std::find(pruning.ban.begin(), pruning.ban.end(), n) != pruning.ban.end();
-    });
+    return std::find_first_of(names.begin(), names.end(), pruning.ban.begin(), pruning.ban.end()) !=
+           names.end();
   });
   auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
   graph::Graph row_kernel;  // SpMM: the warp-per-row graph the row orders apply to

@@ -58,7 +58,7 @@ TEST_CASE("the SpTV search keeps the fastest verified design and lists every one
     o.run = [&](const search::SptvDesign& d, const std::function<void()>& on_device) {
       on_device();
       const int f = single_format(d);
-      order.push_back(d.coo_sorted ? 10 + f : f);
+      order.push_back(d.coo_sorted() ? 10 + f : f);
       switch (f) {
         case static_cast<int>(F::ELL):
           return ran(2.0);
