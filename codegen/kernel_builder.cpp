@@ -199,6 +199,11 @@ class PartBuilder {
             code[s] = fill_slots(
                 v, {{"LANE_GROUP", section(template_sections("skeleton.cu"), "lane_group")}});
         }
+      // `loads`: the thread level's batched variant (the rules keep it off SpMM and lane groups).
+      if (op->level() == RedLevel::Thread && p.thread_loads > 1) {
+        code["thread"] = section(code, "thread_loads");
+        if (code["thread"].empty()) throw Error(r + " has no batched-loads fragment");
+      }
       stages_.push_back(
           {std::move(code), op->level(), op->level() == RedLevel::Warp ? "to_warp" : "to_block"});
     }
@@ -412,6 +417,7 @@ class PartBuilder {
     replace_all(s, "$COL_TILE", std::to_string(p_.col_tile));
     replace_all(s, "$COL_VEC", std::to_string(p_.col_vec));
     replace_all(s, "$COL_LANES", std::to_string(p_.col_lanes));
+    replace_all(s, "$LOADS", std::to_string(p_.thread_loads));
     replace_all(s, "$COL_SPAN", std::to_string(p_.col_span()));
     return s;
   }

@@ -19,6 +19,42 @@ if (t_active) {
   }
 }
 $EMIT(t_row, t_sum)
+//@ thread_loads
+// THREAD_BITMAP_RED, $LOADS entries at a time: a batch's loads (its row steps, values, columns,
+// then x at the columns) all issue before its first sum, so they wait on memory together instead
+// of one entry after another. The sums run in the entries' order, as above.
+st_idx_t t_row = -1;
+st_acc_t t_sum = 0;
+if (t_active) {
+  t_row = A_bmt_row(bmt);
+  const st_idx_t first = A_bmt_first_nz(bmt);
+  const st_idx_t stride = A_bmt_stride(bmt);
+  const st_idx_t size = A_bmt_size(bmt);
+  for (st_idx_t k0 = 0; k0 < size; k0 += $LOADS) {
+    st_acc_t st_p[$LOADS];
+    st_idx_t st_d[$LOADS];
+#pragma unroll
+    for (int u = 0; u < $LOADS; ++u) {
+      // Past the end: the first entry again (no branch between the loads); never summed.
+      const st_idx_t nz = first + (k0 + u < size ? k0 + u : 0) * stride;
+      st_d[u] = A_nz_row_delta(nz);
+      st_p[u] = 0;
+      ST_MAC(st_p[u], A_nz_val(nz), A_nz_col(nz));
+    }
+#pragma unroll
+    for (int u = 0; u < $LOADS; ++u) {
+      if (k0 + u < size) {
+        if (st_d[u] != 0) {
+          $SIDE(t_row, t_sum)
+          t_row += st_d[u];
+          t_sum = 0;
+        }
+        t_sum += st_p[u];
+      }
+    }
+  }
+}
+$EMIT(t_row, t_sum)
 //@ thread_lanes
 // THREAD_BITMAP_RED, lanes over columns: the group walks one thread block's entries together, as
 // THREAD_TOTAL_RED's lanes do ($COL_LANES loaded at once, one per lane, handed out by shuffles 8

@@ -13,6 +13,32 @@ if (t_active) {
   }
 }
 $EMIT(t_row, t_sum)
+//@ thread_loads
+// THREAD_TOTAL_RED, $LOADS entries at a time: a batch's loads (values, columns, then x at the
+// columns) all issue before its first sum, so they wait on memory together instead of one entry
+// after another. The sum runs in the entries' order, as above.
+st_idx_t t_row = -1;
+st_acc_t t_sum = 0;
+if (t_active) {
+  t_row = A_bmt_row(bmt);
+  const st_idx_t first = A_bmt_first_nz(bmt);
+  const st_idx_t stride = A_bmt_stride(bmt);
+  const st_idx_t size = A_bmt_size(bmt);
+  for (st_idx_t k0 = 0; k0 < size; k0 += $LOADS) {
+    st_acc_t st_p[$LOADS];
+#pragma unroll
+    for (int u = 0; u < $LOADS; ++u) {
+      // Past the end: the first entry again (no branch between the loads); never summed.
+      const st_idx_t nz = first + (k0 + u < size ? k0 + u : 0) * stride;
+      st_p[u] = 0;
+      ST_MAC(st_p[u], A_nz_val(nz), A_nz_col(nz));
+    }
+#pragma unroll
+    for (int u = 0; u < $LOADS; ++u)
+      if (k0 + u < size) t_sum += st_p[u];
+  }
+}
+$EMIT(t_row, t_sum)
 //@ thread_lanes
 // THREAD_TOTAL_RED, lanes over columns: the group walks one thread block's entries together, so
 // it loads $COL_LANES of them at once, coalesced, one per lane, and hands them to every lane by

@@ -124,6 +124,7 @@ PartFormat part_format(Part& p, const Format& f, std::size_t index) {
   out.col_lanes = p.col_lanes;
   out.grid = std::min(out.n_bmtb, p.max_blocks);
   out.reductions = p.reductions;
+  out.thread_loads = p.thread_loads;
   if (auto it = p.built.find(Arr::tc_ptr); it != p.built.end()) {
     out.n_tc = static_cast<std::int64_t>(it->second.size()) - 1;
     out.tc_w = p.tc_width;

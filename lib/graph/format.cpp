@@ -343,6 +343,8 @@ nlohmann::json format_description(const Format& f) {
                                      ? nlohmann::json{p.col_tile, p.col_vec, p.col_lanes}
                                      : nlohmann::json{p.col_tile, p.col_vec};
     if (p.n_tc > 0) parts.back()["tc"] = {p.n_tc, p.tc_w};
+    // Only when set, so earlier binaries keep their fields (and header hash).
+    if (p.thread_loads > 1) parts.back()["thread_loads"] = p.thread_loads;
   }
   return parts;
 }
@@ -460,6 +462,11 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
           throw bad("part " + std::to_string(i) + ": bad TC block count or width");
       }
       const std::string where = "part " + std::to_string(i) + ": ";
+      if (j.contains("thread_loads")) {
+        p.thread_loads = j.at("thread_loads").get<int>();
+        if (p.thread_loads < 1 || p.thread_loads > 8)
+          throw bad(where + "thread_loads must be 1 to 8, not " + std::to_string(p.thread_loads));
+      }
       if (f.op == "spmm") {
         const auto tile = j.at("col_tile");
         p.col_tile = tile.at(0).get<int>();

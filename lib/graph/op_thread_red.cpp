@@ -5,6 +5,27 @@ namespace sparsetune::graph {
 
 namespace {
 
+// `loads`: entries a thread loads together before it sums them. Their loads (value, column, x at
+// the column, the row step) then wait on memory side by side rather than one after another; the
+// sums keep the entries' order, so y is the same bit for bit.
+ParamSpec loads_param() {
+  return {"loads", ParamType::Int,
+          1,       1,
+          8,       "entries a thread loads together before summing them (1: one after another)",
+          true};
+}
+
+std::string loads_rule(const GraphState& s, const nlohmann::json& p) {
+  if (!p.contains("loads") || iparam(p, "loads") == 1) return "";
+  if (s.op == "spmm") return "loads > 1 serves SpMV and SpTV (SpMM's tiles load B by COL_TILE)";
+  if (s.col_lanes > 1) return "loads > 1 walks a thread's own entries, not COL_TILE's lane groups";
+  return "";
+}
+
+void apply_loads(Part& part, const nlohmann::json& p) {
+  part.thread_loads = p.contains("loads") ? static_cast<int>(iparam(p, "loads")) : 1;
+}
+
 // All entries of the thread belong to one row: one sum.
 class ThreadTotalModel final : public ReductionModel {
  public:
@@ -48,6 +69,15 @@ class ThreadBitmapModel final : public ReductionModel {
 
 class ThreadTotalRed final : public ReductionOperator {
  public:
+  std::vector<ParamSpec> params() const override { return {loads_param()}; }
+  std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
+    const auto e = ReductionOperator::precondition(s, p);
+    return e.empty() ? loads_rule(s, p) : e;
+  }
+  std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
+    apply_loads(part, p);
+    return ReductionOperator::apply(part, p);
+  }
   const char* name() const override { return "THREAD_TOTAL_RED"; }
   const char* summary() const override {
     return "Each thread sums its entries into one result (its entries share a row)";
@@ -67,6 +97,15 @@ class ThreadTotalRed final : public ReductionOperator {
 
 class ThreadBitmapRed final : public ReductionOperator {
  public:
+  std::vector<ParamSpec> params() const override { return {loads_param()}; }
+  std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
+    const auto e = ReductionOperator::precondition(s, p);
+    return e.empty() ? loads_rule(s, p) : e;
+  }
+  std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
+    apply_loads(part, p);
+    return ReductionOperator::apply(part, p);
+  }
   const char* name() const override { return "THREAD_BITMAP_RED"; }
   const char* summary() const override {
     return "Each thread sums its entries row by row, marking row changes per entry; finished rows "

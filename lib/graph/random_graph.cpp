@@ -63,8 +63,10 @@ bool append(std::vector<OpNode>& ops, GraphState& s, Stage stage, std::mt19937_6
     if (op->stage() == stage && op->name() != std::string("COMPRESS")) pool.push_back(op);
   std::shuffle(pool.begin(), pool.end(), rng);
   for (const auto* op : pool) {
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      OpNode n{op->name(), draw_params(*op, rng, o), {}};
+    // Three draws, then the defaults alone (a parameter the op here refuses, such as a thread
+    // reduction's `loads` for SpMM, then never keeps the operator out).
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      OpNode n{op->name(), attempt < 3 ? draw_params(*op, rng, o) : nlohmann::json::object(), {}};
       // Fill defaults the way validate() will, so preconditions see every parameter.
       for (const auto& sp : op->params())
         if (!n.params.contains(sp.name) && !sp.implicit) n.params[sp.name] = sp.fallback;
@@ -117,9 +119,16 @@ std::vector<OpNode> draw_list(std::mt19937_64& rng, const RandomGraphOptions& o,
         pool.push_back(r);
     const auto* r = pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(rng)];
     OpNode n{r->name(), draw_params(*r, rng, o), {}};
-    for (const auto& sp : r->params())
-      if (!n.params.contains(sp.name)) n.params[sp.name] = sp.fallback;
-    if (!r->rule(s, n.params).empty()) continue;
+    auto fill = [&] {
+      for (const auto& sp : r->params())
+        if (!n.params.contains(sp.name) && !sp.implicit) n.params[sp.name] = sp.fallback;
+    };
+    fill();
+    if (!r->rule(s, n.params).empty()) {  // drawn parameters the op here refuses: the defaults
+      n.params = nlohmann::json::object();
+      fill();
+      if (!r->rule(s, n.params).empty()) continue;
+    }
     r->advance(s, n.params);
     ops.push_back(std::move(n));
   }

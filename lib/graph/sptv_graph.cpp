@@ -16,13 +16,22 @@ std::vector<OpNode> coo_ops() {
           node("WARP_SEG_RED"), node("GMEM_ATOM_RED")};
 }
 
+// HYB's ELL part at H = 1: each fiber holds one entry there, so runs of 4 entries a thread
+// (interleaved within a warp's 128: coalesced, and a thread's next fiber 32 rows on, a step its
+// column word holds) are 4 fibers, finished inside the thread and stored once each.
+std::vector<OpNode> one_entry_ops() {
+  return {node("COMPRESS"), node("BMW_NNZ_BLOCK", {{"nnz", 128}}),
+          node("BMT_NNZ_BLOCK", {{"nnz", 4}, {"interleave", true}}),
+          node("SET_RESOURCES", {{"threads", 256}}), node("THREAD_BITMAP_RED", {{"loads", 4}})};
+}
+
 std::vector<OpNode> sorted_coo_ops(int block_nnz) {
   return {node("COMPRESS"),
           node("BMTB_ROW_BLOCK", {{"max_nnz", block_nnz}, {"max_rows", 4096}}),
           node("BMTB_COL_SORT"),
           node("BMT_NNZ_BLOCK", {{"nnz", 4}, {"interleave", true}}),
           node("SET_RESOURCES", {{"threads", 512}}),
-          node("THREAD_BITMAP_RED"),
+          node("THREAD_BITMAP_RED", {{"loads", 4}}),
           node("SHMEM_OFFSET_RED", {{"max_rows", 4096}})};
 }
 }  // namespace
@@ -95,7 +104,7 @@ std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width, int lanes, in
       return vector_ops(lanes, true);
     case SliceFormat::HYB: {
       OpNode split = node("HYB_SPLIT", {{"width", hyb_width}});
-      split.branches = {vector_ops(lanes, true), coo_ops()};
+      split.branches = {hyb_width == 1 ? one_entry_ops() : vector_ops(lanes, true), coo_ops()};
       return {split};
     }
     case SliceFormat::Dense: {
@@ -105,6 +114,28 @@ std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width, int lanes, in
     }
   }
   throw Error("unknown slice format");
+}
+
+int hyb_width(const SptvMatrix& m, const std::vector<char>& hyb_slice) {
+  std::vector<std::int64_t> reach;  // reach[k]: marked fibers of at least k + 1 entries
+  std::int64_t fibers = 0;
+  for (std::int64_t r = 0; r < m.a.rows; ++r) {
+    const auto sl = m.row_slice[static_cast<std::size_t>(r)];
+    if (sl < 0 || sl >= static_cast<std::int64_t>(hyb_slice.size()) ||
+        !hyb_slice[static_cast<std::size_t>(sl)])
+      continue;
+    const auto len = m.a.row_ptr[r + 1] - m.a.row_ptr[r];
+    if (len <= 0) continue;
+    ++fibers;
+    if (static_cast<std::int64_t>(reach.size()) < len) reach.resize(len, 0);
+    ++reach[static_cast<std::size_t>(len - 1)];
+  }
+  // Suffix sums: reach[k] becomes the fibers of k + 1 entries or more.
+  for (std::size_t k = reach.size(); k-- > 1;) reach[k - 1] += reach[k];
+  int h = 1;
+  for (std::size_t k = 1; k < reach.size(); ++k)
+    if (3 * reach[k] >= fibers) h = static_cast<int>(k + 1);
+  return h;
 }
 
 SliceStats slice_stats(const SptvMatrix& m) {

@@ -40,7 +40,12 @@ int slice_lanes(double mean_fiber);
 //          > BMT_PAD(to_max, interleave) > THREAD_TOTAL_RED [> WARP_BITMAP_RED, or
 //          WARP_TOTAL_RED for G = 32]   (padded per warp, column-major: each load is one
 //          coalesced run of 32 slots)
-//   HYB    HYB_SPLIT(width=H) [ ELL of width H, G lanes | COO tail ]
+//   HYB    HYB_SPLIT(width=H) [ ELL of width H, G lanes | COO tail ]; for H = 1 the ELL part
+//          holds one entry a fiber, so it is cut into runs of entries instead, 4 fibers a
+//          thread, their loads batched (COMPRESS > BMW_NNZ_BLOCK(nnz=128) >
+//          BMT_NNZ_BLOCK(nnz=4, interleave) > SET_RESOURCES(threads=256) >
+//          THREAD_BITMAP_RED(loads=4)): no padding, no stored metadata, four loads in flight a
+//          thread
 //   Dense  DENSE_FILL > COMPRESS > then as CSR (a GEMV: every fiber is a full row; the column
 //          array and, for G = 32, the thread arrays are computed, only values stored)
 std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width = 4, int lanes = 1,
@@ -53,6 +58,12 @@ inline constexpr int kSortedCooAuto = -1;
 // of the GPU's multiprocessors, so that no one block's entries are the tail), and each block
 // still sweeps x with thousands of entries.
 int sorted_coo_block_nnz(std::int64_t part_nnz);
+
+// HYB's threshold H for the fibers of the slices marked in `hyb_slice` (one flag per index of
+// the slice mode): the largest K that at least a third of those fibers reach (Bell and Garland's
+// rule, also cuSPARSE's): the ELL part stays dense, and the COO tail takes what only the longer
+// fibers hold. 1 when no slice is marked.
+int hyb_width(const SptvMatrix& m, const std::vector<char>& hyb_slice);
 
 // Per slice of the view: entries and fibers (empty slices hold 0), and the width of a Dense
 // fiber (the size of the multiplied mode). The sub-graphs' lanes come from these.

@@ -49,13 +49,4 @@ std::vector<SliceChoice> select_formats(const std::vector<features::SliceInput>&
   return out;
 }
 
-int hyb_width(const std::vector<features::SliceInput>& slices) {
-  double nnz = 0, rows = 0;
-  for (const auto& s : slices) {
-    nnz += s.globals.at(2);
-    rows += static_cast<double>(s.nonempty_rows);
-  }
-  return std::max(1, static_cast<int>(std::ceil(rows > 0 ? nnz / rows : 1.0)));
-}
-
 }  // namespace sparsetune::models

@@ -32,7 +32,4 @@ std::vector<SliceChoice> select_formats(const std::vector<features::SliceInput>&
 // Reads only the 9 global features (rows, cols, nnz, row mean/max/min, col mean/max/min).
 int rule_format(const std::vector<double>& globals, double non_empty_rows);
 
-// The HYB threshold H for a set of slices: the mean non-empty fiber length, rounded up (≥ 1).
-int hyb_width(const std::vector<features::SliceInput>& slices);
-
 }  // namespace sparsetune::models

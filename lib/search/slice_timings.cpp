@@ -214,10 +214,9 @@ SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o
   out.device = d.value("name", std::string("unknown GPU"));
 
   // HYB's H as tune --op sptv sets it for these slices.
-  std::vector<features::SliceInput> hyb;
-  for (auto& in : features::slice_inputs(m))
-    if (std::binary_search(chosen.begin(), chosen.end(), in.slice)) hyb.push_back(std::move(in));
-  const int h = models::hyb_width(hyb);
+  std::vector<char> hyb(static_cast<std::size_t>(m.slices), 0);
+  for (const auto sl : chosen) hyb[static_cast<std::size_t>(sl)] = 1;
+  const int h = graph::hyb_width(m, hyb);
 
   const auto v = sptv_check_v(t.dims[o.mode], o.dtype);
   const auto dir =

@@ -22,14 +22,14 @@ SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoi
   d.choices = std::move(choices);
   d.format_of.assign(c.view.slices, graph::SliceFormat::CSR);
   d.count.assign(graph::kSliceFormats, 0);
-  std::vector<features::SliceInput> hyb;
+  std::vector<char> hyb(static_cast<std::size_t>(c.view.slices), 0);
   for (std::size_t i = 0; i < d.choices.size(); ++i) {
     d.format_of[d.choices[i].slice] = static_cast<graph::SliceFormat>(d.choices[i].format);
     ++d.count[d.choices[i].format];
     if (d.choices[i].format == static_cast<int>(graph::SliceFormat::HYB))
-      hyb.push_back(c.inputs[i]);
+      hyb[static_cast<std::size_t>(d.choices[i].slice)] = 1;
   }
-  d.hyb_width = c.hyb_width > 0 ? c.hyb_width : models::hyb_width(hyb);
+  d.hyb_width = c.hyb_width > 0 ? c.hyb_width : graph::hyb_width(c.view, hyb);
   d.coo_block_nnz = !coo_sorted ? 0 : c.coo_block_nnz > 0 ? c.coo_block_nnz : graph::kSortedCooAuto;
   d.graph = c.batches == 1 ? graph::sptv_graph(d.format_of, c.stats, d.hyb_width, d.coo_block_nnz)
                            : graph::sptv_batched_graph(d.format_of, c.stats, d.hyb_width, c.batches,

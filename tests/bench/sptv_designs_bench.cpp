@@ -82,16 +82,16 @@ int main(int argc, char** argv) {
   for (const auto& name : formats) {
     // As design_sptv: one format on every non-empty slice, or the structural rule's selection.
     std::vector<graph::SliceFormat> format_of(m.slices, graph::SliceFormat::CSR);
-    std::vector<features::SliceInput> hyb;
+    std::vector<char> hyb(static_cast<std::size_t>(m.slices), 0);
     const auto choices =
         name == "rule" ? models::select_formats(inputs) : std::vector<models::SliceChoice>{};
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const int f = name == "rule" ? choices[i].format
                                    : static_cast<int>(*graph::slice_format_from_name(name));
       format_of[inputs[i].slice] = static_cast<graph::SliceFormat>(f);
-      if (f == static_cast<int>(graph::SliceFormat::HYB)) hyb.push_back(inputs[i]);
+      if (f == static_cast<int>(graph::SliceFormat::HYB)) hyb[inputs[i].slice] = 1;
     }
-    const int width = models::hyb_width(hyb);
+    const int width = graph::hyb_width(m, hyb);
     std::vector<std::pair<std::string, graph::Graph>> graphs = {
         {name, graph::sptv_graph(format_of, stats, width)}};
     for (const auto& c : cuts)

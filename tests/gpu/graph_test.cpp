@@ -108,6 +108,37 @@ TEST_CASE("every known format verifies with 64-bit kernel indices", "[gpu]") {
   run_cases(cases);
 }
 
+TEST_CASE("thread reductions loading their entries in batches verify", "[gpu]") {
+  // THREAD_TOTAL_RED and THREAD_BITMAP_RED with `loads`: batches of 2, 3 and 8 entries, so that
+  // threads end inside a batch (the entries past the end are loaded, never summed).
+  const auto matrices = test_matrices();
+  std::vector<Case> cases;
+  int graphs = 0;
+  for (auto g : search::load_graphs(search::default_graphs_dir())) {
+    bool thread_red = false;
+    for (const auto& n : g.ops)
+      thread_red = thread_red || n.op == "THREAD_TOTAL_RED" || n.op == "THREAD_BITMAP_RED";
+    if (!thread_red) continue;  // a division's branches or tensor cores
+    ++graphs;
+    for (int loads : {2, 3, 8}) {
+      for (auto& n : g.ops)
+        if (n.op == "THREAD_TOTAL_RED" || n.op == "THREAD_BITMAP_RED") n.params["loads"] = loads;
+      for (const auto& [name, a] : matrices)
+        for (const char* dtype : {"f64", "f32"}) {
+          const auto before = cases.size();
+          add_case(cases, g, name, a, dtype, {{}, nullptr, ", loads " + std::to_string(loads)});
+          // A matrix with entries gets a kernel, and that kernel loads in batches.
+          if (cases.size() > before && a.nnz() > 0)
+            CHECK(cases.back().source.find(std::to_string(loads) + " entries at a time") !=
+                  std::string::npos);
+        }
+    }
+  }
+  CHECK(graphs >= 8);
+  CHECK(cases.size() >= 500);
+  run_cases(cases);
+}
+
 TEST_CASE("random graphs give kernels that verify", "[gpu]") {
   const auto matrices = test_matrices();
   std::mt19937_64 rng(20261121);

@@ -86,6 +86,15 @@ void check_all_formats(const SparseTensor& t, int mode, int slice_mode = -1) {
         ir_sptv(t, mode, v, uniform(m.slices, SliceFormat::COO), slice_mode, 2, block_nnz);
     REQUIRE(relative_l2_error(y, ref) < 1e-12);
   }
+  // HYB at H = 1: its ELL part one entry a fiber, 4 fibers a thread (the other widths above).
+  for (int width : {1, 3}) {
+    INFO("HYB of width " << width);
+    REQUIRE(relative_l2_error(
+                ir_sptv(t, mode, v, uniform(m.slices, SliceFormat::HYB), slice_mode, width), ref) <
+            1e-12);
+    REQUIRE(relative_l2_error(ir_sptv(t, mode, v, mixed(m.slices, 4), slice_mode, width), ref) <
+            1e-12);
+  }
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     INFO("mixed formats, seed " << seed);
     REQUIRE(relative_l2_error(ir_sptv(t, mode, v, mixed(m.slices, seed), slice_mode), ref) < 1e-12);
@@ -530,4 +539,37 @@ TEST_CASE("Mixed slice formats with the lanes sptv_graph chooses match the refer
       }
     }
   }
+}
+
+TEST_CASE("HYB's threshold is the longest fiber length a third of its fibers reach",
+          "[graph][sptv]") {
+  // Fibers of lengths `lens`, fiber i in slice slice_of[i] (3 slices).
+  auto view = [](const std::vector<std::int64_t>& lens, const std::vector<std::int64_t>& slice_of) {
+    SptvMatrix m;
+    m.slices = 3;
+    m.a.rows = static_cast<std::int64_t>(lens.size());
+    m.a.cols = 64;
+    m.a.row_ptr = {0};
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+      for (std::int64_t k = 0; k < lens[i]; ++k) m.a.col_idx.push_back(k), m.a.val.push_back(1.0);
+      m.a.row_ptr.push_back(static_cast<std::int64_t>(m.a.col_idx.size()));
+      m.row_slice.push_back(slice_of[i]);
+    }
+    return m;
+  };
+  // 9 fibers in slice 0: 3 of them reach 2 entries (a third), 1 reaches 3: H = 2.
+  const auto m = view({1, 1, 1, 1, 1, 1, 2, 2, 3, 40}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 2});
+  CHECK(hyb_width(m, {1, 0, 0}) == 2);
+  // With slice 2's fiber of 40 entries: 4 of 10 reach 2, 2 reach 3: H = 2 still (the mean,
+  // 5.4, would put most of the ELL part's slots in padding).
+  CHECK(hyb_width(m, {1, 0, 1}) == 2);
+  // Slice 2 alone: its one fiber: H = 40.
+  CHECK(hyb_width(m, {0, 0, 1}) == 40);
+  // No marked slice holds a fiber: 1.
+  CHECK(hyb_width(m, {0, 1, 0}) == 1);
+  CHECK(hyb_width(m, {}) == 1);
+  // Nearly every fiber of one entry (a mode-0 view): H = 1, the longer ones go to the COO tail.
+  std::vector<std::int64_t> lens(299, 1), slices(300, 0);
+  lens.push_back(2);
+  CHECK(hyb_width(view(lens, slices), {1, 1, 1}) == 1);
 }
