@@ -1,6 +1,7 @@
 #include "codegen/emit_pipeline.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "codegen/emit.hpp"
 #include "codegen/kernel_builder.hpp"
@@ -84,7 +85,9 @@ inline cudaError_t load_host(const char* path, HostFormat* h, int streams) {
   h->streams = streams;
   std::uint64_t need[kMaxStreams] = {};
   for (int p = 0; p < kParts; ++p)
-    need[p % streams] = part_bytes(p) > need[p % streams] ? part_bytes(p) : need[p % streams];
+    need[kPartGroup[p] % streams] = part_bytes(p) > need[kPartGroup[p] % streams]
+                                        ? part_bytes(p)
+                                        : need[kPartGroup[p] % streams];
   e = cudaEventCreateWithFlags(&h->ready, cudaEventDisableTiming);
   for (int s = 0; e == cudaSuccess && s < streams; ++s) {
     e = cudaStreamCreateWithFlags(&h->stream[s], cudaStreamNonBlocking);
@@ -124,15 +127,23 @@ std::string pipelined_run_section(const graph::Format& f,
                                   const std::string& val) {
   // The parts with work, in launch order: their first array and array count.
   std::vector<std::size_t> parts;
-  for (std::size_t i = 0; i < f.parts.size(); ++i)
+  for (const std::size_t i : f.launch_order())
     if (f.parts[i].n_bmtb > 0) parts.push_back(i);
-  std::string first, count;
+  // A part's stream group: its SLICE_DIV branch. The parts of one branch (HYB's ELL part and COO
+  // tail, a storing part and the parts adding after it) share rows of y, so they run on one
+  // stream, in launch order; branches hold disjoint rows and spread over the streams.
+  std::map<std::string, int> group_of;
+  std::string first, count, group;
   for (auto i : parts) {
     first += (first.empty() ? "" : ", ") +
              std::to_string(part_arrays[i].empty() ? 0 : part_arrays[i].front());
     count += (count.empty() ? "" : ", ") + std::to_string(part_arrays[i].size());
+    const std::string& path = f.parts[i].path;
+    const auto branch = path.substr(0, path.find('.'));
+    const int g = group_of.emplace(branch, static_cast<int>(group_of.size())).first->second;
+    group += (group.empty() ? "" : ", ") + std::to_string(g);
   }
-  if (parts.empty()) first = count = "0";
+  if (parts.empty()) first = count = group = "0";
   // Which entry of Y each y[i] is: the tensor's user needs the order to read y.
   std::string order;
   for (int k : f.sptv.y_order) order += (order.empty() ? "" : ", ") + std::to_string(k);
@@ -146,6 +157,10 @@ std::string pipelined_run_section(const graph::Format& f,
        "] = {" + first + "};  // first array (in kRanges) of each part\n";
   h += "constexpr int kPartCount[" + std::to_string(std::max<std::size_t>(1, parts.size())) +
        "] = {" + count + "};  // its stored arrays\n";
+  h += "constexpr int kPartGroup[" + std::to_string(std::max<std::size_t>(1, parts.size())) +
+       "] = {" + group +
+       "};  // its stream: this modulo the streams (a SLICE_DIV branch's parts "
+       "share one)\n";
   h += kHostFormat;
   h += "\n// y = alpha A x + beta y like run(), each part's arrays streamed from host memory; "
        "x and y are\n// device pointers. The work is ordered after `stream`'s earlier work, and "
@@ -154,7 +169,7 @@ std::string pipelined_run_section(const graph::Format& f,
        "                                 result_t alpha, result_t beta, cudaStream_t stream = 0) "
        "{\n";
   h += "  if (h.streams < 1) return cudaErrorInvalidValue;\n";
-  if (!f.store_only) {
+  if (f.scales_output_first()) {
     h += y_prologue(f.rows);
   } else {
     h += "  cudaError_t e = cudaSuccess;\n";
@@ -165,7 +180,7 @@ std::string pipelined_run_section(const graph::Format& f,
        "  if (e != cudaSuccess) return e;\n";
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const auto& p = f.parts[parts[k]];
-    const std::string s = "(" + std::to_string(k) + " % h.streams)";
+    const std::string s = "(kPartGroup[" + std::to_string(k) + "] % h.streams)";
     h += "  if ((e = stage(h, " + std::to_string(k) + ", " + s + ")) != cudaSuccess) return e;\n";
     h += "  " + p.kernel + "<<<" + std::to_string(p.grid) + ", " + std::to_string(p.threads) +
          ", 0, h.stream[" + s + "]>>>(x, y, alpha, beta";

@@ -356,10 +356,11 @@ Format design(Graph g, const Csr64& a, const DesignOptions& opt) {
   }
   f.store_only =
       !any_atomic && std::all_of(total.begin(), total.end(), [](std::int64_t k) { return k == 1; });
-  // SpMV parts run one after another, so a part covering every row can store first and the
-  // others add after it: no zeroing of y, no pass scaling it by beta. (SpMM parts may run fused,
-  // at once; SpTV's pipeline runs parts on several streams.)
-  if (!f.store_only && f.op == "spmv" && f.parts.size() > 1 && covering >= 0)
+  // SpMV and SpTV parts run one after another, so a part covering every row can store first and
+  // the others add after it: no zeroing of y, no pass scaling it by beta. (SpMM parts may run
+  // fused, at once. SpTV's pipeline runs a SLICE_DIV branch's parts on one stream, in this order;
+  // a part covering every row is then the only branch's.)
+  if (!f.store_only && (f.op == "spmv" || f.op == "sptv") && f.parts.size() > 1 && covering >= 0)
     f.storing_part = covering;
   if (f.op == "spmm") check_spmm_shared(f);
   return f;

@@ -576,7 +576,8 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
                   std::to_string(static_cast<long long>(f.parts.size()) - 1) + "), not '" +
                   it->second + "'");
       if (f.store_only) throw bad("storing_part is set, but so is store_only");
-      if (f.op != "spmv") throw bad("storing_part is an SpMV setting, but the op is " + f.op);
+      if (f.op != "spmv" && f.op != "sptv")
+        throw bad("storing_part is an SpMV and SpTV setting, but the op is " + f.op);
       f.storing_part = static_cast<int>(k);
     }
     // Absent in row-major binaries (and those written before column-major SpMM).

@@ -116,7 +116,8 @@ std::vector<std::vector<std::size_t>> branch_launches(const graph::Format& f,
   std::map<std::string, std::size_t> launch_of;
   for (std::size_t l = 0; l < plan.launches.size(); ++l) launch_of[plan.launches[l].kernel] = l;
   std::vector<std::vector<std::size_t>> out(static_cast<std::size_t>(std::max(0, branches)));
-  for (const auto& p : f.parts) {
+  for (const std::size_t i : f.launch_order()) {  // a storing part before the parts adding
+    const auto& p = f.parts[i];
     const auto b = part_branch(p);
     const auto it = launch_of.find(p.kernel);
     if (b >= 0 && b < branches && it != launch_of.end())

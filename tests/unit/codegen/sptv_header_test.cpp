@@ -115,3 +115,64 @@ TEST_CASE("Slice sub-graphs of every format and lane count compile under NVRTC f
                         .kernels.source});
   test::require_all_compile(jobs);
 }
+
+TEST_CASE("an SpTV branch's parts share a stream; a storing HYB part runs first, y not zeroed",
+          "[codegen][sptv]") {
+  // Fibers along mode 2 of one entry each but for (i, j) = (0, 0), which holds three: HYB at
+  // H = 1 puts every fiber's first entry in its ELL part and the two others in the COO tail.
+  SparseTensor t;
+  t.dims = {4, 3, 5};
+  t.idx.resize(3);
+  auto add = [&](std::int64_t i, std::int64_t j, std::int64_t k, double v) {
+    t.idx[0].push_back(i), t.idx[1].push_back(j), t.idx[2].push_back(k), t.val.push_back(v);
+  };
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 3; ++j) add(i, j, (i + 2 * j) % 5, 1.0 + i + 10.0 * j);
+  add(0, 0, 3, 7.0);
+  add(0, 0, 4, -2.0);
+  const auto m = sptv_matrix(t, 2, 0);
+  REQUIRE(graph::hyb_width(m, std::vector<char>(static_cast<std::size_t>(m.slices), 1)) == 1);
+  const std::vector<graph::SliceFormat> hyb(static_cast<std::size_t>(m.slices),
+                                            graph::SliceFormat::HYB);
+  codegen::EmitOptions eo;
+  eo.design = graph::sptv_design_options(m, "f32");
+  eo.sptv = graph::sptv_slices(m, hyb);
+
+  SECTION("one batch: the ELL part stores, the COO tail adds after it on the same stream") {
+    const auto e = codegen::generate(graph::sptv_graph(hyb, graph::slice_stats(m), 1), m.a, eo);
+    const auto& f = e.format;
+    REQUIRE(f.parts.size() == 2);
+    CHECK_FALSE(f.store_only);
+    CHECK(f.storing_part == 0);
+    CHECK(f.parts[0].reductions == std::vector<std::string>{"THREAD_BITMAP_RED"});
+    CHECK(f.parts[0].thread_loads == 4);
+    CHECK_FALSE(f.scales_output_first());
+    // Neither run() nor run_pipelined() zeroes y: the storing part writes every row first.
+    CHECK(e.host_header.find("cudaMemsetAsync(y") == std::string::npos);
+    CHECK(e.host_header.find("constexpr int kPartGroup[2] = {0, 0};") != std::string::npos);
+    // The binary keeps the storing part, and its reader checks it against the arrays.
+    const auto back = graph::from_safetensors(
+        io::parse_safetensors(io::serialize_safetensors(graph::to_safetensors(f, "t")), "f"), "f");
+    CHECK(back.storing_part == 0);
+    // y by the CPU walk of the format, from a y of NaN (beta = 0 never reads it).
+    const std::vector<double> v = {0.5, 1.0, -1.5, 2.0, 0.25};
+    const auto ref = sptv_reference_in_view_order(t, m, v).val;
+    CHECK(relative_l2_error(graph::interpret(f, v), ref) < 1e-6);
+  }
+  SECTION("three batches: each batch's two parts on its own stream group, no storing part") {
+    const auto b = graph::sptv_batched_graph(hyb, graph::slice_stats(m), 1, 3);
+    const auto e = codegen::generate(b.graph, m.a, eo);
+    CHECK(e.format.storing_part == -1);
+    CHECK(e.host_header.find("cudaMemsetAsync(y") != std::string::npos);
+    std::string want;
+    int parts = 0;
+    for (std::size_t i = 0; i < e.format.parts.size(); ++i)
+      if (e.format.parts[i].n_bmtb > 0) {
+        const auto& path = e.format.parts[i].path;
+        want += (parts++ ? ", " : "") + path.substr(0, path.find('.'));
+      }
+    CHECK(parts >= 4);
+    CHECK(e.host_header.find("kPartGroup[" + std::to_string(parts) + "] = {" + want + "};") !=
+          std::string::npos);
+  }
+}
