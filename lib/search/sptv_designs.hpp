@@ -26,7 +26,7 @@ struct SptvDesignContext {
   const std::vector<features::SliceInput>& inputs;  // one per non-empty slice
   graph::SliceStats stats;
   codegen::EmitOptions emit;  // design options of the view; the slice table is filled per design
-  int hyb_width = 0;          // HYB's H; 0: the mean non-empty fiber length of the HYB slices
+  int hyb_width = 0;          // HYB's H; 0: graph::hyb_width of the HYB slices
   int batches = 1;            // parts per slice format
   std::string name;           // the graph's name
   int coo_block_nnz = 0;  // column-sorted COO: entries a block at most (0: sorted_coo_block_nnz)

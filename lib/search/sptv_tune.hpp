@@ -27,7 +27,7 @@ struct SptvTuneOptions {
   double sparsity_threshold = 0.23;  // stage 1's sp
   std::string model;  // Slice-GCN file; "": configs/models/<arch>/slice_gcn.safetensors
   std::string arch;   // NVRTC target without a GPU ("": sm_90)
-  int hyb_width = 0;  // HYB's H; 0: the mean non-empty fiber length
+  int hyb_width = 0;  // HYB's H; 0: graph::hyb_width of the HYB slices
   // One format for every slice (CSR, COO, ELL, HYB or Dense) instead of the two-stage selection:
   // HTF against the single formats it chooses among. "": select.
   std::string slice_format;

@@ -16,12 +16,15 @@ using namespace sparsetune::graph;
 
 namespace {
 
-// `name` with its thread reduction given `loads` (none: the default left out).
+// `name` with its thread reduction given `loads` (0: the default, left out).
 Graph with_loads(const std::string& name, int loads) {
   Graph g = test::known_graph(name);
   for (auto& n : g.ops)
     if (n.op == "THREAD_TOTAL_RED" || n.op == "THREAD_BITMAP_RED") {
-      if (loads > 0) n.params["loads"] = loads;
+      if (loads > 0)
+        n.params["loads"] = loads;
+      else
+        n.params.erase("loads");
     }
   g.name = name + "-loads" + std::to_string(loads);
   validate(g, g.name);
