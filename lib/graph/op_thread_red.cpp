@@ -5,26 +5,30 @@ namespace sparsetune::graph {
 
 namespace {
 
-// `loads`: entries a thread loads together before it sums them. Their loads (value, column, x at
-// the column, the row step) then wait on memory side by side rather than one after another; the
-// sums keep the entries' order, so y is the same bit for bit.
-ParamSpec loads_param() {
-  return {"loads", ParamType::Int,
-          1,       1,
-          8,       "entries a thread loads together before summing them (1: one after another)",
-          true};
-}
-
-std::string loads_rule(const GraphState& s, const nlohmann::json& p) {
-  if (!p.contains("loads") || iparam(p, "loads") == 1) return "";
-  if (s.op == "spmm") return "loads > 1 serves SpMV and SpTV (SpMM's tiles load B by COL_TILE)";
-  if (s.col_lanes > 1) return "loads > 1 walks a thread's own entries, not COL_TILE's lane groups";
-  return "";
-}
-
-void apply_loads(Part& part, const nlohmann::json& p) {
-  part.thread_loads = p.contains("loads") ? static_cast<int>(iparam(p, "loads")) : 1;
-}
+// The thread level's common part. `loads`: entries a thread loads together before it sums them.
+// Their loads (value, column, x at the column, the row step) then wait on memory side by side
+// rather than one after another; the sums keep the entries' order, so y is the same bit for bit.
+class ThreadReduction : public ReductionOperator {
+ public:
+  RedLevel level() const override { return RedLevel::Thread; }
+  bool takes_any_row_order() const override { return true; }
+  std::vector<ParamSpec> params() const override {
+    return {{"loads", ParamType::Int, 1, 1, 8,
+             "entries a thread loads together before summing them (1: one after another)", true}};
+  }
+  std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
+    if (auto e = ReductionOperator::precondition(s, p); !e.empty()) return e;
+    if (!p.contains("loads") || iparam(p, "loads") == 1) return "";
+    if (s.op == "spmm") return "loads > 1 serves SpMV and SpTV (SpMM's tiles load B by COL_TILE)";
+    if (s.col_lanes > 1)
+      return "loads > 1 walks a thread's own entries, not COL_TILE's lane groups";
+    return "";
+  }
+  std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
+    part.thread_loads = p.contains("loads") ? static_cast<int>(iparam(p, "loads")) : 1;
+    return ReductionOperator::apply(part, p);
+  }
+};
 
 // All entries of the thread belong to one row: one sum.
 class ThreadTotalModel final : public ReductionModel {
@@ -67,23 +71,12 @@ class ThreadBitmapModel final : public ReductionModel {
   }
 };
 
-class ThreadTotalRed final : public ReductionOperator {
+class ThreadTotalRed final : public ThreadReduction {
  public:
-  std::vector<ParamSpec> params() const override { return {loads_param()}; }
-  std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
-    const auto e = ReductionOperator::precondition(s, p);
-    return e.empty() ? loads_rule(s, p) : e;
-  }
-  std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
-    apply_loads(part, p);
-    return ReductionOperator::apply(part, p);
-  }
   const char* name() const override { return "THREAD_TOTAL_RED"; }
   const char* summary() const override {
     return "Each thread sums its entries into one result (its entries share a row)";
   }
-  RedLevel level() const override { return RedLevel::Thread; }
-  bool takes_any_row_order() const override { return true; }
   std::vector<Arr> reads() const override {
     return {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size,
             Arr::bmt_row,      Arr::nz_col,     Arr::nz_val};
@@ -95,24 +88,13 @@ class ThreadTotalRed final : public ReductionOperator {
   void check(const Part& part) const override { require_one_row(part, Level::BMT, name()); }
 };
 
-class ThreadBitmapRed final : public ReductionOperator {
+class ThreadBitmapRed final : public ThreadReduction {
  public:
-  std::vector<ParamSpec> params() const override { return {loads_param()}; }
-  std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
-    const auto e = ReductionOperator::precondition(s, p);
-    return e.empty() ? loads_rule(s, p) : e;
-  }
-  std::vector<Part> apply(Part& part, const nlohmann::json& p) const override {
-    apply_loads(part, p);
-    return ReductionOperator::apply(part, p);
-  }
   const char* name() const override { return "THREAD_BITMAP_RED"; }
   const char* summary() const override {
     return "Each thread sums its entries row by row, marking row changes per entry; finished rows "
            "are flushed to the next non-collective level";
   }
-  RedLevel level() const override { return RedLevel::Thread; }
-  bool takes_any_row_order() const override { return true; }
   std::vector<Arr> reads() const override {
     return {Arr::bmt_first_nz, Arr::bmt_stride, Arr::bmt_size,    Arr::bmt_row,
             Arr::nz_col,       Arr::nz_val,     Arr::nz_row_delta};

@@ -13,6 +13,7 @@
 
 using namespace sparsetune;
 using namespace sparsetune::graph;
+using test::rule_broken;
 
 namespace {
 
@@ -29,17 +30,6 @@ Graph with_loads(const std::string& name, int loads) {
   g.name = name + "-loads" + std::to_string(loads);
   validate(g, g.name);
   return g;
-}
-
-std::string rule_broken(nlohmann::json ops, const std::string& op = "spmv") {
-  try {
-    Graph g = graph_from_json(
-        {{"format", "sparsetune-graph"}, {"version", 1}, {"op", op}, {"ops", std::move(ops)}});
-    validate(g, "g.json");
-  } catch (const GraphError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

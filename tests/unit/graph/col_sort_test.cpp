@@ -11,6 +11,7 @@
 
 using namespace sparsetune;
 using namespace sparsetune::graph;
+using test::rule_broken;
 
 namespace {
 
@@ -28,16 +29,6 @@ Graph sorted_graph(int rows, int nnz_per_thread, bool shared) {
       {{"format", "sparsetune-graph"}, {"version", 1}, {"name", "sorted"}, {"ops", ops}});
   validate(g, "sorted");
   return g;
-}
-
-std::string rule_broken(const nlohmann::json& ops) {
-  try {
-    Graph g = graph_from_json({{"format", "sparsetune-graph"}, {"version", 1}, {"ops", ops}});
-    validate(g, "g.json");
-  } catch (const GraphError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

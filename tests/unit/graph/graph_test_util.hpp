@@ -11,6 +11,7 @@
 
 #include "core/convert.hpp"
 #include "core/matrix.hpp"
+#include "graph/graph.hpp"
 #include "io/matrix_file.hpp"
 
 namespace sparsetune::test {
@@ -21,6 +22,18 @@ inline double max_abs_diff(const std::vector<double>& a, const std::vector<doubl
   double d = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
   return d;
+}
+
+// The error validating a graph of these ops gives ("" when the graph is valid).
+inline std::string rule_broken(const nlohmann::json& ops, const std::string& op = "spmv") {
+  try {
+    graph::Graph g = graph::graph_from_json(
+        {{"format", "sparsetune-graph"}, {"version", 1}, {"op", op}, {"ops", ops}});
+    graph::validate(g, "g.json");
+  } catch (const graph::GraphError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 inline Csr64 from_triples(std::int64_t rows, std::int64_t cols,
