@@ -52,6 +52,13 @@ std::string default_slice_model(const std::string& arch) {
 TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (o.dtype != "f64" && o.dtype != "f32")
     throw Error("tune --op sptv: --dtype must be f64 or f32 (got '" + o.dtype + "')");
+  // Options checked before the tensor is read (minutes at 10^8 entries).
+  if (o.batches < 1 || o.batches > 64) throw Error("tune --op sptv: --batches must be 1 to 64");
+  if (o.coo_block_nnz < 0)
+    throw Error("tune --op sptv: --coo-block-nnz must be 0 (chosen per part) or more");
+  if (o.hyb_width < 0 || o.hyb_width > (1 << 30))
+    throw Error("tune --op sptv: --hyb-width must be 1 to 2^30, or 0 for the default (got " +
+                std::to_string(o.hyb_width) + ")");
   // Each step's seconds at -v: where a tune of a large tensor spends its time.
   auto last = std::chrono::steady_clock::now();
   const auto step = [&](const char* what) {
@@ -120,7 +127,6 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
     for (const auto& in : inputs)
       choices.push_back({in.slice, static_cast<int>(*forced), "forced"});
   step("selection");
-  if (o.batches < 1 || o.batches > 64) throw Error("tune --op sptv: --batches must be 1 to 64");
   SptvDesignContext dc{m,
                        inputs,
                        graph::slice_stats(m),
@@ -129,8 +135,6 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                        o.batches,
                        "sptv-" + tensor_name(o.tensor) + "-mode" + std::to_string(o.mode),
                        o.coo_block_nnz};
-  if (o.coo_block_nnz < 0)
-    throw Error("tune --op sptv: --coo-block-nnz must be 0 (chosen per part) or more");
   dc.emit.design = graph::sptv_design_options(m, o.dtype);
   // Ranked by transfers the pipeline's time follows the bytes it sends: 24-bit column words.
   dc.emit.optimizer.split_words = o.rank_transfers;

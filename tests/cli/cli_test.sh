@@ -315,6 +315,12 @@ expect_fail "tune --op sptv without --mode" "needs --mode" "$st" tune "$tns" --o
 expect_fail "tune --op sptv with a mode too large" "--mode 3 is not a mode" \
   "$st" tune "$tns" --op sptv --mode 3 --budget 0 -o "$tmp/sptv-bad"
 [ ! -e "$tmp/sptv-bad" ] && ok || bad "a refused sptv tune left an output folder"
+for opt in "--hyb-width -3" "--coo-block-nnz -5" "--batches 0"; do
+  # shellcheck disable=SC2086  # the option and its value are two words
+  expect_fail "tune --op sptv $opt" "${opt%% *} must be" \
+    "$st" tune "$tns" --op sptv --mode 0 --budget 0 $opt -o "$tmp/sptv-bad"
+  [ ! -e "$tmp/sptv-bad" ] && ok || bad "a refused sptv tune ($opt) left an output folder"
+done
 printf '1 1 1 x\n' >"$tmp/bad.tns"
 expect_fail "tune --op sptv of a malformed tensor" "bad.tns" \
   "$st" tune "$tmp/bad.tns" --op sptv --mode 0 --budget 0 -o "$tmp/sptv-bad"
