@@ -204,6 +204,12 @@ class PartBuilder {
         code["thread"] = section(code, "thread_loads");
         if (code["thread"].empty()) throw Error(r + " has no batched-loads fragment");
       }
+      // $THREAD_RANGE: the thread block's first row and entry range (skeleton.cu's
+      // thread_range), one text for every variant of the thread-level fragments.
+      if (op->level() == RedLevel::Thread)
+        code["thread"] = fill_slots(
+            code["thread"],
+            {{"THREAD_RANGE", section(template_sections("skeleton.cu"), "thread_range")}});
       stages_.push_back(
           {std::move(code), op->level(), op->level() == RedLevel::Warp ? "to_warp" : "to_block"});
     }

@@ -78,6 +78,12 @@ const unsigned st_gmask =
     $COL_LANES == 32 ? ST_FULL_MASK : ((1u << ($COL_LANES & 31)) - 1u) << st_g0;
 // One path for the whole group, so that its shuffles stay together.
 const bool st_full = __all_sync(st_gmask, ST_TILE_FULL(t_sum));
+//@ thread_range
+// A thread block's first row and entry range (entries first, first + stride, ... size of them).
+t_row = A_bmt_row(bmt);
+const st_idx_t first = A_bmt_first_nz(bmt);
+const st_idx_t stride = A_bmt_stride(bmt);
+const st_idx_t size = A_bmt_size(bmt);
 //@ part_head
 static __device__ void
 //@ part_args

@@ -3,10 +3,7 @@
 st_idx_t t_row = -1;
 st_acc_t t_sum = 0;
 if (t_active) {
-  t_row = A_bmt_row(bmt);
-  const st_idx_t first = A_bmt_first_nz(bmt);
-  const st_idx_t stride = A_bmt_stride(bmt);
-  const st_idx_t size = A_bmt_size(bmt);
+  $THREAD_RANGE
   for (st_idx_t k = 0; k < size; ++k) {
     const st_idx_t nz = first + k * stride;
     const st_idx_t step = A_nz_row_delta(nz);
@@ -26,10 +23,7 @@ $EMIT(t_row, t_sum)
 st_idx_t t_row = -1;
 st_acc_t t_sum = 0;
 if (t_active) {
-  t_row = A_bmt_row(bmt);
-  const st_idx_t first = A_bmt_first_nz(bmt);
-  const st_idx_t stride = A_bmt_stride(bmt);
-  const st_idx_t size = A_bmt_size(bmt);
+  $THREAD_RANGE
   for (st_idx_t k0 = 0; k0 < size; k0 += $LOADS) {
     st_acc_t st_p[$LOADS];
     st_idx_t st_d[$LOADS];
@@ -64,10 +58,7 @@ $EMIT(t_row, t_sum)
 st_idx_t t_row = -1;
 st_acc_t t_sum = 0;
 if (t_active) {  // uniform over the group: every lane of it walks the same thread block
-  t_row = A_bmt_row(bmt);
-  const st_idx_t first = A_bmt_first_nz(bmt);
-  const st_idx_t stride = A_bmt_stride(bmt);
-  const st_idx_t size = A_bmt_size(bmt);
+  $THREAD_RANGE
   $LANE_GROUP
   for (st_idx_t k0 = 0; k0 < size; k0 += $COL_LANES) {
     // A lane past the end reads the first entry again (no row step); its copy is never used.
