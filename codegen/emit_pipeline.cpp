@@ -84,10 +84,10 @@ inline cudaError_t load_host(const char* path, HostFormat* h, int streams) {
   }
   h->streams = streams;
   std::uint64_t need[kMaxStreams] = {};
-  for (int p = 0; p < kParts; ++p)
-    need[kPartGroup[p] % streams] = part_bytes(p) > need[kPartGroup[p] % streams]
-                                        ? part_bytes(p)
-                                        : need[kPartGroup[p] % streams];
+  for (int p = 0; p < kParts; ++p) {
+    const int s = kPartGroup[p] % streams;  // the stream part p runs on
+    if (part_bytes(p) > need[s]) need[s] = part_bytes(p);
+  }
   e = cudaEventCreateWithFlags(&h->ready, cudaEventDisableTiming);
   for (int s = 0; e == cudaSuccess && s < streams; ++s) {
     e = cudaStreamCreateWithFlags(&h->stream[s], cudaStreamNonBlocking);

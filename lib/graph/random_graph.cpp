@@ -55,6 +55,14 @@ nlohmann::json draw_params(const Operator& op, std::mt19937_64& rng, const Rando
   return p;
 }
 
+// `p` with every default filled in the way validate() will (implicit parameters stay out), so
+// preconditions see every parameter.
+nlohmann::json with_defaults(const Operator& op, nlohmann::json p) {
+  for (const auto& sp : op.params())
+    if (!p.contains(sp.name) && !sp.implicit) p[sp.name] = sp.fallback;
+  return p;
+}
+
 // Appends an operator of `stage` whose precondition holds (with fresh parameters); false if none.
 bool append(std::vector<OpNode>& ops, GraphState& s, Stage stage, std::mt19937_64& rng,
             const RandomGraphOptions& o, bool allow_div) {
@@ -66,10 +74,10 @@ bool append(std::vector<OpNode>& ops, GraphState& s, Stage stage, std::mt19937_6
     // Three draws, then the defaults alone (a parameter the op here refuses, such as a thread
     // reduction's `loads` for SpMM, then never keeps the operator out).
     for (int attempt = 0; attempt < 4; ++attempt) {
-      OpNode n{op->name(), attempt < 3 ? draw_params(*op, rng, o) : nlohmann::json::object(), {}};
-      // Fill defaults the way validate() will, so preconditions see every parameter.
-      for (const auto& sp : op->params())
-        if (!n.params.contains(sp.name) && !sp.implicit) n.params[sp.name] = sp.fallback;
+      OpNode n{
+          op->name(),
+          with_defaults(*op, attempt < 3 ? draw_params(*op, rng, o) : nlohmann::json::object()),
+          {}};
       if (!op->rule(s, n.params).empty()) continue;
       if (op->branches(n.params) > 0 && !allow_div) break;
       op->advance(s, n.params);
@@ -118,17 +126,10 @@ std::vector<OpNode> draw_list(std::mt19937_64& rng, const RandomGraphOptions& o,
           r && r->level() == level && r->tc_width() == 0)
         pool.push_back(r);
     const auto* r = pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(rng)];
-    OpNode n{r->name(), draw_params(*r, rng, o), {}};
-    auto fill = [&] {
-      for (const auto& sp : r->params())
-        if (!n.params.contains(sp.name) && !sp.implicit) n.params[sp.name] = sp.fallback;
-    };
-    fill();
-    if (!r->rule(s, n.params).empty()) {  // drawn parameters the op here refuses: the defaults
-      n.params = nlohmann::json::object();
-      fill();
-      if (!r->rule(s, n.params).empty()) continue;
-    }
+    OpNode n{r->name(), with_defaults(*r, draw_params(*r, rng, o)), {}};
+    // Drawn parameters the op here refuses: the defaults alone.
+    if (!r->rule(s, n.params).empty()) n.params = with_defaults(*r, nlohmann::json::object());
+    if (!r->rule(s, n.params).empty()) continue;
     r->advance(s, n.params);
     ops.push_back(std::move(n));
   }

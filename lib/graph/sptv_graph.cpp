@@ -117,7 +117,7 @@ std::vector<OpNode> slice_format_ops(SliceFormat f, int hyb_width, int lanes, in
 }
 
 int hyb_width(const SptvMatrix& m, const std::vector<char>& hyb_slice) {
-  std::vector<std::int64_t> reach;  // reach[k]: marked fibers of at least k + 1 entries
+  std::vector<std::int64_t> reach;  // reach[k]: marked fibers of exactly k + 1 entries (first)
   std::int64_t fibers = 0;
   for (std::int64_t r = 0; r < m.a.rows; ++r) {
     const auto sl = m.row_slice[static_cast<std::size_t>(r)];
