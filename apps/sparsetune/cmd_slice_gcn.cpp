@@ -1,12 +1,13 @@
 // `sparsetune slice-gcn collect T.tns... -o T.csv` times sampled slices in every slice format on
 // the GPU; `slice-gcn train --timings T.csv -o MODEL` labels slices from those times, trains
 // Slice-GCN and reports held-out accuracy beside XGBoost's; `slice-gcn sp` re-derives stage 1's
-// threshold from them.
+// threshold from them; `slice-gcn merge` makes one label file of several collections.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 #include <tuple>
@@ -375,6 +376,60 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                                    time_line(r.gcn_time)},
                  {"rule", fixed(100 * r.rule_accuracy, 1) + " % right; " + time_line(r.rule_time)},
                  {"model", path}});
+  });
+
+  // Several collections as one label file.
+  auto* merge = cmd->add_subcommand(
+      "merge",
+      "Merge per-slice timings of several collections: the geometric mean per slice "
+      "and format");
+  struct MergeOptions {
+    std::vector<std::string> inputs;
+    std::string out;
+  };
+  auto mo = std::make_shared<MergeOptions>();
+  merge->add_option("timings", mo->inputs, "CSVs written by slice-gcn collect")
+      ->required()
+      ->check(CLI::ExistingFile);
+  merge->add_option("-o,--out", mo->out, "The merged CSV")->required();
+  merge->callback([mo, &g] {
+    const auto out_dir = std::filesystem::absolute(mo->out).lexically_normal().parent_path();
+    std::vector<std::vector<models::SliceTiming>> collections;
+    for (const auto& path : mo->inputs) {
+      auto records = models::read_slice_timings(path);
+      // Names are relative to their CSV; the merged file names them relative to itself.
+      const auto dir = std::filesystem::absolute(path).lexically_normal().parent_path();
+      for (auto& r : records)
+        r.tensor = (dir / r.tensor).lexically_normal().lexically_relative(out_dir).string();
+      collections.push_back(std::move(records));
+    }
+    const auto merged = models::merge_slice_timings(collections);
+    const auto labels = models::label_slices(merged);
+    std::map<std::string, int> label_of;
+    for (const auto& l : labels) label_of[models::slice_key(l.tensor, l.mode, l.slice)] = l.format;
+    std::string names;
+    for (const auto& p : mo->inputs) names += " " + std::filesystem::path(p).filename().string();
+    io::write_file_atomic(mo->out,
+                          "# geometric mean of" + names + "\n" + search::slice_timings_csv(merged));
+    // How often each collection alone names the merged label: the collections' noise.
+    nlohmann::json agree = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows = {{"collection", "slices", "same label as merged"}};
+    for (std::size_t i = 0; i < collections.size(); ++i) {
+      int same = 0;
+      const auto own = models::label_slices(collections[i]);
+      for (const auto& l : own)
+        same += label_of.at(models::slice_key(l.tensor, l.mode, l.slice)) == l.format;
+      const double share = own.empty() ? 0.0 : static_cast<double>(same) / own.size();
+      agree.push_back({{"timings", mo->inputs[i]}, {"slices", own.size()}, {"same_label", share}});
+      rows.push_back({mo->inputs[i], std::to_string(own.size()), fixed(100 * share, 1) + " %"});
+    }
+    if (g.json)
+      return print_json({{"slices", labels.size()},
+                         {"records", merged.size()},
+                         {"collections", agree},
+                         {"wrote", mo->out}});
+    rows.push_back({"merged", std::to_string(labels.size()), "wrote " + mo->out});
+    print_table(rows);
   });
 
   // sp from measured best formats (§4.3).

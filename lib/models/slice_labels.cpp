@@ -97,4 +97,31 @@ std::vector<SliceTiming> read_slice_timings(const std::string& path) {
   return out;
 }
 
+std::vector<SliceTiming> merge_slice_timings(
+    const std::vector<std::vector<SliceTiming>>& collections) {
+  // Tensors are matched by file name, as slice_key matches them across machines; each is named
+  // as the first collection that timed it names it.
+  std::map<std::string, std::string> name_of;
+  std::map<std::tuple<std::string, int, std::int64_t, int>, std::pair<double, int>> logs;
+  for (const auto& c : collections)
+    for (const auto& r : c)
+      if (std::isfinite(r.time_us) && r.time_us > 0) {
+        const auto file = std::filesystem::path(r.tensor).filename().string();
+        name_of.emplace(file, r.tensor);
+        auto& [sum, n] = logs[{file, r.mode, r.slice, r.format}];
+        sum += std::log(r.time_us);
+        ++n;
+      }
+  std::vector<SliceTiming> out;
+  out.reserve(logs.size());
+  for (const auto& [k, v] : logs) {
+    SliceTiming r;
+    std::tie(r.tensor, r.mode, r.slice, r.format) = k;
+    r.tensor = name_of.at(r.tensor);
+    r.time_us = std::exp(v.first / v.second);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace sparsetune::models

@@ -53,4 +53,12 @@ double time_ratio(const SliceLabel& l, int format);
 // Throws InputError naming the file, line and field on a malformed record.
 std::vector<SliceTiming> read_slice_timings(const std::string& path);
 
+// Several collections of the same slices as one: per (tensor, mode, slice, format), the geometric
+// mean of the times the collections measured (a collection cut short adds only what it timed).
+// One collection's noise decides a near-tie; the mean of several decides it more often the same
+// way. Tensors are matched by file name (slice_key's rule), named as the first collection names
+// them. Records with a non-finite or non-positive time are left out.
+std::vector<SliceTiming> merge_slice_timings(
+    const std::vector<std::vector<SliceTiming>>& collections);
+
 }  // namespace sparsetune::models

@@ -417,5 +417,25 @@ expect_fail "slice-gcn collect of a matrix along another mode" "general_real.mtx
   "$st" slice-gcn collect "$tns" "$root/tests/data/general_real.mtx" --mode 0 -o "$tmp/labels.csv"
 [ ! -e "$tmp/labels.csv" ] && ok || bad "a refused slice-gcn collect wrote its CSV"
 
+# Two collections in two folders, merged into a third: names relative to the merged file,
+# times the geometric mean (2 and 8 -> 4).
+mkdir -p "$tmp/ra" "$tmp/rb" "$tmp/merged"
+printf '# measured on A\ntensor,mode,slice,format,time_us\n../t/g.tns,0,1,CSR,2\n../t/g.tns,0,1,COO,3\n' >"$tmp/ra/l.csv"
+printf 'tensor,mode,slice,format,time_us\n../t/g.tns,0,1,CSR,8\n../t/g.tns,0,1,COO,3\n' >"$tmp/rb/l.csv"
+expect_ok "slice-gcn merge" "$st" --json slice-gcn merge "$tmp/ra/l.csv" "$tmp/rb/l.csv" \
+  -o "$tmp/merged/m.csv"
+grep -qx '\.\./t/g.tns,0,1,CSR,4' "$tmp/merged/m.csv" && ok ||
+  bad "slice-gcn merge: CSR's mean of 2 and 8 is not 4, or g.tns is misnamed"
+grep -qx '\.\./t/g.tns,0,1,COO,3' "$tmp/merged/m.csv" && ok ||
+  bad "slice-gcn merge: COO's mean of 3 and 3 is not 3"
+grep -q '"same_label": 0.0' "$tmp/out" && grep -q '"same_label": 1.0' "$tmp/out" && ok ||
+  bad "slice-gcn merge: collection A labels CSR, B and the merge COO"
+printf 'tensor,mode,slice,format,time_us\ng.tns,0,x,CSR,1\n' >"$tmp/rb/bad.csv"
+expect_fail "slice-gcn merge names a bad field" "bad.csv:2.*field slice" \
+  "$st" slice-gcn merge "$tmp/ra/l.csv" "$tmp/rb/bad.csv" -o "$tmp/merged/bad.csv"
+expect_fail "slice-gcn merge of a missing file" "nope.csv" \
+  "$st" slice-gcn merge "$tmp/ra/l.csv" "$tmp/nope.csv" -o "$tmp/merged/bad.csv"
+[ ! -e "$tmp/merged/bad.csv" ] && ok || bad "a refused slice-gcn merge wrote its CSV"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

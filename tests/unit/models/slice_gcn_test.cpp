@@ -405,6 +405,30 @@ TEST_CASE("labels are the fastest measured format per slice", "[models][gcn]") {
     REQUIRE_THROWS_WITH(read_slice_timings(path), Catch::Contains("field mode"));
     std::filesystem::remove(path);
   }
+  SECTION("collections merged: the geometric mean per slice and format, tensors by file name") {
+    const std::vector<SliceTiming> a = {{"../x/a.tns", 0, 3, 0, 2.0},
+                                        {"../x/a.tns", 0, 3, 1, 3.0},
+                                        {"../x/a.tns", 0, 5, 2, -1.0}};  // a failed run
+    const std::vector<SliceTiming> b = {{"a.tns", 0, 3, 0, 8.0},         // the same file elsewhere
+                                        {"a.tns", 0, 3, 1, 3.0},
+                                        {"a.tns", 0, 5, 2, 4.0},   // timed by b alone
+                                        {"a.tns", 1, 3, 0, 1.0}};  // another mode
+    const auto m = merge_slice_timings({a, b});
+    REQUIRE(m.size() == 4);
+    for (const auto& r : m) CHECK(r.tensor == "../x/a.tns");  // the first collection's name
+    CHECK(m[0].mode == 0);
+    CHECK(m[0].slice == 3);
+    CHECK(m[0].format == 0);
+    CHECK(m[0].time_us == Approx(4.0));  // sqrt(2 * 8)
+    CHECK(m[1].time_us == Approx(3.0));
+    CHECK(m[2].slice == 5);
+    CHECK(m[2].time_us == Approx(4.0));
+    CHECK(m[3].mode == 1);
+    // a alone labels slice 3 CSR (2 < 3); merged, COO's 3 beats CSR's 4.
+    CHECK(label_slices(a)[0].format == 0);
+    CHECK(label_slices(m)[0].format == 1);
+    CHECK(merge_slice_timings({}).empty());
+  }
 }
 
 TEST_CASE("stage 1 sends dense slices to Dense, stage 2 the rest to the classifier",
