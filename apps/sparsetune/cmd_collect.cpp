@@ -45,9 +45,9 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--runs", o->slices.runs,
-                  "SpTV and --row-orders: timed runs per slice and format, or per order")
-      ->check(CLI::Range(1, 10000))
-      ->capture_default_str();
+                  "SpTV and --row-orders: timed runs per slice and format (default 60), or per "
+                  "order (default 20)")
+      ->check(CLI::Range(1, 10000));
   cmd->add_option("--dtype", o->c.dtype, "Value type (SpTV: f32 unless given)")
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();
@@ -97,7 +97,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
       ro.db_path = o->c.db_path;
       ro.gen_dir = o->c.gen_dir;
       ro.timing.dtype = cmd->count("--dtype") ? o->c.dtype : "f32";
-      ro.timing.runs = o->slices.runs;
+      if (cmd->count("--runs")) ro.timing.runs = o->slices.runs;
       if (!o->c.ns.empty()) ro.timing.n.assign(o->c.ns.begin(), o->c.ns.end());
       ro.stop = o->c.stop;
       ro.progress = o->c.progress;
