@@ -51,9 +51,10 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                   "sptv: entries a column-sorted COO thread block holds at most (0: a "
                   "thousandth of the part's, 4096 to 65536)")
       ->capture_default_str();
-  cmd->add_option("--hyb-width", t->hyb_width,
-                  "sptv: HYB's threshold H (default: the longest fiber length a third of the HYB slices' "
-                  "fibers reach)");
+  cmd->add_option(
+      "--hyb-width", t->hyb_width,
+      "sptv: HYB's threshold H (default: the longest fiber length a third of the HYB slices' "
+      "fibers reach)");
   cmd->add_option("--batches", t->batches,
                   "sptv: parts per slice format, for kernel.h's pipelined run from host memory")
       ->capture_default_str();

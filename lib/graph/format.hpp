@@ -69,7 +69,7 @@ struct PartFormat {
   std::int64_t shmem_rows = 0;  // shared accumulators per block (SHMEM_OFFSET_RED)
   std::vector<std::string> reductions;
   int thread_loads = 1;  // entries a thread loads together before summing them (THREAD_*_RED)
-  bool atomic = false;  // results reach y through atomics
+  bool atomic = false;   // results reach y through atomics
   // Loops the Optimizer found to run at most once (their code becomes a plain `if`).
   bool single_bmtb_round = false, single_warp_round = false, single_thread_round = false;
   // Threads no operator cut, strided over their parent: 0 none derived, 1 the warp block

@@ -71,7 +71,7 @@ struct Part {
   std::int64_t max_blocks = std::int64_t{1} << 20;  // grid cap (grid-stride loop beyond)
   std::vector<std::string> reductions;              // implementing operators, in order
   std::int64_t shmem_rows_limit = 4096;
-  int thread_loads = 1;  // entries a thread loads together (THREAD_*_RED's `loads`)
+  int thread_loads = 1;                 // entries a thread loads together (THREAD_*_RED's `loads`)
   std::int64_t max_stored = INT64_MAX;  // entries padding may grow the part to (DesignOptions)
 
   // Arrays an operator builds whole (TC_COMPRESS's dense unfolding), and its TC block width.
