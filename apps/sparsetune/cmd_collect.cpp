@@ -44,9 +44,11 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
                   "SpTV: slices sampled per tensor and mode, each timed in every slice format")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  // Each kind of timing keeps its own default; the help names both from their options.
   cmd->add_option("--runs", o->slices.runs,
-                  "SpTV and --row-orders: timed runs per slice and format (default 60), or per "
-                  "order (default 20)")
+                  "SpTV and --row-orders: timed runs per slice and format (default " +
+                      std::to_string(o->slices.runs) + "), or per order (default " +
+                      std::to_string(search::RowOrderTimingOptions{}.runs) + ")")
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--dtype", o->c.dtype, "Value type (SpTV: f32 unless given)")
       ->check(CLI::IsMember({"f64", "f32"}))

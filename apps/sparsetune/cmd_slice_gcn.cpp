@@ -30,6 +30,18 @@ std::string time_line(const models::SliceTrainingReport::ByTime& b) {
          fixed(b.slowdown, 3) + "x";
 }
 
+// The folder a timings CSV names its tensors from.
+std::filesystem::path csv_folder(const std::string& csv) {
+  return std::filesystem::absolute(csv).lexically_normal().parent_path();
+}
+
+// A tensor's name in a timings CSV of `folder`: relative to it, as train and sp look tensors up;
+// lexically, so that a tensor linked into the folder is named by its link, not by where the link
+// points.
+std::string csv_name(const std::filesystem::path& folder, const std::filesystem::path& tensor) {
+  return std::filesystem::absolute(tensor).lexically_normal().lexically_relative(folder).string();
+}
+
 // Labels measured on the GPU: every tensor, every mode asked, sampled slices in all formats.
 void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
   auto* c = cmd.add_subcommand(
@@ -67,7 +79,7 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
   c->add_option("--dtype", o->t.dtype, "f32 or f64")->capture_default_str();
   c->add_option("--runs", o->t.runs, "Timed runs per slice and format")->capture_default_str();
   c->callback([o, &g] {
-    const auto out_dir = std::filesystem::absolute(o->out).lexically_normal().parent_path();
+    const auto out_dir = csv_folder(o->out);
     std::vector<models::SliceTiming> all;
     std::vector<std::vector<std::string>> rows = {{"tensor", "mode", "slices", "records", "notes"}};
     nlohmann::json runs = nlohmann::json::array();
@@ -98,10 +110,7 @@ void add_slice_gcn_collect(CLI::App& cmd, const GlobalOptions& g) {
         auto t = o->t;
         t.tensor = path;
         t.mode = k;
-        // Relative to the CSV, as train and sp look tensors up; lexically, so that a tensor
-        // linked into the CSV's folder is named by its link, not by where the link points.
-        t.label =
-            std::filesystem::absolute(path).lexically_normal().lexically_relative(out_dir).string();
+        t.label = csv_name(out_dir, path);
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = search::time_slices(tensor, t);
         const double seconds =
@@ -393,14 +402,13 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::ExistingFile);
   merge->add_option("-o,--out", mo->out, "The merged CSV")->required();
   merge->callback([mo, &g] {
-    const auto out_dir = std::filesystem::absolute(mo->out).lexically_normal().parent_path();
+    const auto out_dir = csv_folder(mo->out);
     std::vector<std::vector<models::SliceTiming>> collections;
     for (const auto& path : mo->inputs) {
       auto records = models::read_slice_timings(path);
       // Names are relative to their CSV; the merged file names them relative to itself.
-      const auto dir = std::filesystem::absolute(path).lexically_normal().parent_path();
-      for (auto& r : records)
-        r.tensor = (dir / r.tensor).lexically_normal().lexically_relative(out_dir).string();
+      const auto dir = csv_folder(path);
+      for (auto& r : records) r.tensor = csv_name(out_dir, dir / r.tensor);
       collections.push_back(std::move(records));
     }
     const auto merged = models::merge_slice_timings(collections);
