@@ -27,7 +27,8 @@ std::uint64_t seeded_hash(const std::string& fp, std::uint64_t seed) {
 }  // namespace
 
 MatrixSplit split_matrices(const std::vector<SplitItem>& items, const SplitOptions& opt) {
-  if (!(opt.test_fraction > 0 && opt.test_fraction < 1))
+  const bool named = !opt.held_out.empty();
+  if (!named && !(opt.test_fraction > 0 && opt.test_fraction < 1))
     throw Error("split: the test fraction must be between 0 and 1");
   if (opt.nnz_bins < 1 || opt.folds < 2) throw Error("split: needs 1+ nnz bins and 2+ folds");
   const std::size_t n = items.size();
@@ -60,33 +61,48 @@ MatrixSplit split_matrices(const std::vector<SplitItem>& items, const SplitOptio
       return hash[x] != hash[y] ? hash[x] < hash[y] : items[x].fingerprint < items[y].fingerprint;
     });
   };
-  std::vector<std::size_t> pool;  // matrices alone in their stratum
-  for (auto& [name, members] : strata) {
-    if (members.size() < 2) {
-      pool.push_back(members.front());
-      continue;
+  std::size_t found = 0;  // items whose name opt.held_out lists
+  if (named) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& key = items[i].name.empty() ? items[i].fingerprint : items[i].name;
+      s.test[i] = opt.held_out.count(key) > 0;
+      found += s.test[i];
     }
-    hash_order(members);
-    const auto m = static_cast<long>(members.size());
-    const long t = std::clamp(std::lround(static_cast<double>(m) * opt.test_fraction), 1L, m - 1);
-    for (long k = 0; k < t; ++k) s.test[members[k]] = true;
+    if (found == 0)
+      throw Error("split: none of the " + std::to_string(opt.held_out.size()) +
+                  " matrices named to be held out is in the database");
+    if (found == n)
+      throw Error("split: all " + std::to_string(n) +
+                  " matrices are named to be held out: none is left to train on");
+  } else {
+    std::vector<std::size_t> pool;  // matrices alone in their stratum
+    for (auto& [name, members] : strata) {
+      if (members.size() < 2) {
+        pool.push_back(members.front());
+        continue;
+      }
+      hash_order(members);
+      const auto m = static_cast<long>(members.size());
+      const long t = std::clamp(std::lround(static_cast<double>(m) * opt.test_fraction), 1L, m - 1);
+      for (long k = 0; k < t; ++k) s.test[members[k]] = true;
+    }
+    // The pool in nnz order: systematic sampling keeps its sizes spread over both parts; where
+    // in each stride the test matrix falls comes from the seed.
+    std::sort(pool.begin(), pool.end(), [&](std::size_t x, std::size_t y) {
+      return bin[x] != bin[y] ? bin[x] < bin[y] : hash[x] < hash[y];
+    });
+    const double phase = static_cast<double>(mix(opt.seed) % 1000) / 1000.0;
+    for (std::size_t k = 0; k < pool.size(); ++k) {
+      const double a = static_cast<double>(k) * opt.test_fraction + phase;
+      const double b = static_cast<double>(k + 1) * opt.test_fraction + phase;
+      if (std::floor(b) > std::floor(a)) s.test[pool[k]] = true;
+    }
+    // Never an empty part.
+    if (std::none_of(s.test.begin(), s.test.end(), [](bool t) { return t; }))
+      s.test[by_nnz[n / 2]] = true;
+    if (std::all_of(s.test.begin(), s.test.end(), [](bool t) { return t; }))
+      s.test[by_nnz[n / 2]] = false;
   }
-  // The pool in nnz order: systematic sampling keeps its sizes spread over both parts; where in
-  // each stride the test matrix falls comes from the seed.
-  std::sort(pool.begin(), pool.end(), [&](std::size_t x, std::size_t y) {
-    return bin[x] != bin[y] ? bin[x] < bin[y] : hash[x] < hash[y];
-  });
-  const double phase = static_cast<double>(mix(opt.seed) % 1000) / 1000.0;
-  for (std::size_t k = 0; k < pool.size(); ++k) {
-    const double a = static_cast<double>(k) * opt.test_fraction + phase;
-    const double b = static_cast<double>(k + 1) * opt.test_fraction + phase;
-    if (std::floor(b) > std::floor(a)) s.test[pool[k]] = true;
-  }
-  // Never an empty part.
-  if (std::none_of(s.test.begin(), s.test.end(), [](bool t) { return t; }))
-    s.test[by_nnz[n / 2]] = true;
-  if (std::all_of(s.test.begin(), s.test.end(), [](bool t) { return t; }))
-    s.test[by_nnz[n / 2]] = false;
 
   // Folds: the training matrices stratum by stratum (hash order within), dealt round-robin.
   std::vector<std::size_t> train;
@@ -106,18 +122,26 @@ MatrixSplit split_matrices(const std::vector<SplitItem>& items, const SplitOptio
     per[name] = {{"train", static_cast<int>(members.size()) - te}, {"test", te}};
   }
   std::size_t tests = std::count(s.test.begin(), s.test.end(), true);
-  s.description = {
-      {"unit", "matrix"},
-      {"method",
-       "stratified by nnz quantile and family; within a stratum ordered by a seeded hash of the "
-       "fingerprint; strata of one matrix pooled in nnz order and sampled systematically"},
-      {"test_fraction", opt.test_fraction},
-      {"nnz_bins", opt.nnz_bins},
-      {"seed", opt.seed},
-      {"folds", folds},
-      {"train_matrices", n - tests},
-      {"test_matrices", tests},
-      {"strata", per}};
+  s.description = {{"unit", "matrix"}};
+  if (named) {
+    s.description["method"] =
+        "named: the test part is the matrices a given list holds out; the training part dealt "
+        "into folds stratum by stratum (nnz quantile and family), in the order of a seeded hash "
+        "of the fingerprint";
+    s.description["held_out_named"] = opt.held_out.size();
+    s.description["held_out_found"] = found;
+  } else {
+    s.description["method"] =
+        "stratified by nnz quantile and family; within a stratum ordered by a seeded hash of the "
+        "fingerprint; strata of one matrix pooled in nnz order and sampled systematically";
+    s.description["test_fraction"] = opt.test_fraction;
+  }
+  s.description["nnz_bins"] = opt.nnz_bins;
+  s.description["seed"] = opt.seed;
+  s.description["folds"] = folds;
+  s.description["train_matrices"] = n - tests;
+  s.description["test_matrices"] = tests;
+  s.description["strata"] = per;
   return s;
 }
 

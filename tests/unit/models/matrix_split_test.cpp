@@ -76,3 +76,61 @@ TEST_CASE("split: bad settings are refused", "[models]") {
   o.test_fraction = 1.0;
   CHECK_THROWS_AS(split_matrices(corpus(), o), sparsetune::Error);
 }
+
+TEST_CASE("split: a named test part", "[models]") {
+  auto items = corpus();
+  items[3].name = "road-3";  // known by name; the others by fingerprint
+  SplitOptions o;
+  o.seed = 11;
+  o.held_out = {"csr1-1000", "road-3", "csr1-alone2", "not-in-the-database"};
+  const auto a = split_matrices(items, o);
+  // Exactly items 0, 3 and 41 (csr1-1000, csr1-24757 by its name, csr1-alone2).
+  std::set<std::size_t> tests;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (a.test[i]) tests.insert(i);
+  CHECK(tests == std::set<std::size_t>{0, 3, 41});
+  CHECK(a.description["held_out_named"] == 4);
+  CHECK(a.description["held_out_found"] == 3);
+  CHECK(a.description["test_matrices"] == 3);
+  CHECK(a.description["train_matrices"] == items.size() - 3);
+
+  // The rest dealt into every fold.
+  std::set<int> folds;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (a.test[i]) {
+      CHECK(a.fold[i] == -1);
+      continue;
+    }
+    CHECK(a.fold[i] >= 0);
+    CHECK(a.fold[i] < o.folds);
+    folds.insert(a.fold[i]);
+  }
+  CHECK(folds.size() == static_cast<std::size_t>(o.folds));
+
+  const auto b = split_matrices(items, o);
+  CHECK(a.test == b.test);
+  CHECK(a.fold == b.fold);
+  CHECK(a.description == b.description);
+
+  // An item with a name is not named by its fingerprint.
+  o.held_out = {"csr1-1000", "csr1-24757"};
+  const auto c = split_matrices(items, o);
+  CHECK(c.test[0]);
+  CHECK_FALSE(c.test[3]);
+  CHECK(c.description["held_out_found"] == 1);
+
+  // Names that match no item, or every item, leave a part empty.
+  o.held_out = {"not-in-the-database"};
+  CHECK_THROWS_AS(split_matrices(items, o), sparsetune::Error);
+  o.held_out.clear();
+  for (const auto& it : items) o.held_out.insert(it.name.empty() ? it.fingerprint : it.name);
+  CHECK_THROWS_AS(split_matrices(items, o), sparsetune::Error);
+}
+
+TEST_CASE("split: hold_out names matrices by their key", "[models]") {
+  SplitOptions o;
+  o.held_out = {"b"};
+  const auto h = hold_out({{"a", 10}, {"b", 20}, {"c", 30}}, o);
+  CHECK(h.test == std::map<std::string, bool>{{"a", false}, {"b", true}, {"c", false}});
+  CHECK(h.split.description["held_out_found"] == 1);
+}
