@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "db/db_export.hpp"
+#include "models/model_file.hpp"
 #include "models/predictors.hpp"
 #include "search/learned_evaluator.hpp"
 
@@ -163,10 +164,16 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--arch", o->t.arch, "Train on this architecture's measurements (sm_90)");
   cmd->add_option("--seed", o->t.split.seed, "Seed of the split and of XGBoost")
       ->capture_default_str();
-  cmd->add_option("--test-fraction", o->t.split.test_fraction,
-                  "Share of the matrices held out for the test")
-      ->check(CLI::Range(0.05, 0.95))
-      ->capture_default_str();
+  auto* fraction = cmd->add_option("--test-fraction", o->t.split.test_fraction,
+                                   "Share of the matrices held out for the test")
+                       ->check(CLI::Range(0.05, 0.95))
+                       ->capture_default_str();
+  cmd->add_option("--holdout-like", o->t.holdout_like,
+                  "Hold out exactly the matrices this model file held out (its split.test) "
+                  "instead of drawing a split: a model trained on a larger database compared on "
+                  "the same matrices")
+      ->check(CLI::ExistingFile)
+      ->excludes(fraction);
   cmd->add_option("--folds", o->t.split.folds, "Cross-validation folds of the training part")
       ->check(CLI::Range(2, 20))
       ->capture_default_str();
@@ -194,6 +201,26 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->callback([o, &g] {
+    if (!o->t.holdout_like.empty()) {
+      // Slice-GCN holds out slices, not matrices; row-order draws its own split.
+      if (o->model == "all" || o->model == "slice-gcn" || o->model == "row-order")
+        throw Error(
+            "train --holdout-like needs one XGBoost model named by --model (spmv-rank, "
+            "spmm-rank, crux, liteform-cell or liteform-partitions), not '" +
+            o->model + "': " +
+            (o->model == "row-order" ? "row-order draws its split from --test-fraction and --seed"
+                                     : "slice-gcn has its own, slice-gcn train --holdout-like"));
+      const auto like = models::read_model_file(o->t.holdout_like);
+      const auto test = like.split.find("test");
+      if (test == like.split.end() || !test->is_array() || test->empty())
+        throw Error(o->t.holdout_like +
+                    ": field 'split.test' must be a non-empty list of held-out matrices");
+      for (const auto& name : *test) {
+        if (!name.is_string())
+          throw Error(o->t.holdout_like + ": field 'split.test' must list matrix names");
+        o->t.split.held_out.insert(name.get<std::string>());
+      }
+    }
     const auto db = db::open_database(o->db);
     if (o->dry)
       o->t.out_dir.clear();

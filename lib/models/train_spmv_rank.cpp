@@ -184,7 +184,7 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
     std::string family = m.family;
     if (family.empty())
       family = m.features.value("alphasparse.irregular", 0.0) > 0 ? "irregular" : "regular";
-    items.push_back({m.fingerprint, m.nnz, family});
+    items.push_back({m.fingerprint, m.nnz, family, m.matrix});  // split.test lists names
   }
   if (items.size() < 3)
     throw Error(db.path() + ": " + std::to_string(items.size()) +

@@ -34,6 +34,27 @@ expect_out "train prints the test scores" "^test +[0-9]+"
 for f in spmv-rank.json spmv-rank.xgb.json spmv-rank.level.xgb.json spmv-rank.report.json; do
   [ -s "$tmp/models/sm_90/$f" ] && ok || bad "train did not write $f"
 done
+# --holdout-like: another seed, the model's held-out matrices again.
+like=$tmp/models/sm_90/spmv-rank.json
+expect_ok "train --holdout-like" "$st" --json train --model spmv-rank --db "$tmp/f.db" --seed 7 \
+  --holdout-like "$like" --no-write
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); m=json.load(open(sys.argv[2]))
+sys.exit(sorted(r['split']['test']) != sorted(m['split']['test']))" "$tmp/out" "$like" \
+  && ok || bad "train --holdout-like did not hold out the model's test matrices"
+expect_out "train --holdout-like says how" '"held_out_found": [1-9]'
+expect_fail "train --holdout-like of slice-gcn" "slice-gcn train --holdout-like" \
+  "$st" train --model slice-gcn --db "$tmp/f.db" --holdout-like "$like" --no-write
+expect_fail "train --holdout-like of every predictor" "one XGBoost model named by --model" \
+  "$st" train --db "$tmp/f.db" --holdout-like "$like" --no-write
+python3 -c "import json,sys; m=json.load(open(sys.argv[1])); del m['split']['test']
+json.dump(m, open(sys.argv[2], 'w'))" "$like" "$tmp/no-test.json"
+expect_fail "train --holdout-like of a model without split.test" "no-test.json: field 'split.test'" \
+  "$st" train --model spmv-rank --db "$tmp/f.db" --holdout-like "$tmp/no-test.json" --no-write
+python3 -c "import json,sys; m=json.load(open(sys.argv[1])); m['split']['test'] = ['nope']
+json.dump(m, open(sys.argv[2], 'w'))" "$like" "$tmp/foreign-test.json"
+expect_fail "train --holdout-like of matrices the database lacks" \
+  "none of the 1 matrices named to be held out is in the database" \
+  "$st" train --model spmv-rank --db "$tmp/f.db" --holdout-like "$tmp/foreign-test.json" --no-write
 expect_fail "train of an unknown predictor" "no predictor named 'nope'" \
   "$st" train --model nope --db "$tmp/f.db" --no-write
 echo '{"format": "something else"}' >"$tmp/bad.json"
