@@ -147,7 +147,7 @@ MatrixSplit split_matrices(const std::vector<SplitItem>& items, const SplitOptio
 
 HeldOut hold_out(const std::map<std::string, std::int64_t>& nnz_of, const SplitOptions& opt) {
   std::vector<SplitItem> items;
-  for (const auto& [name, nnz] : nnz_of) items.push_back({name, nnz, ""});
+  for (const auto& [name, nnz] : nnz_of) items.push_back({name, nnz, "", name});
   HeldOut h;
   h.split = split_matrices(items, opt);
   for (std::size_t i = 0; i < items.size(); ++i) h.test[items[i].fingerprint] = h.split.test[i];

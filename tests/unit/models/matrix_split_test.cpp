@@ -15,9 +15,10 @@ std::vector<SplitItem> corpus() {
   std::vector<SplitItem> items;
   const char* families[] = {"HB", "SNAP", "gen:kron", "road"};
   for (int i = 0; i < 40; ++i)
-    items.push_back({"csr1-" + std::to_string(1000 + i * 7919), 100 + 37 * i * i, families[i % 4]});
-  items.push_back({"csr1-alone", 5000, "Pajek"});
-  items.push_back({"csr1-alone2", 90000, "NYPA"});
+    items.push_back(
+        {"csr1-" + std::to_string(1000 + i * 7919), 100 + 37 * i * i, families[i % 4], ""});
+  items.push_back({"csr1-alone", 5000, "Pajek", ""});
+  items.push_back({"csr1-alone2", 90000, "NYPA", ""});
   return items;
 }
 }  // namespace
@@ -72,7 +73,7 @@ TEST_CASE("split: deterministic, by matrix, stratified", "[models]") {
 
 TEST_CASE("split: bad settings are refused", "[models]") {
   SplitOptions o;
-  CHECK_THROWS_AS(split_matrices({{"a", 1, ""}}, o), sparsetune::Error);
+  CHECK_THROWS_AS(split_matrices({{"a", 1, "", ""}}, o), sparsetune::Error);
   o.test_fraction = 1.0;
   CHECK_THROWS_AS(split_matrices(corpus(), o), sparsetune::Error);
 }
