@@ -26,7 +26,8 @@ import spmv_export
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The generated matrices of the training corpus: their `gen` lines give the names the database
 # records.
-CORPUS_LISTS = [os.path.join(ROOT, "configs/corpus/spmv-generated.list")]
+CORPUS_LISTS = [os.path.join(ROOT, "configs/corpus/spmv-generated.list"),
+                os.path.join(ROOT, "configs/corpus/spmv-generated-large.list")]
 
 # The H100 batch's generated matrices (scripts/gpu-run.sh, case batch: default seed 1): named by
 # hand there, so not derivable from a list.
