@@ -42,6 +42,7 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); m=json.load(open(sy
 sys.exit(sorted(r['split']['test']) != sorted(m['split']['test']))" "$tmp/out" "$like" \
   && ok || bad "train --holdout-like did not hold out the model's test matrices"
 expect_out "train --holdout-like says how" '"held_out_found": [1-9]'
+expect_out "train --holdout-like names the model it followed" '"held_out_like": "spmv-rank.json"'
 expect_fail "train --holdout-like of slice-gcn" "slice-gcn train --holdout-like" \
   "$st" train --model slice-gcn --db "$tmp/f.db" --holdout-like "$like" --no-write
 expect_fail "train --holdout-like of every predictor" "one XGBoost model named by --model" \
