@@ -146,7 +146,7 @@ void print_report(const nlohmann::json& r) {
 void add_train_command(CLI::App& app, const GlobalOptions& g) {
   auto* cmd = app.add_subcommand("train", "Build the predictors from a tuning database");
   struct Options {
-    std::string model = "all", db;
+    std::string model = "all", db, holdout_like;
     bool dry = false;
     models::TrainOptions t;
   };
@@ -168,7 +168,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
                                    "Share of the matrices held out for the test")
                        ->check(CLI::Range(0.05, 0.95))
                        ->capture_default_str();
-  cmd->add_option("--holdout-like", o->t.holdout_like,
+  cmd->add_option("--holdout-like", o->holdout_like,
                   "Hold out exactly the matrices this model file held out (its split.test) "
                   "instead of drawing a split: a model trained on a larger database compared on "
                   "the same matrices")
@@ -201,7 +201,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->callback([o, &g] {
-    if (!o->t.holdout_like.empty()) {
+    if (!o->holdout_like.empty()) {
       // Slice-GCN holds out slices, not matrices; row-order draws its own split.
       if (o->model == "all" || o->model == "slice-gcn" || o->model == "row-order")
         throw Error(
@@ -210,16 +210,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
             o->model + "': " +
             (o->model == "row-order" ? "row-order draws its split from --test-fraction and --seed"
                                      : "slice-gcn has its own, slice-gcn train --holdout-like"));
-      const auto like = models::read_model_file(o->t.holdout_like);
-      const auto test = like.split.find("test");
-      if (test == like.split.end() || !test->is_array() || test->empty())
-        throw Error(o->t.holdout_like +
-                    ": field 'split.test' must be a non-empty list of held-out matrices");
-      for (const auto& name : *test) {
-        if (!name.is_string())
-          throw Error(o->t.holdout_like + ": field 'split.test' must list matrix names");
-        o->t.split.held_out.insert(name.get<std::string>());
-      }
+      o->t.split.held_out =
+          models::held_out_matrices(models::read_model_file(o->holdout_like), o->holdout_like);
+      o->t.split.held_out_from = std::filesystem::path(o->holdout_like).filename().string();
     }
     const auto db = db::open_database(o->db);
     if (o->dry)

@@ -130,6 +130,7 @@ MatrixSplit split_matrices(const std::vector<SplitItem>& items, const SplitOptio
         "of the fingerprint";
     s.description["held_out_named"] = opt.held_out.size();
     s.description["held_out_found"] = found;
+    if (!opt.held_out_from.empty()) s.description["held_out_like"] = opt.held_out_from;
   } else {
     s.description["method"] =
         "stratified by nnz quantile and family; within a stratum ordered by a seeded hash of the "

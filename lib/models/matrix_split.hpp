@@ -29,6 +29,7 @@ struct SplitOptions {
   // Not empty: exactly the items of these names are the test part (test_fraction unused), so
   // that a model trained on a larger database is tested on the same matrices as an earlier one.
   std::set<std::string> held_out;
+  std::string held_out_from;  // where held_out's names came from, recorded in the description
 };
 
 struct MatrixSplit {

@@ -144,6 +144,18 @@ std::vector<std::size_t> feature_columns(const ModelFile& m, const std::string& 
   return columns;
 }
 
+std::set<std::string> held_out_matrices(const ModelFile& m, const std::string& source) {
+  const auto test = m.split.find("test");
+  if (test == m.split.end() || !test->is_array() || test->empty())
+    throw Error(source + ": field 'split.test' must be a non-empty list of held-out matrices");
+  std::set<std::string> names;
+  for (const auto& name : *test) {
+    if (!name.is_string()) throw Error(source + ": field 'split.test' must list matrix names");
+    names.insert(name.get<std::string>());
+  }
+  return names;
+}
+
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name) {
   return (std::filesystem::path(dir) / arch / (name + ".json")).string();
 }

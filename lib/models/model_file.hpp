@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ std::string stale_reason(const ModelFile& m, const std::string& name,
 std::vector<std::size_t> feature_columns(const ModelFile& m, const std::string& name,
                                          const std::vector<std::string>& features,
                                          std::string* why);
+
+// The matrices a model held out (its split.test), for a model trained again on the same ones;
+// throws Error naming `source` and the field when the list is missing, empty or not of names.
+std::set<std::string> held_out_matrices(const ModelFile& m, const std::string& source);
 
 // <dir>/<arch>/<name>.json
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name);

@@ -17,7 +17,6 @@ struct TrainOptions {
   std::string out_dir;  // models go to <out_dir>/<arch>/; "": nothing is written
   std::string arch;     // "": the database's one architecture
   SplitOptions split;
-  std::string holdout_like;     // the model file whose split.test is split.held_out ("": none)
   std::string created;          // date recorded in the model ("": today, UTC)
   std::string database;         // the training data's name, recorded in the model
   int threads = 1;              // XGBoost threads (1: bit-for-bit reproducible); Slice-GCN's batch

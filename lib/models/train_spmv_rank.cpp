@@ -255,8 +255,6 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
     if (seen.insert(t.matrices[m].fingerprint).second) test_names.push_back(t.matrices[m].matrix);
   json split_json = split.description;
   split_json["test"] = test_names;
-  if (!opt.holdout_like.empty())  // where the named test part came from
-    split_json["held_out_like"] = std::filesystem::path(opt.holdout_like).filename().string();
 
   ModelFile file;
   file.model = name;

@@ -84,6 +84,7 @@ TEST_CASE("split: a named test part", "[models]") {
   SplitOptions o;
   o.seed = 11;
   o.held_out = {"csr1-1000", "road-3", "csr1-alone2", "not-in-the-database"};
+  o.held_out_from = "earlier.json";
   const auto a = split_matrices(items, o);
   // Exactly items 0, 3 and 41 (csr1-1000, csr1-24757 by its name, csr1-alone2).
   std::set<std::size_t> tests;
@@ -92,6 +93,7 @@ TEST_CASE("split: a named test part", "[models]") {
   CHECK(tests == std::set<std::size_t>{0, 3, 41});
   CHECK(a.description["held_out_named"] == 4);
   CHECK(a.description["held_out_found"] == 3);
+  CHECK(a.description["held_out_like"] == "earlier.json");
   CHECK(a.description["test_matrices"] == 3);
   CHECK(a.description["train_matrices"] == items.size() - 3);
 
