@@ -3,6 +3,7 @@
 #include <xgboost/c_api.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
@@ -85,6 +86,47 @@ XgbRegressor XgbRegressor::load(std::string_view bytes, std::size_t width,
   // Prediction is cheap and must be reproducible: one thread, as in training.
   check(XGBoosterSetParam(b, "nthread", "1"), "nthread");
   r.width_ = width;
+  return r;
+}
+
+XgbRegressor XgbRegressor::average(const std::vector<XgbRegressor>& models) {
+  if (models.empty()) throw Error("xgboost: a mean of no models");
+  for (const auto& m : models)
+    if (!m.fitted()) throw Error("xgboost: a mean of models not all fitted");
+  if (models.size() == 1) return load(models.front().save(), models.front().width(), "model");
+  // XGBoost's JSON model (learner.gradient_booster.model): the trees, one tree_info entry each,
+  // and their count; a leaf's value is its split_conditions entry (left_children == -1).
+  using nlohmann::json;
+  json merged = json::parse(models.front().save());
+  auto& learner = merged.at("learner");
+  auto& gbtree = learner.at("gradient_booster").at("model");
+  json trees = json::array(), info = json::array();
+  const double scale = 1.0 / static_cast<double>(models.size());
+  for (const auto& m : models) {
+    if (m.width() != models.front().width())
+      throw Error("xgboost: a mean of models of different widths");
+    const json one = json::parse(m.save());
+    const auto& l = one.at("learner");
+    if (l.at("learner_model_param").at("base_score") !=
+        learner.at("learner_model_param").at("base_score"))
+      throw Error("xgboost: a mean of models of different base scores");
+    const auto& g = l.at("gradient_booster").at("model");
+    for (json t : g.at("trees")) {
+      const auto& left = t.at("left_children");
+      auto& value = t.at("split_conditions");
+      for (std::size_t i = 0; i < value.size(); ++i)
+        if (left.at(i).get<int>() == -1) value[i] = value[i].get<double>() * scale;
+      for (auto& w : t.at("base_weights")) w = w.get<double>() * scale;
+      t["id"] = trees.size();
+      trees.push_back(std::move(t));
+    }
+    for (const auto& i : g.at("tree_info")) info.push_back(i);
+  }
+  gbtree["gbtree_model_param"]["num_trees"] = std::to_string(trees.size());
+  gbtree["trees"] = std::move(trees);
+  gbtree["tree_info"] = std::move(info);
+  XgbRegressor r = load(merged.dump(), models.front().width(), "averaged model");
+  r.opt_ = models.front().opt_;
   return r;
 }
 

@@ -42,6 +42,10 @@ class XgbRegressor {
   // A model saved by save(), for rows of `width` values; throws Error naming `source` when the
   // bytes are not one.
   static XgbRegressor load(std::string_view bytes, std::size_t width, const std::string& source);
+  // One model whose prediction is the mean of `models`' (bagging): their trees side by side, each
+  // leaf scaled by 1 / models.size(). Throws Error when they are not fitted, or differ in width or
+  // base score (a mean of trees would then not be a mean of predictions).
+  static XgbRegressor average(const std::vector<XgbRegressor>& models);
 
   bool fitted() const { return booster_ != nullptr; }
   std::size_t width() const { return width_; }

@@ -62,3 +62,39 @@ TEST_CASE("xgboost wrapper rejects bad tables", "[models]") {
   b.fit({{0}, {1}, {2}, {3}}, {0, 1, 4, 9});
   CHECK(a.predict({{1.5}})[0] == b.predict({{1.5}})[0]);
 }
+
+TEST_CASE("xgboost average predicts the mean of its models", "[models]") {
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (int a = 0; a <= 8; ++a)
+    for (int b = 0; b <= 8; ++b) x.push_back({double(a), double(b)}), y.push_back(f(a, b));
+  // Row and column sampling under three seeds: three different models.
+  std::vector<XgbRegressor> bag;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    XgbRegressor m({40, 4, 0.3, 1.0, seed, 1, 0.6, 0.5});
+    m.fit(x, y);
+    bag.push_back(std::move(m));
+  }
+  const std::vector<std::vector<double>> q = {{0.5, 0.5}, {3.2, 7.7}, {8.9, 1.1}, {4, 4}};
+  std::vector<std::vector<double>> each;
+  for (const auto& m : bag) each.push_back(m.predict(q));
+  REQUIRE(each[0] != each[1]);  // else a mean could not be told from any one of them
+
+  const XgbRegressor mean = XgbRegressor::average(bag);
+  const auto p = mean.predict(q);
+  for (std::size_t i = 0; i < q.size(); ++i)
+    CHECK(p[i] == Approx((each[0][i] + each[1][i] + each[2][i]) / 3).epsilon(1e-5).margin(1e-4));
+  // Saved and loaded again, the mean stays the mean.
+  const auto back = XgbRegressor::load(mean.save(), 2, "test").predict(q);
+  for (std::size_t i = 0; i < q.size(); ++i) CHECK(back[i] == Approx(p[i]));
+  // A bag of one is that model.
+  std::vector<XgbRegressor> one;
+  one.push_back(std::move(bag[1]));
+  CHECK(XgbRegressor::average(one).predict(q) == each[1]);
+  // No mean of nothing, of an unfitted model, or of models of different widths.
+  CHECK_THROWS_AS(XgbRegressor::average({}), sparsetune::Error);
+  one.emplace_back();
+  CHECK_THROWS_AS(XgbRegressor::average(one), sparsetune::Error);
+  one.back().fit({{0}, {1}, {2}}, {0, 1, 4});
+  CHECK_THROWS_WITH(XgbRegressor::average(one), Catch::Contains("different widths"));
+}
