@@ -177,6 +177,11 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--folds", o->t.split.folds, "Cross-validation folds of the training part")
       ->check(CLI::Range(2, 20))
       ->capture_default_str();
+  cmd->add_option("--bag", o->t.bag,
+                  "spmv-rank, spmm-rank: each booster is the mean of this many, trained under "
+                  "the seeds SEED, SEED+1, ... (cross-validation scores single boosters)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_option("--epochs", o->t.epochs, "slice-gcn: training epochs (default: Slice-GCN's)")
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--fiber-globals", o->t.fiber_globals,
@@ -201,6 +206,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->callback([o, &g] {
+    if (o->t.bag > 1 && o->model != "all" && o->model != "spmv-rank" && o->model != "spmm-rank")
+      throw Error("train --bag averages the rankings' boosters (spmv-rank, spmm-rank), not '" +
+                  o->model + "'");
     if (!o->holdout_like.empty()) {
       // Slice-GCN holds out slices, not matrices; row-order draws its own split.
       if (o->model == "all" || o->model == "slice-gcn" || o->model == "row-order")

@@ -21,6 +21,8 @@ struct TrainOptions {
   std::string database;         // the training data's name, recorded in the model
   int threads = 1;              // XGBoost threads (1: bit-for-bit reproducible); Slice-GCN's batch
                                 // threads (the same model whatever their number)
+  int bag = 1;                  // the rankings: each booster the mean of this many, trained under
+                                // the seeds seed, seed + 1, ... (models/xgb_regressor.hpp)
   int epochs = 0;               // Slice-GCN's training epochs (0: its default)
   bool fiber_globals = false;   // Slice-GCN reads the 5 fiber features after the paper's 9
   bool degree_buckets = false;  // Slice-GCN: each node's degree bucket among its features

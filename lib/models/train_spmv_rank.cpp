@@ -145,8 +145,22 @@ RankingScore cost_model_picks(const TrainingSet& t, const std::vector<std::size_
   return score_picks(t, which, predicted);
 }
 
-json options_json(const XgbOptions& o) {
+// The mean of `bag` fits, under the seeds o.seed, o.seed + 1, ...: a model's pick is the argmin of
+// 64 predictions, so its variance from one seed to the next is what the worst matrix sees.
+template <typename Fit>
+XgbRegressor bagged(int bag, XgbOptions o, const Fit& fit_one) {
+  std::vector<XgbRegressor> members;
+  const auto first = o.seed;
+  for (int k = 0; k < std::max(bag, 1); ++k) {
+    o.seed = first + static_cast<std::uint64_t>(k);
+    members.push_back(fit_one(o));
+  }
+  return members.size() == 1 ? std::move(members.front()) : XgbRegressor::average(members);
+}
+
+json options_json(const XgbOptions& o, int bag = 1) {
   return {{"rounds", o.rounds},
+          {"bag", bag},
           {"max_depth", o.max_depth},
           {"eta", o.eta},
           {"min_child_weight", o.min_child_weight},
@@ -242,8 +256,10 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
       chosen = k, chosen_share = share, chosen_mse = mean_mse;
   }
 
-  const XgbRegressor model = fit(tab, train, settings[chosen]);
-  const XgbRegressor level = fit_level(tab, train, settings[chosen]);
+  const XgbRegressor model =
+      bagged(opt.bag, settings[chosen], [&](const XgbOptions& o) { return fit(tab, train, o); });
+  const XgbRegressor level = bagged(opt.bag, settings[chosen],
+                                    [&](const XgbOptions& o) { return fit_level(tab, train, o); });
   const Scored on_train = score(t, tab, train, model);
   const Scored on_test = score(t, tab, test, model);
   const RankingScore cost_test = cost_model_picks(t, test);
@@ -298,7 +314,7 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
     file.training_set["nnz_max"] = hi;
   }
   file.split = split_json;
-  file.options = options_json(settings[chosen]);
+  file.options = options_json(settings[chosen], std::max(opt.bag, 1));
 
   TrainResult r;
   r.model = name;

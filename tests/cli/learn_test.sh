@@ -56,6 +56,17 @@ json.dump(m, open(sys.argv[2], 'w'))" "$like" "$tmp/foreign-test.json"
 expect_fail "train --holdout-like of matrices the database lacks" \
   "none of the 1 matrices named to be held out is in the database" \
   "$st" train --model spmv-rank --db "$tmp/f.db" --holdout-like "$tmp/foreign-test.json" --no-write
+# --bag: each booster the mean of three, their trees side by side.
+expect_ok "train --bag 3" "$st" train --model spmv-rank --db "$tmp/f.db" --bag 3 -o "$tmp/bag"
+python3 -c "import json,sys; d=sys.argv[1]; m=json.load(open(d+'/spmv-rank.json'))
+b=json.load(open(d+'/spmv-rank.xgb.json'))['learner']['gradient_booster']['model']
+sys.exit(not (m['options']['bag'] == 3 and len(b['trees']) == 3 * m['options']['rounds']))" \
+  "$tmp/bag/sm_90" && ok || bad "train --bag 3 did not write three boosters' trees"
+expect_ok "tune --budget 0 with a bagged model" "$st" --json tune "$tmp/small.mtx" --budget 0 \
+  --db "$tmp/bag.db" -o "$tmp/bag-out" --models-dir "$tmp/bag"
+expect_out "the bagged model ranks" '"ranked_by": "the learned spmv-rank model'
+expect_fail "train --bag of a classifier" "train --bag averages the rankings' boosters" \
+  "$st" train --model crux --db "$tmp/f.db" --bag 2 --no-write
 expect_fail "train of an unknown predictor" "no predictor named 'nope'" \
   "$st" train --model nope --db "$tmp/f.db" --no-write
 echo '{"format": "something else"}' >"$tmp/bad.json"
