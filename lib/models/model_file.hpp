@@ -1,13 +1,14 @@
 #pragma once
 // A trained predictor on disk: configs/models/<arch>/<name>.json describes it and names the
-// booster file beside it (XGBoost's JSON model format). The description is versioned and lists
+// booster file beside it (XGBoost's JSON model format, or its binary UBJSON form: the rankings'
+// .xgb.ubj). The description is versioned and lists
 // the model's inputs in order, so a program whose features changed recognises the model as stale
 // and does not feed it the wrong columns.
 //   {"format": "sparsetune-model", "format_version": 1, "model": "spmv-rank",
 //    "kind": "xgboost-regressor", "target": "...", "op": "spmv", "arch": "sm_90",
 //    "device": "...", "created": "2026-11-24", "tool_version": "...",
-//    "features": [...], "booster": "spmv-rank.xgb.json",
-//    "level_booster": "spmv-rank.level.xgb.json" (optional),
+//    "features": [...], "booster": "spmv-rank.xgb.ubj",
+//    "level_booster": "spmv-rank.level.xgb.ubj" (optional),
 //    "training_set": {"fingerprint": "...", "matrices": 40, "rows": 9000, ...},
 //    "split": {...}, "options": {...}}
 #include <filesystem>

@@ -119,17 +119,22 @@ std::vector<std::string> write_model(const std::string& dir, ModelFile file,
                                      const XgbRegressor& booster,
                                      const std::vector<std::pair<std::string, std::string>>& extra,
                                      const XgbRegressor* level) {
-  if (file.booster.empty()) file.booster = file.model + ".xgb.json";
+  if (file.booster.empty()) file.booster = file.model + ".xgb.ubj";
   check_level_goes_with_kind(file, level != nullptr);
-  if (level && file.level_booster.empty()) file.level_booster = file.model + ".level.xgb.json";
+  if (level && file.level_booster.empty()) file.level_booster = file.model + ".level.xgb.ubj";
   if (!level) file.level_booster.clear();
   // The files are put in place together (the folder's other models are kept): a description
   // never names a booster of another training.
   io::StagedFolder staged(dir);
   std::vector<std::string> paths = {
       staged.add(file.model + ".json", file.to_json().dump(2) + "\n")};
-  paths.push_back(staged.add(file.booster, booster.save()));
-  if (level) paths.push_back(staged.add(file.level_booster, level->save()));
+  // The file's name says its encoding: .ubj binary (the default), anything else JSON.
+  const auto bytes = [](const std::string& name, const XgbRegressor& r) {
+    const bool ubj = name.size() > 4 && name.compare(name.size() - 4, 4, ".ubj") == 0;
+    return ubj ? r.save_binary() : r.save();
+  };
+  paths.push_back(staged.add(file.booster, bytes(file.booster, booster)));
+  if (level) paths.push_back(staged.add(file.level_booster, bytes(file.level_booster, *level)));
   for (const auto& [name, bytes] : extra) paths.push_back(staged.add(name, bytes));
   staged.commit();
   return paths;

@@ -75,7 +75,8 @@ class SpmvRanker {
 
 // Writes a trained model into `dir`: the booster file, the level booster's where `level` is
 // given (the description then names it), the description naming them, and `extra` files (name,
-// bytes), all put in place together. Returns the paths written, the description first.
+// bytes), all put in place together. Returns the paths written, the description first. A booster
+// file named *.ubj (the default, <model>.xgb.ubj) is XGBoost's UBJSON, any other its JSON.
 std::vector<std::string> write_model(
     const std::string& dir, ModelFile file, const XgbRegressor& booster,
     const std::vector<std::pair<std::string, std::string>>& extra = {},

@@ -290,7 +290,7 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
   file.created = opt.created.empty() ? today_utc() : opt.created;
   file.tool_version = kVersion;
   file.features = spmm ? spmm_rank_feature_names() : spmv_rank_feature_names();
-  file.booster = std::string(name) + ".xgb.json";
+  file.booster = std::string(name) + ".xgb.ubj";
   file.training_set = {
       {"fingerprint", t.fingerprint},
       {"database",

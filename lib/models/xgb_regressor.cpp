@@ -59,15 +59,19 @@ void XgbRegressor::fit(const std::vector<std::vector<double>>& x, const std::vec
   width_ = width;
 }
 
-std::string XgbRegressor::save() const {
-  if (!booster_) throw Error("xgboost: save before fit");
+namespace {
+std::string save_as(void* booster, const char* config) {
+  if (!booster) throw Error("xgboost: save before fit");
   bst_ulong n = 0;
   const char* bytes = nullptr;
-  check(XGBoosterSaveModelToBuffer(static_cast<BoosterHandle>(booster_), R"({"format":"json"})", &n,
-                                   &bytes),
+  check(XGBoosterSaveModelToBuffer(static_cast<BoosterHandle>(booster), config, &n, &bytes),
         "saving the model");
   return std::string(bytes, n);
 }
+}  // namespace
+
+std::string XgbRegressor::save() const { return save_as(booster_, R"({"format":"json"})"); }
+std::string XgbRegressor::save_binary() const { return save_as(booster_, R"({"format":"ubj"})"); }
 
 XgbRegressor XgbRegressor::load(std::string_view bytes, std::size_t width,
                                 const std::string& source) {

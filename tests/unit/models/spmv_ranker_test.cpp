@@ -171,12 +171,12 @@ TEST_CASE("spmv-rank, relative kind: the level booster puts the ranking on the c
   const auto dir = (t.path / "sm_90").string();
   const auto files = models::write_model(dir, f, booster, {}, &level);
   REQUIRE(files.size() == 3);
-  CHECK(std::filesystem::exists(t.path / "sm_90" / "spmv-rank.level.xgb.json"));
+  CHECK(std::filesystem::exists(t.path / "sm_90" / "spmv-rank.level.xgb.ubj"));
   std::string why;
   const auto r = models::SpmvRanker::find(t.path.string(), "sm_90", &why);
   INFO(why);
   REQUIRE(r);
-  CHECK(r->file().level_booster == "spmv-rank.level.xgb.json");
+  CHECK(r->file().level_booster == "spmv-rank.level.xgb.ubj");
   const auto a = graph_of("csr-vector"), b = graph_of("sell-c-sigma");
   const double floor = models::spmv_floor_us(1000, 1000, 5000, "f64");
   for (double s : {1.0, 2.0}) {
@@ -209,9 +209,9 @@ TEST_CASE("spmv-rank, relative kind: the level booster puts the ranking on the c
   CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
   CHECK_THAT(why, Catch::Contains("'level_booster' must be a file name"));
   models::write_model(dir, f, booster, {}, &level);
-  std::filesystem::remove(t.path / "sm_90" / "spmv-rank.level.xgb.json");
+  std::filesystem::remove(t.path / "sm_90" / "spmv-rank.level.xgb.ubj");
   CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
-  CHECK_THAT(why, Catch::Contains("spmv-rank.level.xgb.json"));
+  CHECK_THAT(why, Catch::Contains("spmv-rank.level.xgb.ubj"));
 }
 
 TEST_CASE("spmm-rank: log2(n) is an input, the SpMM floor scales the prediction", "[models]") {
@@ -301,9 +301,9 @@ TEST_CASE("spmv-rank: a stale or broken model is not used, and why is said", "[m
   CHECK_THAT(why, Catch::Contains("values, expected"));
 
   models::write_model(dir, description(), booster);
-  std::ofstream((t.path / "sm_90" / "spmv-rank.xgb.json").string()) << "{truncated";
+  std::ofstream((t.path / "sm_90" / "spmv-rank.xgb.ubj").string()) << "{truncated";
   CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
-  CHECK_THAT(why, Catch::Contains("spmv-rank.xgb.json"));
+  CHECK_THAT(why, Catch::Contains("spmv-rank.xgb.ubj"));
 
   std::ofstream(desc) << "{\"format\": \"sparsetune-model\"}";
   CHECK_FALSE(models::SpmvRanker::find(t.path.string(), "sm_90", &why));
