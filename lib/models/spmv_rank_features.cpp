@@ -1,11 +1,13 @@
 #include "models/spmv_rank_features.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "core/error.hpp"
 #include "features/matrix_features.hpp"
 #include "graph/registry.hpp"
+#include "models/launch_estimate.hpp"
 
 namespace sparsetune::models {
 
@@ -37,6 +39,7 @@ struct Layout {
   std::map<std::string, std::size_t> op_index;  // name -> position in ops
   std::vector<ParamSlot> params;                // scalar slots, after the counts
   std::map<std::string, std::vector<std::size_t>> params_of;  // op -> its slots
+  std::size_t rows_at = 0, nnz_at = 0;  // the matrix's size among its features
 };
 
 const Layout& layout() {
@@ -64,6 +67,15 @@ const Layout& layout() {
         l.names.push_back(std::string("op.") + op->name() + "." + p.name +
                           (p.type == graph::ParamType::IntList ? ".len" : ""));
       }
+    for (const auto& n : launch_feature_names()) l.names.push_back(n);
+    const auto at = [&](const char* name) {
+      const auto it = std::find(l.names.begin(), l.names.begin() + l.matrix_width, name);
+      if (it == l.names.begin() + l.matrix_width)
+        throw Error(std::string("ranking features: no matrix feature ") + name);
+      return static_cast<std::size_t>(it - l.names.begin());
+    };
+    l.rows_at = at("alphasparse.rows");
+    l.nnz_at = at("alphasparse.nnz");
     return l;
   }();
   return l;
@@ -175,6 +187,9 @@ void append_graph_part(std::vector<double>& row, const graph::Graph& candidate) 
   for (double& v : w.params)
     if (!std::isfinite(v)) v = -1.0;
   row.insert(row.end(), w.params.begin(), w.params.end());
+  const auto launch = launch_features(
+      estimate_launch(candidate, row.at(layout().rows_at), row.at(layout().nnz_at)));
+  row.insert(row.end(), launch.begin(), launch.end());
 }
 
 std::vector<double> spmv_rank_row(const nlohmann::json& matrix_features, const std::string& dtype,

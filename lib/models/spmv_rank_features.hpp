@@ -3,7 +3,8 @@
 // computes, named "group.name" as the tuning database stores them), the value type, and a
 // descriptor of one candidate operator graph: how many operators and parts it has, how often
 // each registered operator occurs, and the first occurrence's value of each of their scalar
-// parameters (-1 when the graph has no such operator; a list parameter gives its length).
+// parameters (-1 when the graph has no such operator; a list parameter gives its length), then
+// its launch geometry estimated from both (models/launch_estimate.hpp).
 // The names follow the code: a new feature or operator or parameter changes the list. A ranking
 // model reads its inputs by name (models/model_file.hpp, feature_columns): inputs added after it
 // was trained are left out of its rows, and it is stale only when it reads one that is gone.
