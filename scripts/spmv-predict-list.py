@@ -11,8 +11,11 @@ the most measurements). Order: the shared matrices first, then the generated one
 covered every family. What is skipped (no recorded candidate, neither shared nor generated) goes
 to stderr.
   scripts/spmv-predict-list.py --out DIR [--models DIR] [--shared DIR] [--device NAME]
+                               [--db EXPORT --all]
 (--models: configs/models/sm_90, --shared: ../shared/matrices, both of the repository root, by
-default). Runs without a GPU."""
+default). --db reads the bests from another export than MODELS/training-data.json.gz; --all lists
+every matrix of it, not the report's test split (matrices no model has seen: a collection of
+configs/corpus/spmv-fresh.list). Runs without a GPU."""
 import argparse
 import collections
 import gzip
@@ -27,7 +30,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The generated matrices of the training corpus: their `gen` lines give the names the database
 # records.
 CORPUS_LISTS = [os.path.join(ROOT, "configs/corpus/spmv-generated.list"),
-                os.path.join(ROOT, "configs/corpus/spmv-generated-large.list")]
+                os.path.join(ROOT, "configs/corpus/spmv-generated-large.list"),
+                os.path.join(ROOT, "configs/corpus/spmv-fresh.list")]
 
 # The H100 batch's generated matrices (scripts/gpu-run.sh, case batch: default seed 1): named by
 # hand there, so not derivable from a list.
@@ -127,16 +131,20 @@ def main():
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared/matrices"),
                     help="folder of the shared .mtx.gz matrices")
     ap.add_argument("--out", required=True, help="folder to write matrices.tsv and graphs/ into")
+    ap.add_argument("--db", help="the tuning database's export to read the bests from "
+                    "(default: MODELS/training-data.json.gz)")
+    ap.add_argument("--all", action="store_true",
+                    help="every matrix of the export, not the report's test split")
     ap.add_argument("--device", help="take the searched bests of this GPU only (the export's "
                     "device name; default: the device with the most measurements)")
     a = ap.parse_args()
     if not os.path.isdir(a.shared):
         fail(f"no such folder: {a.shared} (--shared)")
 
-    report = load_json(os.path.join(a.models, "spmv-rank.report.json"))
-    db = load_json(os.path.join(a.models, "training-data.json.gz"), compressed=True)
+    report = {} if a.all else load_json(os.path.join(a.models, "spmv-rank.report.json"))
+    db = load_json(a.db or os.path.join(a.models, "training-data.json.gz"), compressed=True)
     try:
-        test = report["split"]["test"]
+        test = [m["name"] for m in db["matrices"]] if a.all else report["split"]["test"]
         by_name = {m["name"]: m for m in db["matrices"]}
         family = {r["fingerprint"]: r["family"] for r in db["runs"]}
         device, devices = spmv_export.pick_device(db, a.device)
