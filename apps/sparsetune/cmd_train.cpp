@@ -206,18 +206,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->callback([o, &g] {
-    if (o->t.bag > 1 && o->model != "all" && o->model != "spmv-rank" && o->model != "spmm-rank")
-      throw Error("train --bag averages the rankings' boosters (spmv-rank, spmm-rank), not '" +
-                  o->model + "'");
+    models::check_train_request(o->model, o->t, !o->holdout_like.empty());
     if (!o->holdout_like.empty()) {
-      // Slice-GCN holds out slices, not matrices; row-order draws its own split.
-      if (o->model == "all" || o->model == "slice-gcn" || o->model == "row-order")
-        throw Error(
-            "train --holdout-like needs one XGBoost model named by --model (spmv-rank, "
-            "spmm-rank, crux, liteform-cell or liteform-partitions), not '" +
-            o->model + "': " +
-            (o->model == "row-order" ? "row-order draws its split from --test-fraction and --seed"
-                                     : "slice-gcn has its own, slice-gcn train --holdout-like"));
       o->t.split.held_out =
           models::held_out_matrices(models::read_model_file(o->holdout_like), o->holdout_like);
       o->t.split.held_out_from = std::filesystem::path(o->holdout_like).filename().string();

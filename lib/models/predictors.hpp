@@ -49,12 +49,21 @@ struct Predictor {
   const char* name;
   const char* summary;
   TrainResult (*train)(const db::TuningDb&, const TrainOptions&);
+  // Why it cannot hold out the matrices another model file held out (train --holdout-like,
+  // SplitOptions::held_out); nullptr: it can.
+  const char* no_holdout_like = nullptr;
+  bool bags = false;  // its boosters can be bagged (TrainOptions::bag)
 };
 
 // Every predictor, in registration order.
 const std::vector<Predictor>& predictors();
 // The predictor of that name; throws Error listing the known ones.
 const Predictor& find_predictor(const std::string& name);
+
+// Throws Error when `model` (a predictor's name, or "all") cannot be trained as asked: --bag for
+// a predictor without bagging, --holdout-like (`holdout_like`) for "all" or for a predictor that
+// draws its own split. The messages name the predictors that can.
+void check_train_request(const std::string& model, const TrainOptions& opt, bool holdout_like);
 
 // The boosting the small-table predictors (crux, liteform-*) train with: 200 rounds of depth-4
 // trees at eta 0.1, seeded by the split's seed, on opt.threads threads.

@@ -139,3 +139,26 @@ TEST_CASE("train refuses a database with nothing to learn from, naming it", "[mo
   CHECK_THROWS_WITH(models::train_spmv_rank(empty, o), Catch::Contains("empty.db"));
   CHECK_THROWS_WITH(models::find_predictor("nope"), Catch::Contains("spmv-rank"));
 }
+
+TEST_CASE("train requests a predictor cannot serve are refused, naming those that can",
+          "[models]") {
+  models::TrainOptions o;
+  CHECK_NOTHROW(models::check_train_request("spmv-rank", o, true));
+  CHECK_NOTHROW(models::check_train_request("all", o, false));
+  o.bag = 3;
+  CHECK_NOTHROW(models::check_train_request("spmm-rank", o, false));
+  CHECK_NOTHROW(models::check_train_request("all", o, false));  // the rankings bag, others not
+  CHECK_THROWS_WITH(models::check_train_request("crux", o, false),
+                    "train --bag averages the boosters of spmv-rank or spmm-rank, not 'crux'");
+  o.bag = 1;
+  CHECK_NOTHROW(models::check_train_request("liteform-cell", o, true));
+  CHECK_THROWS_WITH(models::check_train_request("row-order", o, true),
+                    Catch::Contains("not 'row-order': row-order draws its split from"));
+  CHECK_THROWS_WITH(models::check_train_request("slice-gcn", o, true),
+                    Catch::Contains("slice-gcn train --holdout-like"));
+  CHECK_THROWS_WITH(models::check_train_request("all", o, true),
+                    "train --holdout-like needs one model named by --model (spmv-rank, spmm-rank, "
+                    "crux, liteform-cell or liteform-partitions), not 'all'");
+  CHECK_THROWS_WITH(models::check_train_request("nope", o, false),
+                    Catch::Contains("no predictor named 'nope'"));
+}
