@@ -101,37 +101,41 @@ XgbRegressor XgbRegressor::average(const std::vector<XgbRegressor>& models) {
   // XGBoost's JSON model (learner.gradient_booster.model): the trees, one tree_info entry each,
   // and their count; a leaf's value is its split_conditions entry (left_children == -1).
   using nlohmann::json;
-  json merged = json::parse(models.front().save());
-  auto& learner = merged.at("learner");
-  auto& gbtree = learner.at("gradient_booster").at("model");
-  json trees = json::array(), info = json::array();
-  const double scale = 1.0 / static_cast<double>(models.size());
-  for (const auto& m : models) {
-    if (m.width() != models.front().width())
-      throw Error("xgboost: a mean of models of different widths");
-    const json one = json::parse(m.save());
-    const auto& l = one.at("learner");
-    if (l.at("learner_model_param").at("base_score") !=
-        learner.at("learner_model_param").at("base_score"))
-      throw Error("xgboost: a mean of models of different base scores");
-    const auto& g = l.at("gradient_booster").at("model");
-    for (json t : g.at("trees")) {
-      const auto& left = t.at("left_children");
-      auto& value = t.at("split_conditions");
-      for (std::size_t i = 0; i < value.size(); ++i)
-        if (left.at(i).get<int>() == -1) value[i] = value[i].get<double>() * scale;
-      for (auto& w : t.at("base_weights")) w = w.get<double>() * scale;
-      t["id"] = trees.size();
-      trees.push_back(std::move(t));
+  try {
+    json merged = json::parse(models.front().save());
+    auto& learner = merged.at("learner");
+    auto& gbtree = learner.at("gradient_booster").at("model");
+    json trees = json::array(), info = json::array();
+    const double scale = 1.0 / static_cast<double>(models.size());
+    for (const auto& m : models) {
+      if (m.width() != models.front().width())
+        throw Error("xgboost: a mean of models of different widths");
+      const json one = json::parse(m.save());
+      const auto& l = one.at("learner");
+      if (l.at("learner_model_param").at("base_score") !=
+          learner.at("learner_model_param").at("base_score"))
+        throw Error("xgboost: a mean of models of different base scores");
+      const auto& g = l.at("gradient_booster").at("model");
+      for (json t : g.at("trees")) {
+        const auto& left = t.at("left_children");
+        auto& value = t.at("split_conditions");
+        for (std::size_t i = 0; i < value.size(); ++i)
+          if (left.at(i).get<int>() == -1) value[i] = value[i].get<double>() * scale;
+        for (auto& w : t.at("base_weights")) w = w.get<double>() * scale;
+        t["id"] = trees.size();
+        trees.push_back(std::move(t));
+      }
+      for (const auto& i : g.at("tree_info")) info.push_back(i);
     }
-    for (const auto& i : g.at("tree_info")) info.push_back(i);
+    gbtree["gbtree_model_param"]["num_trees"] = std::to_string(trees.size());
+    gbtree["trees"] = std::move(trees);
+    gbtree["tree_info"] = std::move(info);
+    XgbRegressor r = load(merged.dump(), models.front().width(), "averaged model");
+    r.opt_ = models.front().opt_;
+    return r;
+  } catch (const json::exception& e) {  // a layout other than this XGBoost's
+    throw Error(std::string("xgboost: averaging models: unexpected model layout: ") + e.what());
   }
-  gbtree["gbtree_model_param"]["num_trees"] = std::to_string(trees.size());
-  gbtree["trees"] = std::move(trees);
-  gbtree["tree_info"] = std::move(info);
-  XgbRegressor r = load(merged.dump(), models.front().width(), "averaged model");
-  r.opt_ = models.front().opt_;
-  return r;
 }
 
 std::vector<double> XgbRegressor::predict(const std::vector<std::vector<double>>& x) const {
