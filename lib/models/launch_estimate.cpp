@@ -3,20 +3,29 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graph/metadata.hpp"
+#include "graph/registry.hpp"
+
 namespace sparsetune::models {
 
 namespace {
 
-constexpr double kSms = 132, kThreadsPerSm = 2048, kBlocksPerSm = 32, kDefaultThreads = 128;
+constexpr double kSms = 132, kThreadsPerSm = 2048, kBlocksPerSm = 32;
 
 struct Cut {
   int level = -1;  // 0: BMTB, 1: BMW, 2: BMT
   double units = -1;
 };
 
-double number(const nlohmann::json& p, const char* key, double fallback) {
-  const auto it = p.find(key);
-  return it != p.end() && it->is_number() ? it->get<double>() : fallback;
+// The operator's parameter `key`: the graph's value, else the default its registration gives
+// (-1 when neither is a number).
+double number(const graph::OpNode& n, const char* key) {
+  if (const auto it = n.params.find(key); it != n.params.end() && it->is_number())
+    return it->get<double>();
+  if (const auto* op = graph::find_operator(n.op))
+    for (const auto& spec : op->params())
+      if (spec.name == key && spec.fallback.is_number()) return spec.fallback.get<double>();
+  return -1;
 }
 
 // The coarsest cut of the operator list (and its branches), with the units it makes.
@@ -25,8 +34,8 @@ void find_cut(const std::vector<graph::OpNode>& ops, double rows, double nnz, Cu
   static const char* levels[] = {"BMTB_", "BMW_", "BMT_"};
   for (const auto& n : ops) {
     if (n.op == "SET_RESOURCES" && threads < 0) {
-      threads = number(n.params, "threads", -1);
-      max_blocks = number(n.params, "max_blocks", -1);
+      threads = number(n, "threads");
+      max_blocks = number(n, "max_blocks");
     }
     for (int l = 0; l < 3; ++l) {
       const std::string prefix = levels[l];
@@ -34,11 +43,11 @@ void find_cut(const std::vector<graph::OpNode>& ops, double rows, double nnz, Cu
       const std::string cut = n.op.substr(prefix.size());
       double units = -1;
       if (cut == "ROW_BLOCK") {
-        const double max_nnz = number(n.params, "max_nnz", 0);
-        units = max_nnz > 0 ? nnz / max_nnz : rows / std::max(1.0, number(n.params, "rows", 1));
-        units *= std::max(1.0, number(n.params, "lanes", 1));
+        const double max_nnz = number(n, "max_nnz");
+        units = max_nnz > 0 ? nnz / max_nnz : rows / std::max(1.0, number(n, "rows"));
+        units *= std::max(1.0, number(n, "lanes"));  // -1 where the level has no lanes
       } else if (cut == "NNZ_BLOCK") {
-        units = nnz / std::max(1.0, number(n.params, "nnz", 4));
+        units = nnz / std::max(1.0, number(n, "nnz"));
       } else if (cut == "COL_BLOCK") {
         units = rows;  // a tile per row at least
       } else {
@@ -62,14 +71,18 @@ LaunchEstimate estimate_launch(const graph::Graph& g, double rows, double nnz) {
   Cut c;
   double threads = -1, max_blocks = -1;
   find_cut(g.ops, std::max(rows, 1.0), std::max(nnz, 1.0), c, threads, max_blocks);
+  // Without SET_RESOURCES a part keeps the designer's defaults.
+  static const graph::Part part;
+  if (threads <= 0) threads = part.threads;
+  if (max_blocks <= 0) max_blocks = static_cast<double>(part.max_blocks);
   LaunchEstimate e;
-  e.threads = threads > 0 ? threads : kDefaultThreads;
+  e.threads = threads;
   const double resident = std::min(kBlocksPerSm, std::floor(kThreadsPerSm / e.threads));
   e.occupancy_cap = resident * e.threads / kThreadsPerSm;
   if (c.level < 0) return e;
   const double per_block = c.level == 0 ? 1.0 : c.level == 1 ? e.threads / 32 : e.threads;
   e.blocks = std::ceil(c.units / std::max(per_block, 1.0));
-  if (max_blocks > 0) e.blocks = std::min(e.blocks, max_blocks);  // the rest loop over the grid
+  e.blocks = std::min(e.blocks, max_blocks);  // the rest loop over the grid
   e.waves = e.blocks / (kSms * std::max(resident, 1.0));
   return e;
 }

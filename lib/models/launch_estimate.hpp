@@ -15,7 +15,7 @@ namespace sparsetune::models {
 
 struct LaunchEstimate {
   double blocks = -1;         // thread blocks started (-1: the graph cuts no level)
-  double threads = -1;        // threads per block (SET_RESOURCES, else its default)
+  double threads = -1;        // threads per block (SET_RESOURCES, else the part's default)
   double occupancy_cap = -1;  // share of an SM's threads its blocks can hold at once
   double waves = -1;          // blocks / (blocks resident on the whole GPU)
 };
