@@ -130,8 +130,7 @@ std::vector<std::string> write_model(const std::string& dir, ModelFile file,
       staged.add(file.model + ".json", file.to_json().dump(2) + "\n")};
   // The file's name says its encoding: .ubj binary (the default), anything else JSON.
   const auto bytes = [](const std::string& name, const XgbRegressor& r) {
-    const bool ubj = name.size() > 4 && name.compare(name.size() - 4, 4, ".ubj") == 0;
-    return ubj ? r.save_binary() : r.save();
+    return io::ends_with_nocase(name, ".ubj") ? r.save_binary() : r.save();
   };
   paths.push_back(staged.add(file.booster, bytes(file.booster, booster)));
   if (level) paths.push_back(staged.add(file.level_booster, bytes(file.level_booster, *level)));

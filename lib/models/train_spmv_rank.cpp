@@ -151,7 +151,7 @@ template <typename Fit>
 XgbRegressor bagged(int bag, XgbOptions o, const Fit& fit_one) {
   std::vector<XgbRegressor> members;
   const auto first = o.seed;
-  for (int k = 0; k < std::max(bag, 1); ++k) {
+  for (int k = 0; k < bag; ++k) {
     o.seed = first + static_cast<std::uint64_t>(k);
     members.push_back(fit_one(o));
   }
@@ -256,10 +256,11 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
       chosen = k, chosen_share = share, chosen_mse = mean_mse;
   }
 
+  const int bag = std::max(opt.bag, 1);
   const XgbRegressor model =
-      bagged(opt.bag, settings[chosen], [&](const XgbOptions& o) { return fit(tab, train, o); });
-  const XgbRegressor level = bagged(opt.bag, settings[chosen],
-                                    [&](const XgbOptions& o) { return fit_level(tab, train, o); });
+      bagged(bag, settings[chosen], [&](const XgbOptions& o) { return fit(tab, train, o); });
+  const XgbRegressor level =
+      bagged(bag, settings[chosen], [&](const XgbOptions& o) { return fit_level(tab, train, o); });
   const Scored on_train = score(t, tab, train, model);
   const Scored on_test = score(t, tab, test, model);
   const RankingScore cost_test = cost_model_picks(t, test);
@@ -314,7 +315,7 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
     file.training_set["nnz_max"] = hi;
   }
   file.split = split_json;
-  file.options = options_json(settings[chosen], std::max(opt.bag, 1));
+  file.options = options_json(settings[chosen], bag);
 
   TrainResult r;
   r.model = name;

@@ -102,21 +102,19 @@ XgbRegressor XgbRegressor::average(const std::vector<XgbRegressor>& models) {
   // and their count; a leaf's value is its split_conditions entry (left_children == -1).
   using nlohmann::json;
   try {
-    json merged = json::parse(models.front().save());
-    auto& learner = merged.at("learner");
-    auto& gbtree = learner.at("gradient_booster").at("model");
-    json trees = json::array(), info = json::array();
+    // The first model's JSON is the result's; every model's trees (the first's too) are moved
+    // into `trees`, scaled, and put back at the end. Each model is serialised and parsed once.
+    json merged, trees = json::array(), info = json::array();
     const double scale = 1.0 / static_cast<double>(models.size());
     for (const auto& m : models) {
       if (m.width() != models.front().width())
         throw Error("xgboost: a mean of models of different widths");
-      const json one = json::parse(m.save());
-      const auto& l = one.at("learner");
-      if (l.at("learner_model_param").at("base_score") !=
-          learner.at("learner_model_param").at("base_score"))
+      json one = json::parse(m.save());
+      if (!merged.is_null() && one.at("learner").at("learner_model_param").at("base_score") !=
+                                   merged.at("learner").at("learner_model_param").at("base_score"))
         throw Error("xgboost: a mean of models of different base scores");
-      const auto& g = l.at("gradient_booster").at("model");
-      for (json t : g.at("trees")) {
+      auto& g = one.at("learner").at("gradient_booster").at("model");
+      for (json& t : g.at("trees")) {
         const auto& left = t.at("left_children");
         auto& value = t.at("split_conditions");
         for (std::size_t i = 0; i < value.size(); ++i)
@@ -126,7 +124,9 @@ XgbRegressor XgbRegressor::average(const std::vector<XgbRegressor>& models) {
         trees.push_back(std::move(t));
       }
       for (const auto& i : g.at("tree_info")) info.push_back(i);
+      if (merged.is_null()) merged = std::move(one);
     }
+    auto& gbtree = merged.at("learner").at("gradient_booster").at("model");
     gbtree["gbtree_model_param"]["num_trees"] = std::to_string(trees.size());
     gbtree["trees"] = std::move(trees);
     gbtree["tree_info"] = std::move(info);
