@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -385,6 +386,24 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                                    time_line(r.gcn_time)},
                  {"rule", fixed(100 * r.rule_accuracy, 1) + " % right; " + time_line(r.rule_time)},
                  {"model", path}});
+  });
+
+  // What the models read of each labelled slice, as a table.
+  auto* feat = cmd->add_subcommand(
+      "features", "Write each labelled slice's global features, label and measured times as CSV");
+  struct FeatureOptions {
+    std::string timings, out;
+  };
+  auto fo = std::make_shared<FeatureOptions>();
+  feat->add_option("--timings", fo->timings, "Per-slice, per-format times measured on the GPU")
+      ->required();
+  feat->add_option("-o,--out", fo->out, "CSV file (default: standard output)");
+  feat->callback([fo] {
+    const auto labels = models::label_slices(models::read_slice_timings(fo->timings));
+    const auto base = std::filesystem::path(fo->timings).parent_path().string();
+    const auto csv = models::labelled_features_csv(labels, base.empty() ? "." : base);
+    if (fo->out.empty()) return static_cast<void>(std::fwrite(csv.data(), 1, csv.size(), stdout));
+    io::write_file_atomic(fo->out, csv);
   });
 
   // Several collections as one label file.

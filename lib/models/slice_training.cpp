@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -38,6 +39,32 @@ std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>&
       throw Error("slice training: " + l.tensor + " mode " + std::to_string(l.mode) +
                   " has no non-empty slice " + std::to_string(l.slice));
     out.push_back(it->second);
+  }
+  return out;
+}
+
+std::string labelled_features_csv(const std::vector<SliceLabel>& labels,
+                                  const std::string& base_dir) {
+  const auto inputs = labelled_inputs(labels, base_dir);
+  const auto number = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.9g", v);
+    return std::string(b);
+  };
+  std::string out = "slice,density";
+  for (const auto& n : features::global_feature_names()) out += "," + n;
+  out += ",label,margin";
+  for (int f = 0; f < kSliceFormats; ++f)
+    out += std::string(",") + slice_format_classes()[static_cast<std::size_t>(f)] + "_us";
+  out += "\n";
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto& l = labels[i];
+    out += slice_key(l.tensor, l.mode, l.slice) + "," + number(inputs[i].density);
+    for (double v : inputs[i].globals) out += "," + number(v);
+    out += std::string(",") + slice_format_classes()[static_cast<std::size_t>(l.format)] + "," +
+           number(l.margin);
+    for (double t : l.time_us) out += "," + (std::isfinite(t) ? number(t) : std::string());
+    out += "\n";
   }
   return out;
 }

@@ -72,6 +72,12 @@ struct SliceTrainingReport {
 std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>& labels,
                                                   const std::string& base_dir);
 
+// The labelled slices as a CSV table, for looking at what the models read: a row per slice with
+// its key, density, every global feature (features::global_feature_names()), its label, the
+// runner-up's margin and each format's time (empty where not timed).
+std::string labelled_features_csv(const std::vector<SliceLabel>& labels,
+                                  const std::string& base_dir);
+
 // §4.3's experiment read back: slices grouped by density (rounded to `step`) with the share
 // whose measured best format is Dense; sp is the lowest group density from which every group at
 // or above it has Dense best for all its slices (NaN when the densest group does not).

@@ -437,5 +437,20 @@ expect_fail "slice-gcn merge of a missing file" "nope.csv" \
   "$st" slice-gcn merge "$tmp/ra/l.csv" "$tmp/nope.csv" -o "$tmp/merged/bad.csv"
 [ ! -e "$tmp/merged/bad.csv" ] && ok || bad "a refused slice-gcn merge wrote its CSV"
 
+# What the models read of a labelled slice. order3.tns along mode 1, sliced along mode 0: slice 0
+# holds (1,1,1) and (1,2,3), two fibers of one entry each over 3 rows and 3 columns.
+mkdir -p "$tmp/feat"
+cp "$tns" "$tmp/feat/"
+printf 'tensor,mode,slice,format,time_us\norder3.tns,1,0,CSR,2\norder3.tns,1,0,COO,3\n' >"$tmp/feat/t.csv"
+expect_ok "slice-gcn features" "$st" slice-gcn features --timings "$tmp/feat/t.csv" -o "$tmp/feat/f.csv"
+head -1 "$tmp/feat/f.csv" | grep -q '^slice,density,rows,cols,nnz,.*,fibers,.*,label,margin,CSR_us,COO_us' &&
+  ok || bad "slice-gcn features: the header does not name the globals, label and times"
+grep -qx 'order3.tns:1:0,0.222222222,3,3,2,0.666666667,1,0,0.666666667,1,0,2,1,1,0,2,CSR,1.5,2,3,,,' \
+  "$tmp/feat/f.csv" && ok || bad "slice-gcn features: slice 0's features, label or times are wrong"
+printf 'tensor,mode,slice,format,time_us\norder3.tns,1,7,CSR,1\n' >"$tmp/feat/none-t.csv"
+expect_fail "slice-gcn features of a slice the tensor lacks" "no non-empty slice 7" \
+  "$st" slice-gcn features --timings "$tmp/feat/none-t.csv" -o "$tmp/feat/none.csv"
+[ ! -e "$tmp/feat/none.csv" ] && ok || bad "a refused slice-gcn features wrote its CSV"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
