@@ -235,8 +235,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::ExistingFile)
       ->excludes(folds);
   train->callback([o, &g] {
-    const auto labels =
-        models::label_slices(models::read_slice_timings(o->timings), o->tie_tolerance);
+    const auto labels = models::read_slice_labels(o->timings, o->tie_tolerance);
     models::SliceGcn model;
     o->t.train.seed = o->t.seed;
     if (!o->holdout_like.empty()) {
@@ -324,7 +323,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
     const std::string path = eo->model.empty() ? search::default_slice_model("sm_90") : eo->model;
     const auto model = models::SliceGcn::load(path, &info);
     const double sp = ev->count("--sp") ? eo->sp : info.sparsity_threshold;
-    auto labels = models::label_slices(models::read_slice_timings(eo->timings));
+    auto labels = models::read_slice_labels(eo->timings);
     std::size_t excluded = 0;
     if (!eo->exclude.empty()) {
       std::set<std::tuple<std::string, int, std::int64_t>> seen;
@@ -399,7 +398,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->required();
   feat->add_option("-o,--out", fo->out, "CSV file (default: standard output)");
   feat->callback([fo] {
-    const auto labels = models::label_slices(models::read_slice_timings(fo->timings));
+    const auto labels = models::read_slice_labels(fo->timings);
     const auto base = std::filesystem::path(fo->timings).parent_path().string();
     const auto csv = models::labelled_features_csv(labels, base.empty() ? "." : base);
     if (fo->out.empty()) return static_cast<void>(std::fwrite(csv.data(), 1, csv.size(), stdout));
@@ -471,7 +470,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->required();
   sp->add_option("--step", so->step, "Width of a density group")->capture_default_str();
   sp->callback([so, &g] {
-    const auto labels = models::label_slices(models::read_slice_timings(so->timings));
+    const auto labels = models::read_slice_labels(so->timings);
     const auto base = std::filesystem::path(so->timings).parent_path().string();
     const auto inputs = models::labelled_inputs(labels, base.empty() ? "." : base);
     std::vector<double> density;

@@ -124,4 +124,10 @@ std::vector<SliceTiming> merge_slice_timings(
   return out;
 }
 
+std::vector<SliceLabel> read_slice_labels(const std::string& path, double tie_tolerance) {
+  auto labels = label_slices(read_slice_timings(path), tie_tolerance);
+  if (labels.empty()) throw InputError(path, 0, "no slice timing with a positive, finite time_us");
+  return labels;
+}
+
 }  // namespace sparsetune::models

@@ -53,6 +53,10 @@ double time_ratio(const SliceLabel& l, int format);
 // Throws InputError naming the file, line and field on a malformed record.
 std::vector<SliceTiming> read_slice_timings(const std::string& path);
 
+// label_slices of the file's records. Throws InputError naming the file when it holds no record
+// with a positive, finite time (nothing to learn from or to score).
+std::vector<SliceLabel> read_slice_labels(const std::string& path, double tie_tolerance = 0.0);
+
 // Several collections of the same slices as one: per (tensor, mode, slice, format), the geometric
 // mean of the times the collections measured (a collection cut short adds only what it timed).
 // One collection's noise decides a near-tie; the mean of several decides it more often the same
