@@ -107,13 +107,13 @@ expect_out "eval says why row-order is not scored" "row-order: not scored: .*no 
 expect_out "eval says why slice-gcn is not scored" "slice-gcn: not scored: .*does not exist"
 # LiteForm's shipped models on the export they were trained from, held-out cases only: eval's
 # figures are the training report's (configs/models/sm_90/liteform-*.report.json: test accuracy
-# 1.0 and 0.625 on 8 cases).
+# 1.0 and 0.810 on 21 cases).
 expect_ok "eval of LiteForm's shipped models" "$st" eval \
   "$root/configs/models/sm_90/spmm-labels.json.gz" --predictor liteform-cell liteform-partitions \
   --test-split
-expect_out "eval of liteform-cell as its report" "liteform-cell over 8 cases: top-1 100.0 %"
+expect_out "eval of liteform-cell as its report" "liteform-cell over 21 cases: top-1 100.0 %"
 expect_out "eval of liteform-partitions as its report" \
-  "liteform-partitions over 8 cases: top-1 62.5 %"
+  "liteform-partitions over 21 cases: top-1 81.0 %"
 expect_fail "eval of an unknown predictor" "no predictor named 'nope'" \
   "$st" eval "$tmp/f.db" --predictor nope
 expect_fail "eval --test-split with nothing to score" "nothing to score; row-order: " \
