@@ -27,7 +27,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--seed", a->o.seed, "Seed of the random x (or B)")->capture_default_str();
-  cmd->add_option("--n", a->o.n, "SpMM folders: the columns of the random B (default 16)")
+  cmd->add_option("--n", a->o.n,
+                  "SpMM folders: the columns of the random B (default: the n in the folder's "
+                  "report.json, else 16)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--layout", a->o.layout,
                   "SpMM folders: row or col, the layout of B and C; checked against the layout "

@@ -97,6 +97,17 @@ std::vector<double> read_vector_file(const std::string& path) {
   return v;
 }
 
+std::int64_t tuned_n(const std::filesystem::path& dir) {
+  constexpr std::int64_t kDefault = 16;
+  std::ifstream in(dir / "report.json");
+  if (!in) return kDefault;
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("n") || !j["n"].is_number_integer())
+    return kDefault;
+  const auto n = j["n"].get<std::int64_t>();
+  return n >= 1 && n <= 1048576 ? n : kDefault;
+}
+
 RunResult run_emitted(const std::string& dir, const RunOptions& o) {
   if (o.runs < 1) throw Error("--runs must be at least 1");
   const fs::path d(dir);
@@ -148,7 +159,7 @@ RunResult run_emitted(const std::string& dir, const RunOptions& o) {
   r.cols = f.cols;
   r.nnz = f.nnz;
   r.op = f.op;
-  r.n = spmm ? (o.n > 0 ? o.n : 16) : 1;
+  r.n = spmm ? (o.n > 0 ? o.n : tuned_n(d)) : 1;
   r.layout = f.layout;
   const codegen::Scaling scaling{o.alpha, o.beta};
   const auto plan = codegen::make_launch_plan(f, k, r.graph, scaling, r.n);

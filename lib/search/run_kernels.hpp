@@ -3,6 +3,7 @@
 // (codegen/launch_plan.hpp), NVRTC compiles the kernels for the device, and the runtime's worker
 // measures and checks them (the "plan" job) exactly as it measures the cuSPARSE baselines.
 #include <cstdint>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,7 +21,9 @@ struct RunOptions {
   std::string matrix_file;  // the reference from this matrix instead of the format's own arrays
   double alpha = 1.0;       // y = alpha A x + beta y; with beta != 0, y starts random (seed + 1)
   double beta = 0.0;
-  std::int64_t n = 0;  // SpMM folders: the columns of the random B (0: 16); SpMV: 0 or 1
+  // SpMM folders: the columns of the random B (0: the n the folder's report.json was tuned for,
+  // else 16); SpMV: 0 or 1.
+  std::int64_t n = 0;
   // SpMM folders: "row" or "col", checked against the layout the kernels were generated for
   // (the format binary's); empty: the folder's. Another op with a layout is an error.
   std::string layout;
@@ -44,6 +47,11 @@ struct RunResult {
 // Runs DIR/format.safetensors with DIR/kernel.cu (what emit-kernel and tune write). Throws Error
 // with "no CUDA device (...)" when there is no GPU, and for unreadable or inconsistent inputs. A
 // kernel's fault or hang is its result's failure (status "failed"), not an exception.
+// The n an SpMM folder was tuned for, as its report.json records it (its kernels' column tiles
+// were chosen for that B): run's default --n. 16 when the report is missing or says nothing
+// usable.
+std::int64_t tuned_n(const std::filesystem::path& dir);
+
 RunResult run_emitted(const std::string& dir, const RunOptions& o);
 
 nlohmann::json to_json(const RunResult& r);

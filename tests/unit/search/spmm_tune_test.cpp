@@ -495,3 +495,21 @@ TEST_CASE("tune --op spmm --dtype f16 predicts, checks on the CPU and emits fp16
   CHECK(unrounded > 1e-6);
   CHECK(unrounded <= 1e-2);
 }
+
+TEST_CASE("run's default n is the n an SpMM folder's report records", "[search]") {
+  testing::TempDir t("sparsetune-tuned-n");
+  CHECK(search::tuned_n(t.path) == 16);  // no report
+  const auto report = [&](const std::string& text) {
+    std::ofstream(t.file("report.json")) << text;
+  };
+  report(R"({"op": "spmm", "n": 128})");
+  CHECK(search::tuned_n(t.path) == 128);
+  report(R"({"op": "spmv"})");
+  CHECK(search::tuned_n(t.path) == 16);
+  report(R"({"n": 0})");
+  CHECK(search::tuned_n(t.path) == 16);
+  report(R"({"n": 2.5})");
+  CHECK(search::tuned_n(t.path) == 16);
+  report("{not json");
+  CHECK(search::tuned_n(t.path) == 16);
+}
