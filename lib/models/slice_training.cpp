@@ -46,25 +46,27 @@ std::vector<features::SliceInput> labelled_inputs(const std::vector<SliceLabel>&
 std::string labelled_features_csv(const std::vector<SliceLabel>& labels,
                                   const std::string& base_dir) {
   const auto inputs = labelled_inputs(labels, base_dir);
-  const auto number = [](double v) {
+  std::string out = "slice,density";
+  const auto field = [&out](const std::string& text) { out.append(",").append(text); };
+  const auto number = [&field](double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.9g", v);
-    return std::string(b);
+    field(b);
   };
-  std::string out = "slice,density";
-  for (const auto& n : features::global_feature_names()) out += "," + n;
-  out += ",label,margin";
-  for (int f = 0; f < kSliceFormats; ++f)
-    out += std::string(",") + slice_format_classes()[static_cast<std::size_t>(f)] + "_us";
-  out += "\n";
+  for (const auto& n : features::global_feature_names()) field(n);
+  field("label");
+  field("margin");
+  for (const auto& name : slice_format_classes()) field(name + "_us");
+  out.append("\n");
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const auto& l = labels[i];
-    out += slice_key(l.tensor, l.mode, l.slice) + "," + number(inputs[i].density);
-    for (double v : inputs[i].globals) out += "," + number(v);
-    out += std::string(",") + slice_format_classes()[static_cast<std::size_t>(l.format)] + "," +
-           number(l.margin);
-    for (double t : l.time_us) out += "," + (std::isfinite(t) ? number(t) : std::string());
-    out += "\n";
+    out.append(slice_key(l.tensor, l.mode, l.slice));
+    number(inputs[i].density);
+    for (double v : inputs[i].globals) number(v);
+    field(slice_format_classes()[static_cast<std::size_t>(l.format)]);
+    number(l.margin);
+    for (double t : l.time_us) std::isfinite(t) ? number(t) : field("");
+    out.append("\n");
   }
   return out;
 }
