@@ -60,6 +60,9 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
                   "SpMV: the share of each search's time its crux search may take (tune's "
                   "--crux-share; default: tune's)")
       ->check(CLI::Range(0.0, 0.9));
+  cmd->add_flag("--grow-budget", o->c.grow_budget,
+                "A matrix whose search --budget leaves no time is tuned once more with the budget "
+                "tune asks for (within --per-matrix-timeout when given)");
   cmd->add_option("--per-matrix-timeout", o->c.per_matrix_timeout_s,
                   "Hard limit per matrix, seconds (default 3 x budget + 60)")
       ->check(CLI::NonNegativeNumber);

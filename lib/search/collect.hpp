@@ -67,8 +67,11 @@ struct CollectOptions {
   double per_matrix_timeout_s = 0;  // 0: 3 x budget + 60
   double crux_share = 0;            // SpMV: tune's --crux-share (0: tune's default)
   bool compile_only = false;        // no GPU: tune --compile-only (the search's CPU side)
-  std::string gen_dir;              // generated matrices ("": <db folder>/generated)
-  std::string work_dir;             // tune's output folders and logs ("": a temporary folder)
+  // A (matrix, n) whose search --budget starves (the final steps leave it no time) is tuned once
+  // more with the budget tune asks for, within --per-matrix-timeout when one is given.
+  bool grow_budget = false;
+  std::string gen_dir;   // generated matrices ("": <db folder>/generated)
+  std::string work_dir;  // tune's output folders and logs ("": a temporary folder)
   std::string program = "/proc/self/exe";  // the sparsetune executable run per matrix
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const CollectProgress&)> progress;
@@ -89,6 +92,10 @@ struct CollectSummary {
 // Why a tune recorded no completed search, from its --json report (the search's note: a budget
 // that left the search no time); "" when the file says nothing of it.
 std::string why_no_search(const std::string& tune_json);
+
+// The budget a starved tune asks for (its --json report's search.budget_needed_s); 0 when the
+// file gives none.
+double budget_needed(const std::string& tune_json);
 
 // "[ 12/57]  21 %  NAME  done 9, skipped 2, failed 1  elapsed 3m10s  ETA 11m40s", at most
 // `width` characters.

@@ -674,6 +674,7 @@ TuneOutcome tune(const TuneOptions& o) {
                     o.budget_s, gpu ? " and the cuSPARSE baselines" : "", wall.reserved(),
                     std::ceil(wall.budget_for_search(10.0)));
       search_json["note"] = text;
+      search_json["budget_needed_s"] = std::ceil(wall.budget_for_search(10.0));
     } else if (r.stats.stopped_by == "budget") {
       search_json["note"] =
           "stopped early to finish within --budget: the time left was reserved for the final "

@@ -141,6 +141,17 @@ expect_out "collect --shard 1/3 takes the list's second matrix alone" "0 done, 0
 expect_out "collect --shard 1/3 took broken.mtx" "broken +failed"
 expect_fail "collect --shard out of range" "--shard 3/3: expected I/N" \
   "$st" collect "$tmp/c.list" --compile-only --db "$tmp/c1.db" --shard 3/3
+# A budget that leaves the search no time: a failure naming the budget to give, or with
+# --grow-budget one more tune at that budget (not when --per-matrix-timeout is shorter).
+printf 'small.mtx\n' >"$tmp/one.list"
+"$st" collect "$tmp/one.list" --compile-only --budget 0.01 --db "$tmp/s1.db" >"$tmp/out" 2>"$tmp/err"
+expect_out "collect with a starving budget fails the matrix" "small +failed .*give --budget [0-9]+ or more"
+"$st" collect "$tmp/one.list" --compile-only --budget 0.01 --grow-budget --db "$tmp/s2.db" \
+  >"$tmp/out" 2>"$tmp/err" && ok || bad "collect --grow-budget exited non-zero"
+expect_out "collect --grow-budget searches again" "small +done .*--budget grown to [0-9]+ s"
+"$st" collect "$tmp/one.list" --compile-only --budget 0.01 --grow-budget --per-matrix-timeout 5 \
+  --db "$tmp/s3.db" >"$tmp/out" 2>"$tmp/err"
+expect_out "collect --grow-budget keeps within --per-matrix-timeout" "small +failed .*give --budget"
 
 # ---- scripts/collect-gpus.sh: one shard per GPU, merged (GPUS=2 without a GPU: --compile-only) ----
 printf 'small.mtx\ngen stencil2d nx=8 seed=2\ngen kron scale=5 seed=3\n' >"$tmp/g.list"

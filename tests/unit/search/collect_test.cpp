@@ -247,6 +247,21 @@ TEST_CASE("collect: a tune that searched nothing says why, from its report", "[s
   CHECK(search::why_no_search(t.file("missing.json")).empty());
 }
 
+TEST_CASE("collect: the budget a starved tune asks for, from its report", "[search]") {
+  testing::TempDir t("sparsetune-collect-test");
+  write(t.file("starved.json"), R"({"search": {"note": "...", "budget_needed_s": 14}})");
+  CHECK(search::budget_needed(t.file("starved.json")) == 14.0);
+  write(t.file("plain.json"), R"({"search": {"candidates": 3}})");
+  CHECK(search::budget_needed(t.file("plain.json")) == 0.0);
+  write(t.file("odd.json"), R"({"search": {"budget_needed_s": "14"}})");
+  CHECK(search::budget_needed(t.file("odd.json")) == 0.0);
+  write(t.file("negative.json"), R"({"search": {"budget_needed_s": -3}})");
+  CHECK(search::budget_needed(t.file("negative.json")) == 0.0);
+  write(t.file("broken.json"), "{not json");
+  CHECK(search::budget_needed(t.file("broken.json")) == 0.0);
+  CHECK(search::budget_needed(t.file("missing.json")) == 0.0);
+}
+
 TEST_CASE("collect: the progress line", "[search]") {
   search::CollectProgress p{4, 57, "landmark", 3, 1, 0, 190, 700};
   const auto line = search::render_progress(p, 120);
