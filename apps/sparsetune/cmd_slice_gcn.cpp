@@ -25,6 +25,12 @@ namespace sparsetune::cli {
 
 namespace {
 
+// The folder a timings CSV names its tensors relative to.
+std::string timings_dir(const std::string& timings) {
+  const auto dir = std::filesystem::path(timings).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
 // "71.2 % / 88.6 % / 1.031x"
 std::string time_line(const models::SliceTrainingReport::ByTime& b) {
   return fixed(100 * b.fastest, 1) + " % / " + fixed(100 * b.within_5pct, 1) + " % / " +
@@ -246,8 +252,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                     " lists no held-out slices");
       o->t.test_keys = like.test_slices;
     }
-    const auto base = std::filesystem::path(o->timings).parent_path().string();
-    const auto r = models::train_slice_gcn(labels, base.empty() ? "." : base, o->t, model);
+    const auto r = models::train_slice_gcn(labels, timings_dir(o->timings), o->t, model);
     models::GcnModelInfo info;
     info.arch = o->arch;
     info.labels = "gpu";
@@ -350,8 +355,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
           labels.end());
       excluded += before - labels.size();
     }
-    const auto base = std::filesystem::path(eo->timings).parent_path().string();
-    const auto r = models::evaluate_slice_gcn(labels, base.empty() ? "." : base, sp, model);
+    const auto r = models::evaluate_slice_gcn(labels, timings_dir(eo->timings), sp, model);
     if (g.json) {
       nlohmann::json slices = nlohmann::json::array();
       const auto name = [](int f) {
@@ -399,8 +403,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   feat->add_option("-o,--out", fo->out, "CSV file (default: standard output)");
   feat->callback([fo] {
     const auto labels = models::read_slice_labels(fo->timings);
-    const auto base = std::filesystem::path(fo->timings).parent_path().string();
-    const auto csv = models::labelled_features_csv(labels, base.empty() ? "." : base);
+    const auto csv = models::labelled_features_csv(labels, timings_dir(fo->timings));
     if (fo->out.empty()) return static_cast<void>(std::fwrite(csv.data(), 1, csv.size(), stdout));
     io::write_file_atomic(fo->out, csv);
   });
@@ -471,8 +474,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   sp->add_option("--step", so->step, "Width of a density group")->capture_default_str();
   sp->callback([so, &g] {
     const auto labels = models::read_slice_labels(so->timings);
-    const auto base = std::filesystem::path(so->timings).parent_path().string();
-    const auto inputs = models::labelled_inputs(labels, base.empty() ? "." : base);
+    const auto inputs = models::labelled_inputs(labels, timings_dir(so->timings));
     std::vector<double> density;
     std::vector<int> best;
     for (std::size_t i = 0; i < labels.size(); ++i)

@@ -226,21 +226,25 @@ json CollectSummary::to_json() const {
       {"interrupted", interrupted}, {"seconds", seconds}, {"matrices", rows}};
 }
 
-std::string why_no_search(const std::string& tune_json) {
+namespace {
+// Field `key` of the search object of a tune's --json report (null when the file, the object or
+// the field is missing or the file is not JSON).
+json search_field(const std::string& tune_json, const char* key) {
   std::ifstream in(tune_json);
-  if (!in) return "";
+  if (!in) return json();
   const json j = json::parse(in, nullptr, false);
-  if (!j.is_object() || !j.contains("search") || !j["search"].is_object()) return "";
-  const auto& note = j["search"].value("note", json());
+  if (!j.is_object() || !j.contains("search") || !j["search"].is_object()) return json();
+  return j["search"].value(key, json());
+}
+}  // namespace
+
+std::string why_no_search(const std::string& tune_json) {
+  const json note = search_field(tune_json, "note");
   return note.is_string() ? note.get<std::string>() : "";
 }
 
 double budget_needed(const std::string& tune_json) {
-  std::ifstream in(tune_json);
-  if (!in) return 0;
-  const json j = json::parse(in, nullptr, false);
-  if (!j.is_object() || !j.contains("search") || !j["search"].is_object()) return 0;
-  const auto& b = j["search"].value("budget_needed_s", json());
+  const json b = search_field(tune_json, "budget_needed_s");
   return b.is_number() && b.get<double>() > 0 ? b.get<double>() : 0;
 }
 
@@ -351,10 +355,10 @@ CollectSummary collect(const std::vector<CollectItem>& input, const CollectOptio
           if (r.interrupted) return {"interrupted", ""};
           if (!r.ok()) throw failed(r);
           // Starved: once more with the budget tune asked for, if the time limit allows it.
-          const double needed = budget_needed(log + ".json");
+          const double needed = o.grow_budget ? budget_needed(log + ".json") : 0;
           const double timeout2 =
               o.per_matrix_timeout_s > 0 ? o.per_matrix_timeout_s : 3 * needed + 60;
-          if (o.grow_budget && needed > o.budget_s && needed < timeout2 &&
+          if (needed > o.budget_s && needed < timeout2 &&
               !db.last_search(fp, o.op, o.dtype, n, device)) {
             r = tune_with(needed, timeout2);
             if (r.interrupted) return {"interrupted", ""};

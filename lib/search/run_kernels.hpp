@@ -44,14 +44,14 @@ struct RunResult {
   bool cubin_from_cache = false;
 };
 
-// Runs DIR/format.safetensors with DIR/kernel.cu (what emit-kernel and tune write). Throws Error
-// with "no CUDA device (...)" when there is no GPU, and for unreadable or inconsistent inputs. A
-// kernel's fault or hang is its result's failure (status "failed"), not an exception.
 // The n an SpMM folder was tuned for, as its report.json records it (its kernels' column tiles
 // were chosen for that B): run's default --n. 16 when the report is missing or says nothing
 // usable.
 std::int64_t tuned_n(const std::filesystem::path& dir);
 
+// Runs DIR/format.safetensors with DIR/kernel.cu (what emit-kernel and tune write). Throws Error
+// with "no CUDA device (...)" when there is no GPU, and for unreadable or inconsistent inputs. A
+// kernel's fault or hang is its result's failure (status "failed"), not an exception.
 RunResult run_emitted(const std::string& dir, const RunOptions& o);
 
 nlohmann::json to_json(const RunResult& r);

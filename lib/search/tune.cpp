@@ -666,15 +666,15 @@ TuneOutcome tune(const TuneOptions& o) {
     starved = o.budget_s > 0 && so.budget_s < 1.0;
     if (starved) {
       // Nothing but CSR-vector could be scored: say which budget would let the search run.
+      const double needed = std::ceil(wall.budget_for_search(10.0));
       char text[320];
       std::snprintf(text, sizeof text,
                     "--budget %g s leaves the search no time on this matrix (the final steps%s "
                     "need about %.0f s): only CSR-vector was scored, and the database will not "
                     "answer with it; give --budget %.0f or more for a search",
-                    o.budget_s, gpu ? " and the cuSPARSE baselines" : "", wall.reserved(),
-                    std::ceil(wall.budget_for_search(10.0)));
+                    o.budget_s, gpu ? " and the cuSPARSE baselines" : "", wall.reserved(), needed);
       search_json["note"] = text;
-      search_json["budget_needed_s"] = std::ceil(wall.budget_for_search(10.0));
+      search_json["budget_needed_s"] = needed;
     } else if (r.stats.stopped_by == "budget") {
       search_json["note"] =
           "stopped early to finish within --budget: the time left was reserved for the final "
