@@ -1,5 +1,6 @@
 #include "models/row_order_rows.hpp"
 
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -16,13 +17,21 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
   for (std::size_t k = 0; k < orders.size(); ++k) index[row_orders::name(orders[k])] = k;
   RowOrderRows out;
   out.arch = arch;
-  std::map<std::pair<std::string, std::int64_t>, RowOrderRecord> by_key;
+  // Per (fingerprint, N): the record, and the sums of its log times and their counts, per order
+  // and for cuSPARSE, averaged once every row is read.
+  struct Entry {
+    RowOrderRecord r;
+    std::vector<double> log_sum, count;
+    double cusparse_log_sum = 0, cusparse_count = 0;
+  };
+  std::map<std::pair<std::string, std::int64_t>, Entry> by_key;
   for (const auto& m : db.measurements()) {
     if (m.op != kRowOrderOp) continue;
     if (out.arch.empty()) out.arch = m.arch;
     if (m.arch != out.arch) continue;
     auto [it, fresh] = by_key.try_emplace({m.fingerprint, m.n});
-    RowOrderRecord& r = it->second;
+    Entry& e = it->second;
+    RowOrderRecord& r = e.r;
     if (fresh) {
       const auto row = db.matrix(m.fingerprint);
       r.matrix = row ? row->name : m.fingerprint;
@@ -30,10 +39,11 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
       r.n = m.n;
       r.time_us.assign(orders.size(), -1.0);
       r.order_ms.assign(orders.size(), -1.0);
+      e.log_sum.assign(orders.size(), 0.0);
+      e.count.assign(orders.size(), 0.0);
     }
     if (m.candidate == "cusparse/spmm-best") {
-      if (m.ok && m.time_us > 0 && (r.cusparse_us < 0 || m.time_us < r.cusparse_us))
-        r.cusparse_us = m.time_us;
+      if (m.ok && m.time_us > 0) e.cusparse_log_sum += std::log(m.time_us), ++e.cusparse_count;
       continue;
     }
     json p;
@@ -47,12 +57,16 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     if (p.contains("features") && r.features.empty())
       r.features = p["features"].get<std::vector<double>>();
     r.order_ms[k->second] = p.value("order_ms", -1.0);
-    double& t = r.time_us[k->second];
-    if (m.ok && m.time_us > 0 && (t < 0 || m.time_us < t)) t = m.time_us;
+    if (m.ok && m.time_us > 0) e.log_sum[k->second] += std::log(m.time_us), ++e.count[k->second];
     out.devices.insert(m.device);
   }
-  for (auto& [k, r] : by_key)
+  for (auto& [k, e] : by_key) {
+    RowOrderRecord& r = e.r;
+    for (std::size_t o = 0; o < orders.size(); ++o)
+      if (e.count[o] > 0) r.time_us[o] = std::exp(e.log_sum[o] / e.count[o]);
+    if (e.cusparse_count > 0) r.cusparse_us = std::exp(e.cusparse_log_sum / e.cusparse_count);
     if (r.features.size() == row_order_feature_names().size()) out.records.push_back(std::move(r));
+  }
   return out;
 }
 

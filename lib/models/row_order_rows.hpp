@@ -17,7 +17,9 @@ struct RowOrderRows {
   std::vector<RowOrderRecord> records;  // with the full feature vector, by (fingerprint, N)
 };
 
-// Only `arch`'s rows ("": the first architecture met). A time measured twice keeps the faster.
+// Only `arch`'s rows ("": the first architecture met). A time measured more than once (several
+// collections merged) is the geometric mean of its measurements: keeping the fastest would keep
+// the luckiest draw of the timing noise, which is as large as most orders' gains.
 // Throws Error naming `source` on a row whose params are not JSON.
 RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch,
                                  const std::string& source);

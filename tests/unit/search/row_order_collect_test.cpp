@@ -3,6 +3,7 @@
 // feature; the database round trip must give the model `row-orders train` gives the same records.
 #include "search/row_order_collect.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include "core/fingerprint.hpp"
 #include "core/row_orders.hpp"
 #include "models/predictors.hpp"
+#include "models/row_order_rows.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
@@ -107,6 +109,39 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
     REQUIRE(r.files.size() == 3);
     const auto back = models::RowOrderModel::read(r.files[0]);
     CHECK(back.file().arch == "sm_90");
+  }
+  SECTION("a time collected twice reads back as the geometric mean of the two") {
+    // A second collection of the same matrices (another database, as a second GPU or a later
+    // round writes it) with every time four times the first, one order failing there only.
+    search::RowOrderCollectOptions again = o;
+    again.db_path = dir.file("round-b.db");
+    again.time_one = [&](const Csr64& a, const std::string& label,
+                         const search::RowOrderTimingOptions& t) {
+      auto r = fake_orders(a, label, t);
+      for (auto& x : r) {
+        for (auto& us : x.time_us)
+          if (us > 0) us *= 4;
+        x.time_us[2] = -1;
+        x.cusparse_us *= 4;
+      }
+      return r;
+    };
+    CHECK(search::collect_row_orders_db(items, again).done == 24);
+    db::TuningDb db(o.db_path);
+    db.merge(again.db_path);
+    const auto rows = models::read_row_order_rows(db, "", "merged");
+    REQUIRE(rows.records.size() == direct.size());
+    for (const auto& r : rows.records) {
+      const auto d = std::find_if(direct.begin(), direct.end(), [&](const auto& x) {
+        return x.matrix == r.matrix && x.n == r.n;
+      });
+      REQUIRE(d != direct.end());
+      INFO(r.matrix << " N = " << r.n);
+      CHECK(r.time_us[0] == Approx(2 * d->time_us[0]));  // sqrt(t * 4t)
+      CHECK(r.time_us[2] == Approx(d->time_us[2]));      // measured once: as measured
+      CHECK(r.time_us[9] < 0);                           // failed in both: unmeasured
+      CHECK(r.cusparse_us == Approx(25.0));
+    }
   }
   SECTION("a database without row-order times has nothing for row-order") {
     db::TuningDb empty(dir.file("empty.db"));
