@@ -37,6 +37,13 @@ void print_report(const nlohmann::json& r) {
                       fixed(x.value("classified_speedup", 0.0), 3) + "x"});
     }
     print_table(rows);
+    const auto& rep = r["test"].value("repeat", nlohmann::json::object());
+    if (rep.value("records", 0) > 0)
+      std::printf(
+          "test records measured twice: %d; one collection's best order, timed in the other, "
+          "keeps %s of its oracle's gain (the same order in %s); the predictor keeps %s\n",
+          rep["records"].get<int>(), pct(rep, "share_of_oracle_gain").c_str(),
+          pct(rep, "same_best").c_str(), pct(r["test"], "predicted_share_of_oracle_gain").c_str());
     if (r.contains("files"))
       for (const auto& f : r["files"]) std::printf("wrote %s\n", f.get<std::string>().c_str());
     return;

@@ -2,6 +2,7 @@
 // --row-orders` put in the tuning database (op "spmm-row-order"), as `row-orders train` trains it
 // from a CSV.
 #include <filesystem>
+#include <set>
 
 #include "io/file_bytes.hpp"
 #include "models/predictors.hpp"
@@ -28,6 +29,15 @@ TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& op
   t.xgb.threads = opt.threads;
   json rep;
   const auto model = RowOrderModel::train(records, t, &rep);
+  // Where the database holds more than one collection of a record, how far one collection's best
+  // order carries to the other: the ceiling of the predictor's share of the oracle's gain.
+  const auto test = rep["split"].value("test", std::vector<std::string>());
+  const std::set<std::string> held_out(test.begin(), test.end());
+  std::vector<CollectionTimes> test_collections;
+  for (std::size_t i = 0; i < records.size(); ++i)
+    if (held_out.count(records[i].matrix)) test_collections.push_back(rows.collections[i]);
+  rep["repeat"] = label_repeatability(rows.collections);
+  rep["test"]["repeat"] = label_repeatability(test_collections);
   std::string device;
   for (const auto& d : devices) device += (device.empty() ? "" : ", ") + d;
   rep["model"] = "row-order";

@@ -23,6 +23,8 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     RowOrderRecord r;
     std::vector<double> log_sum, count;
     double cusparse_log_sum = 0, cusparse_count = 0;
+    std::vector<int> rows_of;  // per order: its rows read so far
+    CollectionTimes collections;
   };
   std::map<std::pair<std::string, std::int64_t>, Entry> by_key;
   for (const auto& m : db.measurements()) {
@@ -41,6 +43,7 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
       r.order_ms.assign(orders.size(), -1.0);
       e.log_sum.assign(orders.size(), 0.0);
       e.count.assign(orders.size(), 0.0);
+      e.rows_of.assign(orders.size(), 0);
     }
     if (m.candidate == "cusparse/spmm-best") {
       if (m.ok && m.time_us > 0) e.cusparse_log_sum += std::log(m.time_us), ++e.cusparse_count;
@@ -57,7 +60,13 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     if (p.contains("features") && r.features.empty())
       r.features = p["features"].get<std::vector<double>>();
     r.order_ms[k->second] = p.value("order_ms", -1.0);
-    if (m.ok && m.time_us > 0) e.log_sum[k->second] += std::log(m.time_us), ++e.count[k->second];
+    const auto c = static_cast<std::size_t>(e.rows_of[k->second]++);
+    if (e.collections.size() <= c)
+      e.collections.resize(c + 1, std::vector<double>(orders.size(), -1.0));
+    if (m.ok && m.time_us > 0) {
+      e.log_sum[k->second] += std::log(m.time_us), ++e.count[k->second];
+      e.collections[c][k->second] = m.time_us;
+    }
     out.devices.insert(m.device);
   }
   for (auto& [k, e] : by_key) {
@@ -65,7 +74,9 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     for (std::size_t o = 0; o < orders.size(); ++o)
       if (e.count[o] > 0) r.time_us[o] = std::exp(e.log_sum[o] / e.count[o]);
     if (e.cusparse_count > 0) r.cusparse_us = std::exp(e.cusparse_log_sum / e.cusparse_count);
-    if (r.features.size() == row_order_feature_names().size()) out.records.push_back(std::move(r));
+    if (r.features.size() != row_order_feature_names().size()) continue;
+    out.records.push_back(std::move(r));
+    out.collections.push_back(std::move(e.collections));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "db/tuning_db.hpp"
 #include "models/row_order_model.hpp"
+#include "models/row_order_repeat.hpp"
 
 namespace sparsetune::models {
 
@@ -15,6 +16,9 @@ struct RowOrderRows {
   std::string arch;               // the architecture read (the first one met when none is asked)
   std::set<std::string> devices;  // that measured the orders
   std::vector<RowOrderRecord> records;  // with the full feature vector, by (fingerprint, N)
+  // Per record, its times in each collection apart: an order's k-th row in the database is
+  // counted as collection k's (merged collections keep their rows in order).
+  std::vector<CollectionTimes> collections;
 };
 
 // Only `arch`'s rows ("": the first architecture met). A time measured more than once (several

@@ -142,6 +142,16 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
       CHECK(r.time_us[9] < 0);                           // failed in both: unmeasured
       CHECK(r.cusparse_us == Approx(25.0));
     }
+    // Each collection's times apart, in the order they were merged: the same best order in
+    // both, so one collection's best keeps the other's whole gain.
+    REQUIRE(rows.collections.size() == rows.records.size());
+    CHECK(rows.collections[0].size() == 2);
+    CHECK(rows.collections[0][1][0] == Approx(4 * rows.collections[0][0][0]));
+    CHECK(rows.collections[0][1][2] < 0);
+    const auto rep = models::label_repeatability(rows.collections);
+    CHECK(rep["records"] == 48);
+    CHECK(rep["same_best"].get<double>() == 1.0);
+    CHECK(rep["share_of_oracle_gain"].get<double>() == Approx(1.0));
   }
   SECTION("a database without row-order times has nothing for row-order") {
     db::TuningDb empty(dir.file("empty.db"));
