@@ -17,13 +17,10 @@
 #include "db/tuning_db.hpp"
 #include "features/feature.hpp"
 #include "features/matrix_features.hpp"
-#include "graph/cell_graph.hpp"
 #include "graph/crux_graph.hpp"
 #include "graph/interpreter.hpp"
 #include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
-#include "models/cell_predictor.hpp"
-#include "models/crux_predictor.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc.hpp"
@@ -31,12 +28,15 @@
 #include "search/bench_record.hpp"
 #include "search/compile_only_evaluator.hpp"
 #include "search/crux_search.hpp"
+#include "search/crux_seeds.hpp"
 #include "search/gpu_evaluator.hpp"
 #include "search/learned_evaluator.hpp"
+#include "search/liteform_seeds.hpp"
 #include "search/row_order_pick.hpp"
 #include "search/row_sample.hpp"
 #include "search/screen.hpp"
 #include "search/space.hpp"
+#include "search/spmm_seeds.hpp"
 #include "search/wall_budget.hpp"
 
 namespace sparsetune::search {
@@ -191,108 +191,6 @@ std::string matrix_name(const std::string& path) { return name_of(path); }
 
 std::string default_out_dir(const std::string& matrix) { return name_of(matrix) + ".tuned"; }
 
-// The seeds' first column tile for n: the largest power of two up to 8 that n fills (vectors
-// of 4 where it is that wide); the search then tunes the tile like any other parameter.
-int seed_tile(std::int64_t n) { return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1; }
-
-// SpMM's seeds: each SpMV graph with the first column tile for n.
-graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n) {
-  const int tn = seed_tile(n);
-  graph::Graph s = graph::as_spmm(g, tn, std::min(tn, 4));
-  s.name = g.name;
-  return s;
-}
-
-namespace {
-
-// Lanes over columns for n columns of B: a warp of lanes once n ≥ 32, each lane up to 8 columns
-// (two or more column spans of the grid); below 32 a group of the next power of two ≥ n.
-struct LaneTile {
-  int lanes = 32, tn = 1, vec = 1;
-};
-LaneTile lane_tile(std::int64_t n) {
-  LaneTile t;
-  if (n >= 32)
-    while (t.tn < 8 && 64 * t.tn <= n) t.tn *= 2;
-  else
-    for (t.lanes = 1; t.lanes < n;) t.lanes *= 2;
-  t.vec = std::min(t.tn, 4);
-  return t;
-}
-
-// The CELL seed over `partitions` column partitions with Alg. 3's bucket widths, each bucket's
-// rows walked by a group of lanes over B's columns (a B row segment read coalesced).
-graph::Graph cell_seed(const Csr64& a, std::int64_t n, int partitions) {
-  const LaneTile lt = lane_tile(n);
-  graph::CellGraphOptions co;
-  co.partitions = partitions;
-  co.tn = lt.tn;
-  co.vec = lt.vec;
-  co.lanes = lt.lanes;
-  graph::Graph g = graph::cell_graph(a, n, co);
-  g.name = "cell-p" + std::to_string(partitions);
-  return g;
-}
-
-}  // namespace
-
-std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n,
-                                           std::int64_t nnz) {
-  const auto [lanes, tn, vec] = lane_tile(n);
-  std::vector<graph::Graph> out;
-  out.push_back(graph::as_spmm(csr_vector, tn, vec, lanes));
-  out.back().name = "csr-vector-lanes";
-  const char* warp_row = R"({"ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows": 1},
-    {"op": "BMT_ROW_BLOCK", "rows": 1}, {"op": "SET_RESOURCES", "threads": 128},
-    {"op": "THREAD_TOTAL_RED"}]})";
-  const char* scalar = R"({"ops": [{"op": "COMPRESS"}, {"op": "BMT_ROW_BLOCK", "rows": 1},
-    {"op": "SET_RESOURCES", "threads": 128}, {"op": "THREAD_TOTAL_RED"}]})";
-  const char* row = n >= 32 ? warp_row : scalar;
-  out.push_back(graph::as_spmm(graph::parse_graph(row, "lanes seed"), tn, vec, lanes));
-  out.back().name = n >= 32 ? "warp-row-lanes" : "csr-scalar-lanes";
-  // Runs of 8 non-zeros whatever the rows: a long row no longer holds one warp for its whole
-  // length (the row-per-warp kernel's straggler on skewed graphs); finished rows go out by atomics.
-  const char* split = R"({"ops": [{"op": "COMPRESS"}, {"op": "BMT_NNZ_BLOCK", "nnz": 8},
-    {"op": "SET_RESOURCES", "threads": 128}, {"op": "THREAD_BITMAP_RED"},
-    {"op": "GMEM_ATOM_RED"}]})";
-  out.push_back(graph::as_spmm(graph::parse_graph(split, "lanes seed"), tn, vec, lanes));
-  out.back().name = "nnz-split-lanes";
-  if (lanes == 32) {
-    // The same split with a whole warp per run (a warp block of one thread block): the warp loads
-    // a run's entries 32 at a time and reads each once for its 32 * tn columns, where
-    // nnz-split-lanes walks 32 runs of 8 one after another with a 32-entry load for each (a
-    // quarter full). Runs of 32 to 256 entries: about 16k entries per run-length step keeps a
-    // few thousand warps in flight.
-    std::int64_t run = 32;
-    while (run < 256 && run * 16384 * 2 <= nnz) run *= 2;
-    const std::string r = std::to_string(run);
-    const std::string warp_split =
-        R"({"ops": [{"op": "COMPRESS"}, {"op": "BMW_NNZ_BLOCK", "nnz": )" + r +
-        R"(}, {"op": "BMT_NNZ_BLOCK", "nnz": )" + r +
-        R"(}, {"op": "SET_RESOURCES", "threads": 128}, {"op": "THREAD_BITMAP_RED"},
-      {"op": "GMEM_ATOM_RED"}]})";
-    out.push_back(graph::as_spmm(graph::parse_graph(warp_split, "lanes seed"), tn, vec, lanes));
-    out.back().name = "nnz-split-warp";
-  }
-  if (n >= 32 && n < 128) {
-    // Groups of n / 4 lanes with vectors of 4, a row each: a warp has 32 / (n / 4) rows in
-    // flight where warp-row-lanes has one (landmark at n = 32: rows of 16 entries, 4-byte loads).
-    int g = 8;
-    while (g * 2 * 4 <= n) g *= 2;
-    out.push_back(graph::as_spmm(graph::parse_graph(scalar, "lanes seed"), 4, 4, g));
-    out.back().name = "csr-scalar-lanes";
-  }
-  return out;
-}
-
-graph::Graph row_order_kernel(const graph::Graph& csr_vector, std::int64_t n) {
-  // By name, not position: the seeds' list grows with the shapes the search starts from.
-  const std::string want = n >= 32 ? "warp-row-lanes" : "csr-vector-lanes";
-  for (auto& g : spmm_lanes_seeds(csr_vector, n))
-    if (g.name == want) return std::move(g);
-  throw Error("row_order_kernel: no " + want + " seed");
-}
-
 TuneOutcome tune(const TuneOptions& o) {
   if (o.op != "spmv" && o.op != "spmm")
     throw Error("tune: --op must be spmv or spmm here (got '" + o.op + "')");
@@ -347,38 +245,11 @@ TuneOutcome tune(const TuneOptions& o) {
   auto baseline = graph::read_graph(graphs_dir + "/csr-vector.json");
   graph::Graph row_kernel;  // SpMM: the warp-per-row graph the row orders apply to
   if (spmm) {
-    std::vector<graph::Graph> tiled;
-    for (const auto& g : seeds) {
-      try {
-        tiled.push_back(spmm_seed(g, o.n));
-      } catch (const graph::GraphError&) {  // an operator that does not serve SpMM
-      }
-    }
-    // CELL with Alg. 3's bucket widths, over one, two and four column partitions.
-    for (int p = 1; p <= std::min<std::int64_t>(4, a.cols); p *= 2)
-      tiled.push_back(cell_seed(a, o.n, p));
-    // Lanes over columns: a B row segment read coalesced by a warp, A read once per column span.
-    for (auto& g : spmm_lanes_seeds(baseline, o.n, a.nnz())) tiled.push_back(std::move(g));
-    row_kernel = row_order_kernel(baseline, o.n);
-    // SpMM's baseline, measured first, is the lanes kernel: csr-vector with a thread tile of
-    // columns was 3-6x slower on the GPU (pubmed and landmark at N = 128), and on a large matrix
-    // it was the only candidate the budget let the search measure.
-    baseline = row_kernel;
-    // Except where one row is far longer than the rest (Maragal_6: 5,941 entries, mean 25): a
-    // warp per row then waits on that row (0.05x cuSPARSE when a small budget measured only the
-    // baseline), and the non-zero split is the safe first measurement: a warp per run of entries
-    // where the tile has 32 lanes (A read once per 32 * tn columns), else segmented-coo.
     const auto longest = static_cast<std::int64_t>(features::feature_value(alpha, "row_nnz_max"));
-    if (longest >= 1024 && longest >= 32 * a.nnz() / std::max<std::int64_t>(a.rows, 1)) {
-      const char* split = o.n >= 32 ? "nnz-split-warp" : "segmented-coo";
-      for (const auto& g : tiled)
-        if (g.name == split) baseline = g;
-    }
-    // The output-stationary kernel (a warp per row) under two of Mehrabi et al.'s row orders:
-    // LPT balances the warps, hybrid-1 adds B-line locality among equal loads. The predicted
-    // order goes first once the architecture is known (below).
-    for (const int order : {4, 7}) tiled.push_back(graph::with_row_order(row_kernel, order));
-    seeds = std::move(tiled);
+    auto made = spmm_seeds(seeds, baseline, a, o.n, longest);
+    seeds = std::move(made.seeds);
+    baseline = std::move(made.baseline);
+    row_kernel = std::move(made.row_kernel);
   }
 
   // Who scores candidates: the GPU through a worker, else a predictor (below).
@@ -417,76 +288,17 @@ TuneOutcome tune(const TuneOptions& o) {
   if (o.compile_only)
     compile_only = std::make_unique<CompileOnlyEvaluator>(a, o.dtype, arch, o.edit_source, spmm_n);
   const json feature_row = features::feature_row(feats);  // as the database stores them
-  // MatXtract's crux predictor: its (tau_c, tau_r) is a candidate of a predict-only answer and
-  // the first point of a measuring search's crux search.
   const std::string models_dir = o.models_dir.empty() ? default_models_dir() : o.models_dir;
-  json crux_pick = json::object();
-  std::optional<CruxPoint> crux_first;
+  CruxSeeds crux_model;  // SpMV: the crux model's point, as seeds and the crux search's first
   if (!spmm) {
-    std::string why = "learned models are off";
-    std::optional<models::CruxPredictor> cp;
-    if (o.learned) cp = models::CruxPredictor::find(models_dir, arch, &why);
-    if (cp) {
-      const auto c = cp->predict(feature_row, o.dtype);
-      crux_first = CruxPoint{c.tau_c, c.tau_r};
-      crux_pick = {{"tau_c", c.tau_c}, {"tau_r", c.tau_r}, {"by", "the crux model (" + arch + ")"}};
-      const int width = o.dtype == "f16" ? 8 : 4;
-      graph::Graph g = graph::crux_graph(c.tau_c, c.tau_r, graph::csr_vector_ops(), 0, width);
-      g.name = "crux-predicted";
-      seeds.push_back(std::move(g));
-      if (c.tau_r > 0) {  // and with the hot part owning its rows: one launch
-        graph::Graph own =
-            graph::crux_graph(c.tau_c, c.tau_r, graph::csr_vector_ops(), 0, width, true);
-        own.name = "crux-predicted-own-rows";
-        seeds.push_back(std::move(own));
-      }
-    } else {
-      crux_pick = {{"why_not_predicted", why}};
-    }
+    crux_model = crux_seeds(feature_row, o.dtype, o.learned, models_dir, arch);
+    for (auto& g : crux_model.graphs) seeds.push_back(std::move(g));
   }
-  // LiteForm's CELL-or-not predictor: a predict-only answer leaves CELL out where the model
-  // rules it out; a measuring search tries CELL right after the row-order seed where it expects
-  // CELL to win.
   json cell_pick = json::object();
   int pinned_after_order = 0;  // SpMM seeds scored in order right after the row-order seed
   if (spmm) {
-    auto is_cell = [](const graph::Graph& g) { return g.name.rfind("cell-p", 0) == 0; };
-    // LiteForm's second predictor: CELL over its predicted column partitions is a seed too.
-    std::string why_p = "learned models are off";
-    const std::optional<models::PartitionPredictor> pp =
-        o.learned ? models::PartitionPredictor::find(models_dir, arch, &why_p) : std::nullopt;
-    if (pp) {
-      const int parts = pp->predict(feature_row, o.n);
-      cell_pick["partitions"] = parts;
-      const std::string name = "cell-p" + std::to_string(parts);
-      if (parts <= a.cols && std::none_of(seeds.begin(), seeds.end(),
-                                          [&](const graph::Graph& g) { return g.name == name; })) {
-        seeds.push_back(cell_seed(a, o.n, parts));
-      }
-    } else {
-      cell_pick["partitions_why_not_predicted"] = why_p;
-    }
-    std::string why = "learned models are off";
-    const std::optional<models::CellPredictor> cp =
-        o.learned ? models::CellPredictor::find(models_dir, arch, &why) : std::nullopt;
-    // CELL goes right after the row-order seed where the model expects it to win, and, without
-    // the model, in a measuring search: those times are the labels the model is trained from
-    // (`collect --op spmm`).
-    bool pin_cell = gpu != nullptr;
-    if (cp) {
-      const double prob = cp->probability(feature_row, o.n);
-      pin_cell = prob >= 0.5;
-      cell_pick["cell"] = pin_cell;
-      cell_pick["probability"] = prob;
-      cell_pick["by"] = "the liteform-cell model (" + arch + ")";
-      if (!pin_cell && o.budget_s == 0) std::erase_if(seeds, is_cell);
-    } else {
-      cell_pick["why_not_predicted"] = why;
-    }
-    if (pin_cell && !seeds.empty()) {
-      std::stable_partition(seeds.begin() + 1, seeds.end(), is_cell);
-      pinned_after_order = static_cast<int>(std::count_if(seeds.begin(), seeds.end(), is_cell));
-    }
+    pinned_after_order = place_liteform_seeds(seeds, a, o.n, feature_row, o.learned, models_dir,
+                                              arch, gpu != nullptr, o.budget_s == 0, cell_pick);
     // A measuring search scores the warp per run of non-zeros right after the row-order seed:
     // it was the fastest measured graph at n >= 64 on most shared matrices (H200, 2026-11-26),
     // where the rankings, trained before it existed, put it ninth and a small budget ended first.
@@ -617,7 +429,8 @@ TuneOutcome tune(const TuneOptions& o) {
         co.bo.max_evaluations = std::min(o.crux_evaluations, room);
         co.bo.initial = std::min(co.bo.initial, std::max(2, co.bo.max_evaluations));
         co.bo.seed = o.seed;
-        if (crux_first) co.bo.first = {*crux_first};  // the search starts from the prediction
+        if (crux_model.first)
+          co.bo.first = {*crux_model.first};  // the search starts from the prediction
         co.width = o.dtype == "f16" ? 8 : 4;  // m16n8k8 for fp16 values, m8n8k4 in fp64 else
         // The cold part is the search's fastest CUDA-core graph (CSR-vector when none ran), so
         // the all-cold point is that graph and a hot part must beat the best found without it.
@@ -835,7 +648,7 @@ TuneOutcome tune(const TuneOptions& o) {
                                             : json(nullptr)},
       {"search", search_json},
       {"row_order", row_order_json},
-      {"crux_pick", crux_pick},
+      {"crux_pick", crux_model.pick},
       {"cell_pick", cell_pick},
       {"wall_budget", wall.to_json()},
       {"skipped", skipped},

@@ -15,6 +15,7 @@
 #include "runtime/worker.hpp"
 #include "search/engine.hpp"
 #include "search/pipeline.hpp"
+#include "search/spmm_seeds.hpp"
 
 namespace sparsetune::search {
 
@@ -42,7 +43,7 @@ struct TuneOptions {
   // it fits: an iterative solver's calls) instead of the flushed one (a single call). The
   // database keeps flushed times either way, so a warm tune always searches.
   bool rank_warm = false;
-  std::string family;   // recorded with the run: SuiteSparse group, generator kind, ...
+  std::string family;  // recorded with the run: SuiteSparse group, generator kind, ...
   // With a GPU, a matrix of more entries than this is searched on a row sample of about
   // screen_sample entries and its best candidates confirmed on the full matrix (0: never).
   std::int64_t screen_above = 4'000'000;
@@ -77,24 +78,5 @@ std::string matrix_name(const std::string& path);
 
 // "<name>.tuned" for a matrix path: the file name without .gz and .mtx.
 std::string default_out_dir(const std::string& matrix);
-
-// SpMM's seed of an SpMV graph: the graph with the first column tile for n columns of B.
-graph::Graph spmm_seed(const graph::Graph& g, std::int64_t n);
-
-// SpMM's seeds with lanes over columns (COL_TILE lanes) for n columns: a warp of lanes over
-// min(n, 32 * tn) columns, tn the largest power of two up to 8 that 32 * tn <= n allows (vectors
-// of up to 4); below 32 columns the fewest lanes (a power of two) that cover n, one column each.
-// "csr-vector-lanes": csr-vector (the warp block's 32 thread blocks walked by every group, the
-// warp reduction across groups only, none at 32 lanes); "warp-row-lanes" (n >= 32): a warp per
-// row with one thread block, no warp reduction; "csr-scalar-lanes" (n < 32): a group per row;
-// "nnz-split-lanes": thread blocks of 8 non-zeros across rows, running row sums added by atomics;
-// for n >= 32 "nnz-split-warp": runs of 32 to 256 non-zeros (more for larger nnz), a whole warp
-// per run; for 32 <= n < 128 also "csr-scalar-lanes" with groups of n / 4 lanes (a power of
-// two), 4 columns each in vectors of 4.
-std::vector<graph::Graph> spmm_lanes_seeds(const graph::Graph& csr_vector, std::int64_t n,
-                                           std::int64_t nnz = 0);
-// The output-stationary kernel of Mehrabi et al. the row orders are made for and learned on: a
-// warp per row with its lanes over the columns (warp-row-lanes; csr-vector-lanes below n = 32).
-graph::Graph row_order_kernel(const graph::Graph& csr_vector, std::int64_t n);
 
 }  // namespace sparsetune::search
