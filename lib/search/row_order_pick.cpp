@@ -1,9 +1,11 @@
 #include "search/row_order_pick.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/row_orders.hpp"
 #include "features/matrix_features.hpp"
+#include "graph/spmm_graph.hpp"
 #include "models/row_order_model.hpp"
 #include "search/learned_evaluator.hpp"
 
@@ -39,6 +41,16 @@ RowOrderPick predict_row_order(const Csr64& a, std::int64_t n, bool learned,
   p.why_not.clear();
   p.pick_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+RowOrderPick place_row_order_seed(std::vector<graph::Graph>& seeds, const graph::Graph& row_kernel,
+                                  const Csr64& a, std::int64_t n, bool learned,
+                                  const std::string& models_dir, const std::string& arch) {
+  const auto p = predict_row_order(a, n, learned, models_dir, arch);
+  graph::Graph g = graph::with_row_order(row_kernel, p.order);
+  std::erase_if(seeds, [&](const graph::Graph& s) { return s.name == g.name; });
+  seeds.insert(seeds.begin(), std::move(g));
   return p;
 }
 

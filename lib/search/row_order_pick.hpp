@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/matrix.hpp"
+#include "graph/graph.hpp"
 
 namespace sparsetune::search {
 
@@ -21,5 +23,11 @@ struct RowOrderPick {
 
 RowOrderPick predict_row_order(const Csr64& a, std::int64_t n, bool learned,
                                const std::string& models_dir, const std::string& arch);
+
+// The warp-per-row kernel (`row_kernel`) under the predicted order, put first among `seeds`, where
+// a search scores it first (the same graph further down is dropped); returns the pick.
+RowOrderPick place_row_order_seed(std::vector<graph::Graph>& seeds, const graph::Graph& row_kernel,
+                                  const Csr64& a, std::int64_t n, bool learned,
+                                  const std::string& models_dir, const std::string& arch);
 
 }  // namespace sparsetune::search

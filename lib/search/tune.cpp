@@ -19,7 +19,6 @@
 #include "features/matrix_features.hpp"
 #include "graph/crux_graph.hpp"
 #include "graph/interpreter.hpp"
-#include "graph/spmm_graph.hpp"
 #include "io/matrix_file.hpp"
 #include "runtime/bench.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -274,15 +273,10 @@ TuneOutcome tune(const TuneOptions& o) {
   CostModelEvaluator model(a, o.dtype, {}, o.n);
   const std::string arch = gpu ? gpu->arch() : (o.arch.empty() ? "sm_90" : o.arch);
   runtime::check_arch(arch);
-  json row_order_json;
-  if (spmm) {
-    const auto p = predict_row_order(a, o.n, o.learned, o.models_dir, arch);
-    row_order_json = p.to_json();
-    // The warp-per-row seed under the predicted order is tried first.
-    graph::Graph g = graph::with_row_order(row_kernel, p.order);
-    std::erase_if(seeds, [&](const graph::Graph& s) { return s.name == g.name; });
-    seeds.insert(seeds.begin(), std::move(g));
-  }
+  json row_order_json;  // SpMM: the warp-per-row seed under the predicted order is tried first
+  if (spmm)
+    row_order_json =
+        place_row_order_seed(seeds, row_kernel, a, o.n, o.learned, o.models_dir, arch).to_json();
   if (gpu && o.edit_source) gpu->edit_sources(o.edit_source);
   std::unique_ptr<CompileOnlyEvaluator> compile_only;
   if (o.compile_only)
