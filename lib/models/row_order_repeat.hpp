@@ -1,8 +1,9 @@
 #pragma once
 // How far one collection's row-order labels carry to another collection of the same records: the
 // best order of one collection, timed in the other, against the other's own best. The share of
-// the oracle's gain it keeps is the most a predictor can show against one collection's labels,
-// since no predictor knows the timing noise that picked that collection's best.
+// the oracle's gain it keeps is the scale a predictor's share is read on: the oracle of one
+// collection is partly picked by its timing noise, which no predictor knows, so even a predictor
+// of the true best order keeps only a few points more (docs/benchmarks.md).
 #include <nlohmann/json.hpp>
 #include <vector>
 
