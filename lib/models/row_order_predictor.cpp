@@ -30,7 +30,8 @@ TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& op
   json rep;
   const auto model = RowOrderModel::train(records, t, &rep);
   // Where the database holds more than one collection of a record, how far one collection's best
-  // order carries to the other: the ceiling of the predictor's share of the oracle's gain.
+  // order carries to the other: the scale the predictor's share of the oracle's gain is read on
+  // (models/row_order_repeat.hpp).
   const auto test = rep["split"].value("test", std::vector<std::string>());
   const std::set<std::string> held_out(test.begin(), test.end());
   std::vector<CollectionTimes> test_collections;
