@@ -204,6 +204,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
                   "slice-gcn: learn from each slice's measured times, a format r slower than the "
                   "fastest weighted exp(-ln(1 + r) / THIS) (0: the label alone)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-class-weights", o->t.no_class_weights,
+                "row-order: weigh every sample alike, as row-orders train --no-class-weights does "
+                "(default: inversely to the frequency of its best order)");
   cmd->add_option("--data-dir", o->t.data_dir,
                   "slice-gcn: find the tensors here by file name (default: the paths the "
                   "database records)");

@@ -30,6 +30,8 @@ struct TrainOptions {
   double soft_labels = 0;       // Slice-GCN: learn from the measured times (slice_training.hpp)
   std::string data_dir;         // Slice-GCN: the tensors looked up here by file name ("": the paths
                                 // the database records)
+  bool no_class_weights = false;  // row-order: every sample weighed alike (else inversely to the
+                                  // frequency of its best order, as the paper weighs them)
 };
 
 // A database without the measurements a predictor learns from (`train --model all` skips that

@@ -27,6 +27,7 @@ TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& op
   t.test_fraction = opt.split.test_fraction;
   t.xgb.seed = opt.split.seed;
   t.xgb.threads = opt.threads;
+  t.class_weights = !opt.no_class_weights;
   json rep;
   const auto model = RowOrderModel::train(records, t, &rep);
   // Where the database holds more than one collection of a record, how far one collection's best

@@ -106,6 +106,20 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
           CHECK(r.report[side][key].get<double>() == Approx(value.get<double>()));
         }
     CHECK(r.report["model"] == "row-order");
+    CHECK(r.report["training_set"]["class_weights"] == true);
+    // --no-class-weights trains what row-orders train --no-class-weights trains.
+    models::TrainOptions plain = opt;
+    plain.out_dir.clear();
+    plain.no_class_weights = true;
+    const auto u = models::find_predictor("row-order").train(db, plain);
+    CHECK(u.report["training_set"]["class_weights"] == false);
+    nlohmann::json urep;
+    t.class_weights = false;
+    models::RowOrderModel::train(direct, t, &urep);
+    CHECK(u.report["test"]["predicted_speedup"].get<double>() ==
+          Approx(urep["test"]["predicted_speedup"].get<double>()));
+    CHECK(u.report["train"]["predicted_share_of_oracle"].get<double>() ==
+          Approx(urep["train"]["predicted_share_of_oracle"].get<double>()));
     REQUIRE(r.files.size() == 3);
     const auto back = models::RowOrderModel::read(r.files[0]);
     CHECK(back.file().arch == "sm_90");
