@@ -17,14 +17,13 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
   for (std::size_t k = 0; k < orders.size(); ++k) index[row_orders::name(orders[k])] = k;
   RowOrderRows out;
   out.arch = arch;
-  // Per (fingerprint, N): the record, and the sums of its log times and their counts, per order
-  // and for cuSPARSE, averaged once every row is read.
+  // Per (fingerprint, N): the record, its times in each collection (averaged into the record once
+  // every row is read) and the sum of cuSPARSE's log times and their count.
   struct Entry {
     RowOrderRecord r;
-    std::vector<double> log_sum, count;
-    double cusparse_log_sum = 0, cusparse_count = 0;
     std::vector<int> rows_of;  // per order: its rows read so far
     CollectionTimes collections;
+    double cusparse_log_sum = 0, cusparse_count = 0;
   };
   std::map<std::pair<std::string, std::int64_t>, Entry> by_key;
   for (const auto& m : db.measurements()) {
@@ -41,8 +40,6 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
       r.n = m.n;
       r.time_us.assign(orders.size(), -1.0);
       r.order_ms.assign(orders.size(), -1.0);
-      e.log_sum.assign(orders.size(), 0.0);
-      e.count.assign(orders.size(), 0.0);
       e.rows_of.assign(orders.size(), 0);
     }
     if (m.candidate == "cusparse/spmm-best") {
@@ -63,16 +60,18 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     const auto c = static_cast<std::size_t>(e.rows_of[k->second]++);
     if (e.collections.size() <= c)
       e.collections.resize(c + 1, std::vector<double>(orders.size(), -1.0));
-    if (m.ok && m.time_us > 0) {
-      e.log_sum[k->second] += std::log(m.time_us), ++e.count[k->second];
-      e.collections[c][k->second] = m.time_us;
-    }
+    if (m.ok && m.time_us > 0) e.collections[c][k->second] = m.time_us;
     out.devices.insert(m.device);
   }
   for (auto& [k, e] : by_key) {
     RowOrderRecord& r = e.r;
-    for (std::size_t o = 0; o < orders.size(); ++o)
-      if (e.count[o] > 0) r.time_us[o] = std::exp(e.log_sum[o] / e.count[o]);
+    for (std::size_t o = 0; o < orders.size(); ++o) {
+      double log_sum = 0;
+      int count = 0;
+      for (const auto& t : e.collections)
+        if (t[o] > 0) log_sum += std::log(t[o]), ++count;
+      if (count > 0) r.time_us[o] = std::exp(log_sum / count);
+    }
     if (e.cusparse_count > 0) r.cusparse_us = std::exp(e.cusparse_log_sum / e.cusparse_count);
     if (r.features.size() != row_order_feature_names().size()) continue;
     out.records.push_back(std::move(r));
