@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
 
 #include "core/error.hpp"
+#include "io/file_bytes.hpp"
 #include "models/slice_gcn.hpp"
 
 namespace sparsetune::models {
@@ -52,8 +52,8 @@ double time_ratio(const SliceLabel& l, int format) {
 }
 
 std::vector<SliceTiming> read_slice_timings(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open " + path);
+  // The shipped labels are gzip (slice-timings.csv.gz); read_file_decompressed takes either form.
+  std::istringstream in(io::read_file_decompressed(path));
   std::vector<SliceTiming> out;
   std::string line;
   std::int64_t n = 0;
