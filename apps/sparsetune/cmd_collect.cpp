@@ -13,6 +13,7 @@
 #include "search/interrupt.hpp"
 #include "search/row_order_collect.hpp"
 #include "search/slice_collect.hpp"
+#include "search/tune.hpp"
 
 namespace sparsetune::cli {
 
@@ -36,7 +37,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   cmd->add_option("--n", o->c.ns,
                   "SpMM: B's column counts, each a search of its own (default: 32 and 128)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(CLI::Range(std::int64_t{1}, search::kMaxSpmmN));
   cmd->add_flag("--row-orders", o->row_orders,
                 "SpMM: time the warp-per-row kernel under each of the eleven row orders instead of "
                 "tuning (the row-order predictor's labels; f32 unless --dtype)");

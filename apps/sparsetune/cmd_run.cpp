@@ -30,7 +30,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--n", a->o.n,
                   "SpMM folders: the columns of the random B (default: the n in the folder's "
                   "report.json, else 16)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(CLI::Range(std::int64_t{1}, search::kMaxRunN));
   cmd->add_option("--layout", a->o.layout,
                   "SpMM folders: row or col, the layout of B and C; checked against the layout "
                   "the kernels were generated for (default: the folder's)");

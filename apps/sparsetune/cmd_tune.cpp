@@ -26,8 +26,10 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--op", o->op, "Operation")
       ->check(CLI::IsMember({"spmv", "spmm", "sptv"}))
       ->capture_default_str();
-  auto* n_cols = cmd->add_option("--n", o->n, "spmm: the columns of the dense B (1 to 1024)")
-                     ->check(CLI::Range(1, 1024));
+  auto* n_cols = cmd->add_option("--n", o->n,
+                                 "spmm: the columns of the dense B (1 to " +
+                                     std::to_string(search::kMaxSpmmN) + ")")
+                     ->check(CLI::Range(std::int64_t{1}, search::kMaxSpmmN));
   cmd->add_option("--layout", o->layout,
                   "spmm: the layout of B and C the kernels take, row (row strides ldb, ldc) or "
                   "col (column-major, column strides)")

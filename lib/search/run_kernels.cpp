@@ -105,7 +105,7 @@ std::int64_t tuned_n(const std::filesystem::path& dir) {
   if (j.is_discarded() || !j.is_object() || !j.contains("n") || !j["n"].is_number_integer())
     return kDefault;
   const auto n = j["n"].get<std::int64_t>();
-  return n >= 1 && n <= 1048576 ? n : kDefault;
+  return n >= 1 && n <= kMaxRunN ? n : kDefault;
 }
 
 RunResult run_emitted(const std::string& dir, const RunOptions& o) {

@@ -49,6 +49,9 @@ struct RunResult {
 // usable.
 std::int64_t tuned_n(const std::filesystem::path& dir);
 
+// The most columns of B that run --n takes (and that tuned_n reads back from a report).
+inline constexpr std::int64_t kMaxRunN = std::int64_t{1} << 20;
+
 // Runs DIR/format.safetensors with DIR/kernel.cu (what emit-kernel and tune write). Throws Error
 // with "no CUDA device (...)" when there is no GPU, and for unreadable or inconsistent inputs. A
 // kernel's fault or hang is its result's failure (status "failed"), not an exception.

@@ -193,8 +193,9 @@ std::string default_out_dir(const std::string& matrix) { return name_of(matrix) 
 TuneOutcome tune(const TuneOptions& o) {
   if (o.op != "spmv" && o.op != "spmm")
     throw Error("tune: --op must be spmv or spmm here (got '" + o.op + "')");
-  if (o.op == "spmm" && (o.n < 1 || o.n > 1024))
-    throw Error("tune --op spmm: --n must be 1 to 1024 (got " + std::to_string(o.n) + ")");
+  if (o.op == "spmm" && (o.n < 1 || o.n > kMaxSpmmN))
+    throw Error("tune --op spmm: --n must be 1 to " + std::to_string(kMaxSpmmN) + " (got " +
+                std::to_string(o.n) + ")");
   if (o.op == "spmv" && o.n != 1)
     throw Error("tune: --n is the columns of B, for --op spmm only (got --op spmv and --n " +
                 std::to_string(o.n) + ")");

@@ -19,10 +19,13 @@
 
 namespace sparsetune::search {
 
+// The most columns of B that tune --op spmm (and collect, which tunes) takes.
+inline constexpr std::int64_t kMaxSpmmN = 1024;
+
 struct TuneOptions {
   std::string matrix;       // .mtx, .mtx.gz or matrix container
   std::string op = "spmv";  // spmv | spmm (sptv: search/sptv_tune.hpp)
-  std::int64_t n = 1;       // spmm: the columns of B (1 to 1024); spmv: 1
+  std::int64_t n = 1;       // spmm: the columns of B (1 to kMaxSpmmN); spmv: 1
   // spmm: the layout of B and C the emitted kernels are compiled for, "row" or "col" (an emit
   // option: the search ranks designs of A, which do not depend on it; the winner's kernels, the
   // CPU check, kernel.h, the format binary and report.json follow it). spmv: "row".

@@ -360,6 +360,10 @@ grep -q 'long long ldb' "$tmp/spmm/kernel.h" && ok || bad "kernel.h has no SpMM 
 expect_fail "tune --op spmm without --n" "needs --n" "$st" tune "$example" --op spmm --budget 0
 expect_fail "tune --op spmm with --n 2000" "--n" "$st" tune "$example" --op spmm --n 2000 \
   --budget 0 -o "$tmp/spmm-bad"
+# collect tunes each matrix: an --n that tune refuses is refused up front, not once per matrix.
+expect_fail "collect --op spmm with --n 2000" "not in range 1 to 1024" "$st" collect "$example" \
+  --op spmm --n 2000 --db "$tmp/spmm-bad.db"
+[ ! -e "$tmp/spmm-bad.db" ] && ok || bad "a refused collect left a database"
 expect_fail "tune --op spmv with --n" "goes with --op spmm" "$st" tune "$example" --n 4 --budget 0
 [ ! -e "$tmp/spmm-bad" ] && ok || bad "a refused spmm tune left an output folder"
 # f16: fp16 values and B, fp32 C; a value beyond fp16's range refused, naming the file.
