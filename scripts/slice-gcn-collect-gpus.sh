@@ -40,6 +40,20 @@ GPUS=${GPUS:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | w
 [ "$GPUS" -ge 1 ] 2>/dev/null || { echo "$0: no GPU (nvidia-smi lists none; set GPUS)" >&2; exit 2; }
 end=$((start + ${DEADLINE:-1000000000}))
 
+# Each tensor's modes, read once: a tensor's every mode; a matrix file is one slice, timed along
+# mode 1 as collect reads it.
+modes_of=()
+for t in "${tensors[@]}"; do
+  [ -e "$t" ] || { echo "$0: no such tensor: $t" >&2; exit 2; }
+  info=$("$ST" --json features "$t" 2>/dev/null | head -c 400)
+  case $info in
+    *'"kind": "matrix"'*) modes_of+=(1) ;;
+    *'"kind": "tensor"'*)
+      modes_of+=("$(seq 0 $(($(sed -n 's/.*"order": *\([0-9]*\).*/\1/p' <<<"$info") - 1)))") ;;
+    *) echo "$0: $t: not a tensor or matrix sparsetune reads" >&2; exit 2 ;;
+  esac
+done
+
 # The jobs: every round, tensor and mode, in the order given (put the largest tensors first).
 mkdir -p "$OUTDIR/log"
 queue=$(mktemp "$OUTDIR/.queue.XXXXXX")
@@ -47,16 +61,8 @@ trap 'rm -f "$queue" "$queue.taken"' EXIT
 IFS=, read -r -a rounds <<<"$ROUNDS"
 for r in "${rounds[@]}"; do
   mkdir -p "$OUTDIR/$r"
-  for t in "${tensors[@]}"; do
-    [ -e "$t" ] || { echo "$0: no such tensor: $t" >&2; exit 2; }
-    # A tensor's every mode; a matrix file is one slice, timed along mode 1 as collect reads it.
-    info=$("$ST" --json features "$t" 2>/dev/null | head -c 400)
-    case $info in
-      *'"kind": "matrix"'*) modes=1 ;;
-      *'"kind": "tensor"'*) modes=$(seq 0 $(($(sed -n 's/.*"order": *\([0-9]*\).*/\1/p' <<<"$info") - 1))) ;;
-      *) echo "$0: $t: not a tensor or matrix sparsetune reads" >&2; exit 2 ;;
-    esac
-    for k in $modes; do echo "$r $t $k"; done
+  for i in "${!tensors[@]}"; do
+    for k in ${modes_of[$i]}; do echo "$r ${tensors[$i]} $k"; done
   done
 done >"$queue"
 : >"$queue.taken"
@@ -65,12 +71,18 @@ done >"$queue"
 next() { flock "$queue.taken" sh -c 'n=$(wc -l <"$2"); sed -n "$((n + 1))p" "$1"; echo x >>"$2"' \
   _ "$queue" "$queue.taken"; }
 
+# A job's name: the tensor's file name without extensions, and the mode.
+job_name() {
+  local base
+  base=$(basename "$1")
+  echo "${base%%.*}-$2"
+}
+
 worker() {
   local gpu=$1 line r t k name left
   while line=$(next) && [ -n "$line" ]; do
     read -r r t k <<<"$line"
-    name=$(basename "$t")
-    name=${name%%.*}-$k
+    name=$(job_name "$t" "$k")
     [ -s "$OUTDIR/$r/$name.csv" ] && continue
     left=$((end - $(date +%s) - 5))
     [ $left -gt 20 ] || return 0
@@ -89,8 +101,7 @@ wait
 
 missing=0
 while read -r r t k; do
-  name=$(basename "$t")
-  [ -s "$OUTDIR/$r/${name%%.*}-$k.csv" ] || missing=$((missing + 1))
+  [ -s "$OUTDIR/$r/$(job_name "$t" "$k").csv" ] || missing=$((missing + 1))
 done <"$queue"
 echo "$(($(wc -l <"$queue") - missing)) of $(wc -l <"$queue") jobs have their CSV, in $(($(date +%s) - start)) s"
 [ $missing -eq 0 ]
