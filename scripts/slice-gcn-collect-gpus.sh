@@ -68,6 +68,7 @@ done >"$queue"
 : >"$queue.taken"
 
 # The next job: the queue's line after the ones already taken, under a lock.
+# shellcheck disable=SC2016  # $1, $2 and n are the inner sh's
 next() { flock "$queue.taken" sh -c 'n=$(wc -l <"$2"); sed -n "$((n + 1))p" "$1"; echo x >>"$2"' \
   _ "$queue" "$queue.taken"; }
 
