@@ -70,16 +70,20 @@ struct SliceTimingOptions {
   std::string dtype = "f32";
   int max_slices = 64;       // sampled per tensor and mode
   std::int64_t min_nnz = 1;  // smaller slices are not sampled
-  // A slice's copies aim for `target_rows` fibers, about what the GPU holds resident as threads,
-  // so that a slice is timed nearer the throughput a batch of thousands of slices runs at than
-  // the latency of one launch; at most `max_copies` copies and `slice_entries` entries. Dense is
-  // timed only where the copies store at most `slice_dense` values.
-  std::int64_t target_rows = std::int64_t{1} << 18;
-  int max_copies = 1 << 16;
-  std::int64_t slice_entries = std::int64_t{1} << 19;
-  std::int64_t slice_dense = std::int64_t{1} << 22;
+  // A slice's copies aim for `target_rows` fibers, enough for each format's kernel to run many
+  // waves, as a batch of thousands of slices does in HTF; at most `max_copies` copies and
+  // `slice_entries` entries. Dense is timed only where the copies store at most `slice_dense`
+  // values. At 2^18 fibers (one wave) the five formats' kernels ran 6-9 us on an H200, mostly
+  // launch and memory latency: a quarter of the stage-2 slices were decided by under 1 %, and
+  // the labels changed on 31 % of them at 2^21 fibers (15-24 us), where they are more
+  // reproducible and more predictable from the slice (docs/benchmarks.md, "Slice-GCN's labels
+  // at 2^21 fibers").
+  std::int64_t target_rows = std::int64_t{1} << 21;
+  int max_copies = 1 << 21;
+  std::int64_t slice_entries = std::int64_t{1} << 22;
+  std::int64_t slice_dense = std::int64_t{1} << 25;
   // The sampled slices are designed and timed in batches of at most this many entries a design.
-  std::int64_t design_entries = std::int64_t{1} << 25;
+  std::int64_t design_entries = std::int64_t{1} << 24;
   // Flushed runs per slice and format (the median is kept). A slice's runs cost microseconds
   // beside its design and compile: over the shipped labels' sources on an H100, 60 runs took
   // 311 s against 10 runs' 267 s, and two collections then name the same fastest format for
