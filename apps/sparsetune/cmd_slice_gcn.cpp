@@ -224,6 +224,12 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   train->add_option("--seed", o->t.seed, "Seed of the weights and the split")
       ->capture_default_str();
   train
+      ->add_option("--bag", o->t.bag,
+                   "Train this many networks under the seeds SEED, SEED+1, ... on the same "
+                   "slices; the model averages their probabilities")
+      ->check(CLI::Range(1, models::SliceGcn::kMaxBag))
+      ->capture_default_str();
+  train
       ->add_option("--threads", o->t.train.threads,
                    "Threads sharing each batch (0: every core; the model is the same)")
       ->capture_default_str();
@@ -278,6 +284,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                               {"gcn_test_accuracy", r.gcn_test_accuracy},
                               {"xgb_test_accuracy", r.xgb_test_accuracy},
                               {"globals", o->t.shape.globals},
+                              {"bag", o->t.bag},
                               {"rule_test_accuracy", r.rule_test_accuracy},
                               {"model", o->out}};
     if (g.json) return print_json(j);
@@ -287,7 +294,8 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                         std::to_string(r.test) + " held out"},
          {"loss", fixed(r.losses.front(), 3) + " -> " + fixed(r.losses.back(), 3)},
          {"Slice-GCN", fixed(100 * r.gcn_test_accuracy, 1) + " % held out (" +
-                           fixed(100 * r.gcn_train_accuracy, 1) + " % trained on)"},
+                           fixed(100 * r.gcn_train_accuracy, 1) + " % trained on" +
+                           (o->t.bag > 1 ? "; a bag of " + std::to_string(o->t.bag) : "") + ")"},
          {"XGBoost", fixed(100 * r.xgb_test_accuracy, 1) + " % held out (" +
                          std::to_string(o->t.shape.globals) + " globals)"},
          {"rule", fixed(100 * r.rule_test_accuracy, 1) + " % held out (the structural rule)"},

@@ -186,7 +186,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   cmd->add_option("--bag", o->t.bag,
                   "spmv-rank, spmm-rank: each booster is the mean of this many, trained under "
-                  "the seeds SEED, SEED+1, ... (cross-validation scores single boosters)")
+                  "the seeds SEED, SEED+1, ... (cross-validation scores single boosters); "
+                  "slice-gcn: a bag of this many networks, their probabilities averaged")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   cmd->add_option("--epochs", o->t.epochs, "slice-gcn: training epochs (default: Slice-GCN's)")

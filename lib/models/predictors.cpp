@@ -31,7 +31,8 @@ const std::vector<Predictor>& predictors() {
       {"slice-gcn",
        "IAP-SpTV's Slice-GCN: the fastest slice format from the slice's graph and its 9 global "
        "features, from the slices collect --op sptv timed (held-out slices, XGBoost beside it)",
-       &train_slice_gcn_model, "it holds out slices, not matrices: slice-gcn train --holdout-like"},
+       &train_slice_gcn_model, "it holds out slices, not matrices: slice-gcn train --holdout-like",
+       true},
       {"row-order",
        "Mehrabi et al.'s row order for output-stationary SpMM: an XGBoost regression of each "
        "order's log time over the original's from Table II's features and N (the argmin), and "
@@ -66,7 +67,7 @@ std::string names_where(bool (*keep)(const Predictor&)) {
 void check_train_request(const std::string& model, const TrainOptions& opt, bool holdout_like) {
   const Predictor* p = model == "all" ? nullptr : &find_predictor(model);
   if (opt.bag > 1 && p && !p->bags)
-    throw Error("train --bag averages the boosters of " +
+    throw Error("train --bag averages the models of " +
                 names_where([](const Predictor& q) { return q.bags; }) + ", not '" + model + "'");
   if (holdout_like && (!p || p->no_holdout_like))
     throw Error("train --holdout-like needs one model named by --model (" +

@@ -22,7 +22,8 @@ struct TrainOptions {
   int threads = 1;              // XGBoost threads (1: bit-for-bit reproducible); Slice-GCN's batch
                                 // threads (the same model whatever their number)
   int bag = 1;                  // the rankings: each booster the mean of this many, trained under
-                                // the seeds seed, seed + 1, ... (models/xgb_regressor.hpp)
+                                // the seeds seed, seed + 1, ... (models/xgb_regressor.hpp);
+                                // Slice-GCN: a bag of this many networks (slice_training.hpp)
   int epochs = 0;               // Slice-GCN's training epochs (0: its default)
   bool fiber_globals = false;   // Slice-GCN reads the 5 fiber features after the paper's 9
   bool degree_buckets = false;  // Slice-GCN: each node's degree bucket among its features
@@ -54,7 +55,7 @@ struct Predictor {
   // Why it cannot hold out the matrices another model file held out (train --holdout-like,
   // SplitOptions::held_out); nullptr: it can.
   const char* no_holdout_like = nullptr;
-  bool bags = false;  // its boosters can be bagged (TrainOptions::bag)
+  bool bags = false;  // its models can be bagged (TrainOptions::bag)
 };
 
 // Every predictor, in registration order.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -437,10 +438,40 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
   return nll;
 }
 
-std::vector<double> SliceGcn::log_probs(const features::SliceInput& in) const {
+std::vector<double> SliceGcn::own_log_probs(const features::SliceInput& in) const {
   std::vector<double> lp(shape_.classes);
   run(in, -1, nullptr, &lp);
   return lp;
+}
+
+std::vector<double> SliceGcn::log_probs(const features::SliceInput& in) const {
+  auto lp = own_log_probs(in);
+  if (members_.empty()) return lp;
+  // The networks' mean probability per class, as a log: log((1/n) sum_k exp(lp_k)), each class
+  // shifted by its largest log-probability so that no exp underflows to a 0 for all of them.
+  std::vector<std::vector<double>> all = {lp};
+  for (const auto& m : members_) all.push_back(m.own_log_probs(in));
+  const double n = static_cast<double>(all.size());
+  for (int j = 0; j < shape_.classes; ++j) {
+    double top = all[0][j];
+    for (const auto& a : all) top = std::max(top, a[j]);
+    double sum = 0.0;
+    for (const auto& a : all) sum += std::exp(a[j] - top);
+    lp[j] = top + std::log(sum / n);
+  }
+  return lp;
+}
+
+void SliceGcn::add_member(SliceGcn member) {
+  const auto& a = shape_;
+  const auto& b = member.shape_;
+  if (a.node_features != b.node_features || a.conv != b.conv || a.hidden != b.hidden ||
+      a.globals != b.globals || a.classes != b.classes || a.sum_aggregation != b.sum_aggregation)
+    throw Error("slice-gcn: a bag's networks must have one shape");
+  if (!member.members_.empty()) throw Error("slice-gcn: a bag's member is one network");
+  if (bag_size() >= kMaxBag)
+    throw Error("slice-gcn: a bag holds at most " + std::to_string(kMaxBag) + " networks");
+  members_.push_back(std::move(member));
 }
 
 int SliceGcn::predict(const features::SliceInput& in) const {
@@ -550,39 +581,51 @@ const std::vector<std::string>& slice_format_classes() {
   return c;
 }
 
+namespace {
+// The arrays of network k of a bag: the usual names for the first, "bag.<k>." before them after.
+std::string bag_prefix(int k) { return k == 0 ? "" : "bag." + std::to_string(k) + "."; }
+}  // namespace
+
 void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
   const Layout l(shape_);
   io::SafetensorsFile f;
-  for (const auto& t :
-       tensors(shape_, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
-    std::vector<double> v(w_.begin() + static_cast<std::ptrdiff_t>(t.offset),
-                          w_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.rows * t.cols));
-    io::add_array(f, t.name, v,
-                  {static_cast<std::int64_t>(t.rows), static_cast<std::int64_t>(t.cols)});
-  }
   const std::int64_t g = shape_.globals;
-  io::add_array(f, "globals.mean", gmean_, {1, g});
-  io::add_array(f, "globals.std", gstd_, {1, g});
-  f.metadata = {{"format", "sparsetune-slice-gcn"},
-                {"format_version", std::to_string(kFormatVersion)},
-                {"shape", nlohmann::json{{"node_features", shape_.node_features},
-                                         {"conv", shape_.conv},
-                                         {"hidden", shape_.hidden},
-                                         {"globals", shape_.globals},
-                                         {"classes", shape_.classes},
-                                         {"aggregation", shape_.sum_aggregation ? "sum" : "mean"}}
-                              .dump()},
-                {"node_features", nlohmann::json(node_feature_names(shape_.node_features)).dump()},
-                {"global_features", nlohmann::json(global_names(shape_.globals)).dump()},
-                {"global_input", "(log1p(x) - globals.mean) / globals.std"},
-                {"classes", nlohmann::json(slice_format_classes()).dump()},
-                {"arch", info.arch},
-                {"date", info.date},
-                {"labels", info.labels},
-                {"sparsity_threshold", nlohmann::json(info.sparsity_threshold).dump()},
-                {"notes", info.notes}};
+  for (int k = 0; k < bag_size(); ++k) {
+    const SliceGcn& net = k == 0 ? *this : members_[static_cast<std::size_t>(k - 1)];
+    const std::string pre = bag_prefix(k);
+    for (const auto& t :
+         tensors(shape_, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
+      std::vector<double> v(
+          net.w_.begin() + static_cast<std::ptrdiff_t>(t.offset),
+          net.w_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.rows * t.cols));
+      io::add_array(f, pre + t.name, v,
+                    {static_cast<std::int64_t>(t.rows), static_cast<std::int64_t>(t.cols)});
+    }
+    io::add_array(f, pre + "globals.mean", net.gmean_, {1, g});
+    io::add_array(f, pre + "globals.std", net.gstd_, {1, g});
+  }
+  f.metadata = {
+      {"format", "sparsetune-slice-gcn"},
+      {"format_version", std::to_string(members_.empty() ? kFormatVersion : kBagFormatVersion)},
+      {"shape", nlohmann::json{{"node_features", shape_.node_features},
+                               {"conv", shape_.conv},
+                               {"hidden", shape_.hidden},
+                               {"globals", shape_.globals},
+                               {"classes", shape_.classes},
+                               {"aggregation", shape_.sum_aggregation ? "sum" : "mean"}}
+                    .dump()},
+      {"node_features", nlohmann::json(node_feature_names(shape_.node_features)).dump()},
+      {"global_features", nlohmann::json(global_names(shape_.globals)).dump()},
+      {"global_input", "(log1p(x) - globals.mean) / globals.std"},
+      {"classes", nlohmann::json(slice_format_classes()).dump()},
+      {"arch", info.arch},
+      {"date", info.date},
+      {"labels", info.labels},
+      {"sparsity_threshold", nlohmann::json(info.sparsity_threshold).dump()},
+      {"notes", info.notes}};
   if (!info.test_slices.empty())
     f.metadata["test_slices"] = nlohmann::json(info.test_slices).dump();
+  if (!members_.empty()) f.metadata["bag"] = std::to_string(bag_size());
   io::write_safetensors(path, f);
 }
 
@@ -595,9 +638,19 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
     return it->second;
   };
   if (meta("format") != "sparsetune-slice-gcn") throw bad("not a Slice-GCN model");
-  if (meta("format_version") != std::to_string(kFormatVersion))
-    throw bad("format_version " + meta("format_version") + " (this build reads " +
-              std::to_string(kFormatVersion) + ")");
+  const std::string version = meta("format_version");
+  if (version != std::to_string(kFormatVersion) && version != std::to_string(kBagFormatVersion))
+    throw bad("format_version " + version + " (this build reads " + std::to_string(kFormatVersion) +
+              " and " + std::to_string(kBagFormatVersion) + ")");
+  int bag = 1;
+  if (version == std::to_string(kBagFormatVersion)) {
+    const std::string& b = meta("bag");
+    if (b.empty() || b.size() > 2 ||
+        !std::all_of(b.begin(), b.end(), [](unsigned char c) { return std::isdigit(c) != 0; }) ||
+        std::stoi(b) < 2 || std::stoi(b) > kMaxBag)
+      throw bad("bag '" + b + "' is not a count of networks from 2 to " + std::to_string(kMaxBag));
+    bag = std::stoi(b);
+  }
   GcnShape s;
   try {
     const auto j = nlohmann::json::parse(meta("shape"));
@@ -635,35 +688,44 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
   if (!valid_node_features(s.node_features) || s.conv < 1 || s.conv > 4096 || s.hidden < 1 ||
       s.hidden > 4096 || s.classes != static_cast<int>(slice_format_classes().size()))
     throw bad("shape out of range");
-  SliceGcn g(s, 0);
   const Layout l(s);
-  for (const auto& t : tensors(s, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
-    const auto* a = f.find(t.name);
-    if (!a) throw bad(std::string("array ") + t.name + " is missing");
-    if (a->dtype != "F64" ||
-        a->shape != std::vector<std::int64_t>{static_cast<std::int64_t>(t.rows),
-                                              static_cast<std::int64_t>(t.cols)})
-      throw bad(std::string("array ") + t.name + " has the wrong dtype or shape");
-    const auto v = io::get_array<double>(f, t.name);
-    for (double x : v)
-      if (!std::isfinite(x))
-        throw bad(std::string("array ") + t.name + " holds a non-finite value");
-    std::copy(v.begin(), v.end(), g.w_.begin() + static_cast<std::ptrdiff_t>(t.offset));
-  }
-  for (const char* name : {"globals.mean", "globals.std"}) {
-    const auto* a = f.find(name);
-    if (!a) throw bad(std::string("array ") + name + " is missing");
-    if (a->dtype != "F64" || a->shape != std::vector<std::int64_t>{1, s.globals})
-      throw bad(std::string("array ") + name + " has the wrong dtype or shape");
-    const auto v = io::get_array<double>(f, name);
-    const bool is_std = std::string(name) == "globals.std";
-    for (double x : v)
-      if (!std::isfinite(x) || (is_std && !(x > 0)))
-        throw bad(std::string("array ") + name +
-                  (is_std ? " holds a value that is not a positive number"
-                          : " holds a non-finite value"));
-    (is_std ? g.gstd_ : g.gmean_) = v;
-  }
+  // Network k of the bag from its arrays.
+  const auto read_net = [&](int k) {
+    SliceGcn g(s, 0);
+    const std::string pre = bag_prefix(k);
+    for (const auto& t :
+         tensors(s, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
+      const std::string name = pre + t.name;
+      const auto* a = f.find(name);
+      if (!a) throw bad("array " + name + " is missing");
+      if (a->dtype != "F64" ||
+          a->shape != std::vector<std::int64_t>{static_cast<std::int64_t>(t.rows),
+                                                static_cast<std::int64_t>(t.cols)})
+        throw bad("array " + name + " has the wrong dtype or shape");
+      const auto v = io::get_array<double>(f, name);
+      for (double x : v)
+        if (!std::isfinite(x)) throw bad("array " + name + " holds a non-finite value");
+      std::copy(v.begin(), v.end(), g.w_.begin() + static_cast<std::ptrdiff_t>(t.offset));
+    }
+    for (const char* base : {"globals.mean", "globals.std"}) {
+      const std::string name = pre + base;
+      const auto* a = f.find(name);
+      if (!a) throw bad("array " + name + " is missing");
+      if (a->dtype != "F64" || a->shape != std::vector<std::int64_t>{1, s.globals})
+        throw bad("array " + name + " has the wrong dtype or shape");
+      const auto v = io::get_array<double>(f, name);
+      const bool is_std = std::string(base) == "globals.std";
+      for (double x : v)
+        if (!std::isfinite(x) || (is_std && !(x > 0)))
+          throw bad("array " + name +
+                    (is_std ? " holds a value that is not a positive number"
+                            : " holds a non-finite value"));
+      (is_std ? g.gstd_ : g.gmean_) = v;
+    }
+    return g;
+  };
+  SliceGcn g = read_net(0);
+  for (int k = 1; k < bag; ++k) g.members_.push_back(read_net(k));
   return g;
 }
 

@@ -66,6 +66,11 @@ struct GcnModelInfo {
 class SliceGcn {
  public:
   static constexpr int kFormatVersion = 2;  // 2: the globals' standardization stored
+  // A bag of networks (add_member) is written as version 3: the first network's arrays under the
+  // usual names, network k's under "bag.<k>.", and metadata `bag` = their count. A single
+  // network is still written as version 2, and both versions load.
+  static constexpr int kBagFormatVersion = 3;
+  static constexpr int kMaxBag = 64;
 
   explicit SliceGcn(GcnShape shape = {}, std::uint64_t seed = 1);
 
@@ -79,7 +84,7 @@ class SliceGcn {
   const std::vector<double>& global_mean() const { return gmean_; }
   const std::vector<double>& global_std() const { return gstd_; }
 
-  // Log-probabilities of the classes.
+  // Log-probabilities of the classes: of the bag's mean probabilities when it has members.
   std::vector<double> log_probs(const features::SliceInput& in) const;
   int predict(const features::SliceInput& in) const;
   // NLL loss of one sample; adds its gradient into `grad` (sized like params()) when given.
@@ -98,6 +103,13 @@ class SliceGcn {
                             const std::vector<std::vector<double>>* targets = nullptr);
   double accuracy(const std::vector<features::SliceInput>& x, const std::vector<int>& labels) const;
 
+  // A bag: another network of the same shape, trained on the same slices under another seed,
+  // whose probabilities log_probs() and predict() average with this one's (and any other
+  // member's). loss() and train() concern this network alone. Throws Error on another shape, a
+  // member that is itself a bag, or more than kMaxBag networks in all.
+  void add_member(SliceGcn member);
+  int bag_size() const { return 1 + static_cast<int>(members_.size()); }
+
   // A safetensors file: one array per weight matrix, metadata naming the format version, the
   // shape, the feature lists, the classes and `info`. Written atomically.
   void save(const std::string& path, const GcnModelInfo& info) const;
@@ -108,9 +120,11 @@ class SliceGcn {
   struct Layout;
   double run(const features::SliceInput& in, int label, const double* target,
              std::vector<double>* grad) const;
+  std::vector<double> own_log_probs(const features::SliceInput& in) const;
   GcnShape shape_;
   std::vector<double> w_;
   std::vector<double> gmean_, gstd_;
+  std::vector<SliceGcn> members_;  // the rest of a bag (empty for one network)
 };
 
 // The nodes' input features, node by node (the rows, then the columns), `node_features` each

@@ -32,6 +32,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
   if (opt.degree_buckets) so.shape.node_features = kGcnNodeFeaturesWithBuckets;
   so.train.average_last = opt.average_last;
   so.soft_labels = opt.soft_labels;
+  so.bag = opt.bag;
   SliceGcn model;
   const auto r = train_slice_gcn(labels, "", so, model);
 
@@ -59,6 +60,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
       {"node_features", so.shape.node_features},
       {"average_last", so.train.average_last},
       {"soft_labels", so.soft_labels},
+      {"bag", so.bag},
       {"final_loss", r.losses.empty() ? 0.0 : r.losses.back()},
       {"train", {{"slices", r.train}, {"gcn_accuracy", r.gcn_train_accuracy}}},
       {"test",

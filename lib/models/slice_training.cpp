@@ -217,8 +217,17 @@ SliceTrainingReport train_slice_gcn(const std::vector<SliceLabel>& labels,
   rep.train = static_cast<int>(tx.size());
   rep.test = static_cast<int>(vx.size());
   for (int c : ty) ++rep.per_class[c];
+  if (o.bag < 1 || o.bag > SliceGcn::kMaxBag)
+    throw Error("slice training: bag must be from 1 to " + std::to_string(SliceGcn::kMaxBag));
   model = SliceGcn(o.shape, o.seed);
   rep.losses = model.train(tx, ty, o.train, o.soft_labels > 0 ? &targets : nullptr);
+  for (int k = 1; k < o.bag; ++k) {
+    SliceGcn member(o.shape, o.seed + static_cast<std::uint64_t>(k));
+    GcnTrainOptions t = o.train;
+    t.seed = o.train.seed + static_cast<std::uint64_t>(k);
+    member.train(tx, ty, t, o.soft_labels > 0 ? &targets : nullptr);
+    model.add_member(std::move(member));
+  }
   rep.gcn_train_accuracy = model.accuracy(tx, ty);
   rep.gcn_test_accuracy = model.accuracy(vx, vy);
   {

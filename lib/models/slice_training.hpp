@@ -35,6 +35,11 @@ struct SliceTrainingOptions {
   // of the slices the runner-up is within 1 % and the label is the timing noise's pick
   // (docs/benchmarks.md); a one-hot target teaches that noise as firmly as a clear win.
   double soft_labels = 0;
+  // When > 1, a bag: this many networks, the first under `seed` (weights) and train.seed (the
+  // batches' order), the k-th under both plus k, trained on the same slices; the model averages
+  // their probabilities (SliceGcn::add_member). One network's accuracy moves by several points
+  // with the seed (docs/benchmarks.md, "Slice-GCN's labels at 2^21 fibers"); their mean, less.
+  int bag = 1;
 };
 
 // The soft target of one slice (see SliceTrainingOptions::soft_labels); one-hot on the label

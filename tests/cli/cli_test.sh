@@ -411,6 +411,8 @@ expect_fail "run --layout col of an SpMV folder" "--layout is the layout of SpMM
 printf 'tensor,mode,slice,format,time_us\norder3.tns,1,0,BSR,2\n' >"$tmp/timings.csv"
 expect_fail "slice-gcn train names a bad format" "timings.csv:2.*BSR" \
   "$st" slice-gcn train --timings "$tmp/timings.csv" -o "$tmp/m.safetensors"
+expect_fail "slice-gcn train with a bag of 65" "bag.*not in range 1 to 64" \
+  "$st" slice-gcn train --timings "$tmp/timings.csv" --bag 65 -o "$tmp/m.safetensors"
 expect_fail "slice-gcn collect with a mode too large" "--mode 3 is not a mode" \
   "$st" slice-gcn collect "$tns" --mode 3 -o "$tmp/labels.csv"
 expect_fail "slice-gcn collect of a malformed tensor" "bad.tns" \

@@ -68,7 +68,7 @@ expect_ok "tune --budget 0 with a bagged model" "$st" --json tune "$tmp/small.mt
   --db "$tmp/bag.db" -o "$tmp/bag-out" --models-dir "$tmp/bag"
 expect_out "the bagged model ranks" '"ranked_by": "the learned spmv-rank model'
 expect_fail "train --bag of a classifier" \
-  "train --bag averages the boosters of spmv-rank or spmm-rank, not 'crux'" \
+  "train --bag averages the models of spmv-rank, spmm-rank or slice-gcn, not 'crux'" \
   "$st" train --model crux --db "$tmp/f.db" --bag 2 --no-write
 expect_fail "train of an unknown predictor" "no predictor named 'nope'" \
   "$st" train --model nope --db "$tmp/f.db" --no-write

@@ -642,3 +642,70 @@ TEST_CASE("Slice-GCN's degree buckets are one-hot powers of two", "[models][gcn]
         static_cast<std::size_t>(in.row_nodes + in.col_nodes) * 4);
   CHECK_THROWS_AS(gcn_node_features(in, 5), Error);
 }
+
+TEST_CASE("a bag of Slice-GCNs averages its networks' probabilities and round-trips",
+          "[models][gcn]") {
+  GcnShape s;
+  s.conv = 8;
+  s.hidden = 6;
+  const SliceGcn a(s, 31), b(s, 32), c(s, 33);
+  SliceGcn bag = a;
+  bag.add_member(b);
+  bag.add_member(c);
+  CHECK(bag.bag_size() == 3);
+  const auto x = synthetic(6, 41);
+  for (const auto& in : x) {
+    // Each network alone, then their probabilities' mean by hand.
+    const auto pa = a.log_probs(in), pb = b.log_probs(in), pc = c.log_probs(in);
+    const auto pbag = bag.log_probs(in);
+    REQUIRE(pbag.size() == 5);
+    double total = 0.0;
+    for (int j = 0; j < 5; ++j) {
+      const double mean = (std::exp(pa[j]) + std::exp(pb[j]) + std::exp(pc[j])) / 3.0;
+      CHECK(std::exp(pbag[j]) == Approx(mean).epsilon(1e-12));
+      total += std::exp(pbag[j]);
+    }
+    CHECK(total == Approx(1.0));
+    const int pick = static_cast<int>(std::max_element(pbag.begin(), pbag.end()) - pbag.begin());
+    CHECK(bag.predict(in) == pick);
+  }
+  const std::string path = temp_path("bag.safetensors");
+  GcnModelInfo info;
+  info.date = "2026-11-28";
+  bag.save(path, info);
+  SECTION("the file is version 3 with the bag's count, and loads back to the same model") {
+    const auto f = io::read_safetensors(path);
+    CHECK(f.metadata.at("format_version") == "3");
+    CHECK(f.metadata.at("bag") == "3");
+    CHECK(f.find("bag.2.mlp2.bias") != nullptr);
+    const SliceGcn back = SliceGcn::load(path);
+    CHECK(back.bag_size() == 3);
+    CHECK(back.params() == a.params());
+    for (const auto& in : x) CHECK(back.log_probs(in) == bag.log_probs(in));
+  }
+  SECTION("one network is still written as version 2") {
+    a.save(path, info);
+    CHECK(io::read_safetensors(path).metadata.at("format_version") == "2");
+    CHECK(SliceGcn::load(path).bag_size() == 1);
+  }
+  SECTION("a bag count that is not 2 to 64, or a missing member, is refused by name") {
+    for (const char* bad : {"1", "65", "x", ""}) {
+      auto f = io::read_safetensors(path);
+      f.metadata["bag"] = bad;
+      io::write_safetensors(path, f);
+      INFO("bag '" << bad << "'");
+      REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("bag '"));
+    }
+    auto f = io::read_safetensors(path);
+    f.metadata["bag"] = "4";
+    io::write_safetensors(path, f);
+    REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("bag.3.conv1.w_self is missing"));
+  }
+  SECTION("members of another shape, or bags within bags, are refused") {
+    GcnShape other = s;
+    other.conv = 4;
+    SliceGcn one = a;
+    REQUIRE_THROWS_WITH(one.add_member(SliceGcn(other, 1)), Catch::Contains("one shape"));
+    REQUIRE_THROWS_WITH(one.add_member(bag), Catch::Contains("one network"));
+  }
+}

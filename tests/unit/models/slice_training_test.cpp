@@ -165,6 +165,25 @@ TEST_CASE("Slice-GCN trains from timing records and reports held-out accuracy", 
     CHECK(m2.params() != model.params());
     CHECK(r2.gcn_test_accuracy >= 0.75);
   }
+  SECTION("a bag: the first network is the single model, the others under the next seeds") {
+    auto o2 = o;
+    o2.bag = 3;
+    SliceGcn bag;
+    const auto r2 = train_slice_gcn(labels, dir.path.string(), o2, bag);
+    CHECK(bag.bag_size() == 3);
+    CHECK(r2.test_keys == r.test_keys);
+    CHECK(bag.params() == model.params());
+    // The others change the answer: the bag's probabilities are not the first network's.
+    const auto in = labelled_inputs({labels[0]}, dir.path.string()).at(0);
+    const auto lp1 = model.log_probs(in), lpb = bag.log_probs(in);
+    bool differs = false;
+    for (int j = 0; j < 5; ++j) differs = differs || lpb[j] != lp1[j];
+    CHECK(differs);
+    CHECK(r2.gcn_test_accuracy >= 0.75);
+    o2.bag = 0;
+    CHECK_THROWS_WITH(train_slice_gcn(labels, dir.path.string(), o2, bag),
+                      Catch::Contains("bag must be from 1 to 64"));
+  }
   SECTION("a label for a slice the tensor does not have is refused") {
     auto bad = labels;
     bad[0].slice = 90;

@@ -148,8 +148,9 @@ TEST_CASE("train requests a predictor cannot serve are refused, naming those tha
   o.bag = 3;
   CHECK_NOTHROW(models::check_train_request("spmm-rank", o, false));
   CHECK_NOTHROW(models::check_train_request("all", o, false));  // the rankings bag, others not
-  CHECK_THROWS_WITH(models::check_train_request("crux", o, false),
-                    "train --bag averages the boosters of spmv-rank or spmm-rank, not 'crux'");
+  CHECK_THROWS_WITH(
+      models::check_train_request("crux", o, false),
+      "train --bag averages the models of spmv-rank, spmm-rank or slice-gcn, not 'crux'");
   o.bag = 1;
   CHECK_NOTHROW(models::check_train_request("liteform-cell", o, true));
   CHECK_THROWS_WITH(models::check_train_request("row-order", o, true),
