@@ -463,11 +463,7 @@ std::vector<double> SliceGcn::log_probs(const features::SliceInput& in) const {
 }
 
 void SliceGcn::add_member(SliceGcn member) {
-  const auto& a = shape_;
-  const auto& b = member.shape_;
-  if (a.node_features != b.node_features || a.conv != b.conv || a.hidden != b.hidden ||
-      a.globals != b.globals || a.classes != b.classes || a.sum_aggregation != b.sum_aggregation)
-    throw Error("slice-gcn: a bag's networks must have one shape");
+  if (!(member.shape_ == shape_)) throw Error("slice-gcn: a bag's networks must have one shape");
   if (!member.members_.empty()) throw Error("slice-gcn: a bag's member is one network");
   if (bag_size() >= kMaxBag)
     throw Error("slice-gcn: a bag holds at most " + std::to_string(kMaxBag) + " networks");
@@ -590,11 +586,12 @@ void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
   const Layout l(shape_);
   io::SafetensorsFile f;
   const std::int64_t g = shape_.globals;
+  const auto arrays =
+      tensors(shape_, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2);
   for (int k = 0; k < bag_size(); ++k) {
     const SliceGcn& net = k == 0 ? *this : members_[static_cast<std::size_t>(k - 1)];
     const std::string pre = bag_prefix(k);
-    for (const auto& t :
-         tensors(shape_, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
+    for (const auto& t : arrays) {
       std::vector<double> v(
           net.w_.begin() + static_cast<std::ptrdiff_t>(t.offset),
           net.w_.begin() + static_cast<std::ptrdiff_t>(t.offset + t.rows * t.cols));
@@ -645,11 +642,13 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
   int bag = 1;
   if (version == std::to_string(kBagFormatVersion)) {
     const std::string& b = meta("bag");
-    if (b.empty() || b.size() > 2 ||
-        !std::all_of(b.begin(), b.end(), [](unsigned char c) { return std::isdigit(c) != 0; }) ||
-        std::stoi(b) < 2 || std::stoi(b) > kMaxBag)
+    // At most two digits, so that stoi neither throws nor overflows.
+    const bool digits =
+        !b.empty() && b.size() <= 2 &&
+        std::all_of(b.begin(), b.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+    bag = digits ? std::stoi(b) : 0;
+    if (bag < 2 || bag > kMaxBag)
       throw bad("bag '" + b + "' is not a count of networks from 2 to " + std::to_string(kMaxBag));
-    bag = std::stoi(b);
   }
   GcnShape s;
   try {
@@ -689,12 +688,12 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
       s.hidden > 4096 || s.classes != static_cast<int>(slice_format_classes().size()))
     throw bad("shape out of range");
   const Layout l(s);
+  const auto arrays = tensors(s, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2);
   // Network k of the bag from its arrays.
   const auto read_net = [&](int k) {
     SliceGcn g(s, 0);
     const std::string pre = bag_prefix(k);
-    for (const auto& t :
-         tensors(s, l.w1s, l.w1n, l.b1, l.w2s, l.w2n, l.b2, l.m1, l.c1, l.m2, l.c2)) {
+    for (const auto& t : arrays) {
       const std::string name = pre + t.name;
       const auto* a = f.find(name);
       if (!a) throw bad("array " + name + " is missing");

@@ -35,6 +35,7 @@ struct GcnShape {
   int globals = features::kPaperGlobals;
   int classes = 5;
   bool sum_aggregation = false;  // neighbours summed, as PyG's GraphConv does; mean otherwise
+  bool operator==(const GcnShape&) const = default;
 };
 
 struct GcnTrainOptions {

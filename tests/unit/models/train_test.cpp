@@ -147,7 +147,8 @@ TEST_CASE("train requests a predictor cannot serve are refused, naming those tha
   CHECK_NOTHROW(models::check_train_request("all", o, false));
   o.bag = 3;
   CHECK_NOTHROW(models::check_train_request("spmm-rank", o, false));
-  CHECK_NOTHROW(models::check_train_request("all", o, false));  // the rankings bag, others not
+  CHECK_NOTHROW(
+      models::check_train_request("all", o, false));  // the rankings and slice-gcn bag, others not
   CHECK_THROWS_WITH(
       models::check_train_request("crux", o, false),
       "train --bag averages the models of spmv-rank, spmm-rank or slice-gcn, not 'crux'");
