@@ -3,8 +3,9 @@
 # (round, tensor, mode) each; the GPUs take them from one queue, so a GPU that finishes early takes
 # the next job rather than idling beside a slow shard. Each job writes OUTDIR/ROUND/NAME-MODE.csv;
 # a job whose CSV is already there is skipped, so running the script again resumes it. Merge the
-# result with `sparsetune slice-gcn merge OUTDIR/*/*.csv -o labels.csv` (run it in the folder the
-# tensors are in: names in the CSVs are as given on the command line).
+# result with `sparsetune slice-gcn merge OUTDIR/*/*.csv -o labels.csv`: a CSV names its tensors
+# relative to its own folder and the merged file relative to itself, so keep OUTDIR where it is
+# relative to the tensors (or rewrite the names) when the labels move to another machine.
 #
 # usage: scripts/slice-gcn-collect-gpus.sh OUTDIR ROUNDS TENSOR... [-- collect options...]
 #   ST=build/apps/sparsetune/sparsetune scripts/slice-gcn-collect-gpus.sh out A,B g1.tns \
