@@ -165,6 +165,15 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   const auto timed = [&](const SptvDesign& d, const std::string& label,
                          const std::function<void()>& on_device) {
     json row = {{"design", label}, {"format_bytes", graph::stored_bytes(d.emitted.format)}};
+    // The selection's own slices by format: the report's by_format is the winner's, and when a
+    // single format wins it no longer says what the predictor chose.
+    if (label == "selected") {
+      json by = json::object();
+      for (int f = 0; f < graph::kSliceFormats; ++f)
+        by[graph::slice_format_name(static_cast<graph::SliceFormat>(f))] =
+            d.count[static_cast<std::size_t>(f)];
+      row["by_format"] = by;
+    }
     json r;
     if (o.run) {
       r = o.run(d, on_device);

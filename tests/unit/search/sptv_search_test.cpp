@@ -78,6 +78,14 @@ TEST_CASE("the SpTV search keeps the fastest verified design and lists every one
     CHECK(s.rows[5]["design"] == "all COO, column-sorted blocks");
     CHECK(s.rows[5]["time_ms"] == 4.0);
     CHECK(s.rows[0]["design"] == "selected");
+    // The selection's slices by format stay in its row after ELL won: half CSR, half COO.
+    const auto half = static_cast<int>(inputs.size() / 2);
+    CHECK(s.rows[0]["by_format"] == nlohmann::json{{"CSR", static_cast<int>(inputs.size()) - half},
+                                                   {"COO", half},
+                                                   {"ELL", 0},
+                                                   {"HYB", 0},
+                                                   {"Dense", 0}});
+    CHECK_FALSE(s.rows[3].contains("by_format"));
     CHECK(s.rows[3]["design"] == "all ELL");
     CHECK(s.rows[3]["time_ms"] == 2.0);
     CHECK(s.rows[4].contains("note"));
