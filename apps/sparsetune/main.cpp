@@ -8,10 +8,12 @@
 
 #include "cli.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace sparsetune;
+  reuse_freed_memory();
   spdlog::set_default_logger(spdlog::stderr_color_mt("sparsetune"));
   spdlog::set_pattern("%^%l%$: %v");
 

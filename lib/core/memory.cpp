@@ -1,12 +1,24 @@
 #include "core/memory.hpp"
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <cstdio>
 
 #include "core/error.hpp"
 
 namespace sparsetune {
+
+void reuse_freed_memory() {
+#if defined(__GLIBC__)
+  // Arrays up to 1 GiB from the heap, and every thread from the main arena: a thread's own arena
+  // cannot grow past 64 MB, so its larger arrays would be mappings again.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_ARENA_MAX, 1);
+#endif
+}
 
 double physical_memory_bytes() {
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
