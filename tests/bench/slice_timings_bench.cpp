@@ -9,9 +9,9 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 #include <string>
 
+#include "bench_util.hpp"
 #include "codegen/launch_plan.hpp"
 #include "core/memory.hpp"
 #include "core/parallel_for.hpp"
@@ -24,14 +24,7 @@
 
 using namespace sparsetune;
 
-namespace {
-double since(std::chrono::steady_clock::time_point& t) {
-  const auto now = std::chrono::steady_clock::now();
-  const double s = std::chrono::duration<double>(now - t).count();
-  t = now;
-  return s;
-}
-}  // namespace
+using bench::since;
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -51,11 +44,17 @@ int main(int argc, char** argv) {
     }
     if (!system_malloc) reuse_freed_memory();
     std::vector<graph::SliceFormat> formats;
-    std::stringstream fs(argc > 4 ? argv[4] : "CSR,COO,ELL,HYB");
-    for (std::string w; std::getline(fs, w, ',');)
+    for (const auto& w : bench::split(argc > 4 ? argv[4] : "CSR,COO,ELL,HYB")) {
+      const auto before = formats.size();
       for (int f = 0; f < graph::kSliceFormats; ++f)
         if (w == graph::slice_format_name(static_cast<graph::SliceFormat>(f)))
           formats.push_back(static_cast<graph::SliceFormat>(f));
+      if (formats.size() == before) {
+        std::fprintf(stderr, "%s: no slice format '%s' (CSR, COO, ELL, HYB, Dense)\n", argv[0],
+                     w.c_str());
+        return 2;
+      }
+    }
 
     auto clock = std::chrono::steady_clock::now();
     const auto start = clock;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "bench_util.hpp"
 #include "codegen/emit.hpp"
 #include "core/sptv_matrix.hpp"
 #include "core/version.hpp"
@@ -24,19 +25,8 @@
 using namespace sparsetune;
 
 namespace {
-double since(std::chrono::steady_clock::time_point& t) {
-  const auto now = std::chrono::steady_clock::now();
-  const double s = std::chrono::duration<double>(now - t).count();
-  t = now;
-  return s;
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string w; std::getline(in, w, ',');) out.push_back(w);
-  return out;
-}
+using bench::since;
+using bench::split;
 
 // codegen::generate's steps, each timed: one line.
 std::string run(const std::string& label, const graph::Graph& g, const SptvMatrix& m,
