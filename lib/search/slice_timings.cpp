@@ -172,6 +172,23 @@ SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_w
   return d;
 }
 
+SlicePlan plan_slices(const SptvMatrix& full, const SliceTimingOptions& o) {
+  SlicePlan p;
+  p.chosen = sample_slices(full, o.max_slices, o.min_nnz);
+  if (p.chosen.empty()) return p;
+  p.m = keep_slices(full, p.chosen);
+  p.copies = slice_copies(p.m, p.chosen, o.target_rows, o.max_copies, o.slice_entries);
+  std::vector<char> hyb(static_cast<std::size_t>(p.m.slices), 0);
+  for (const auto sl : p.chosen) hyb[static_cast<std::size_t>(sl)] = 1;
+  p.hyb_width = graph::hyb_width(p.m, hyb);
+  const auto nnz = graph::slice_entries(p.m);
+  std::vector<std::int64_t> entries;
+  for (std::size_t i = 0; i < p.chosen.size(); ++i)
+    entries.push_back(p.copies[i] * nnz[p.chosen[i]]);
+  p.batch_starts = slice_batches(entries, o.design_entries);
+  return p;
+}
+
 SliceTimingResult time_slices(const SliceTimingOptions& o) {
   return time_slices(io::read_slice_source(o.tensor).tensor, o);
 }
@@ -193,15 +210,16 @@ SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o
   if (o.mode < 0 || o.mode >= t.order())
     throw Error(o.tensor + ": --mode " + std::to_string(o.mode) + " is not a mode of this order-" +
                 std::to_string(t.order()) + " tensor");
-  const SptvMatrix full = sptv_matrix(t, o.mode);
-  const auto chosen = sample_slices(full, o.max_slices, o.min_nnz);
+  const SlicePlan plan = plan_slices(sptv_matrix(t, o.mode), o);
   SliceTimingResult out;
-  if (chosen.empty()) {
+  if (plan.chosen.empty()) {
     out.notes.push_back("no slice of at least " + std::to_string(o.min_nnz) + " entries");
     return out;
   }
-  const SptvMatrix m = keep_slices(full, chosen);
-  const auto copies = slice_copies(m, chosen, o.target_rows, o.max_copies, o.slice_entries);
+  const SptvMatrix& m = plan.m;
+  const auto& chosen = plan.chosen;
+  const auto& copies = plan.copies;
+  const int h = plan.hyb_width;
 
   runtime::Worker worker(o.launch);
   const auto dev = worker.call({{"job", "device"}}, 60);
@@ -212,11 +230,6 @@ SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o
   runtime::CompileOptions co;
   co.arch = d.value("arch", std::string("sm_90"));
   out.device = d.value("name", std::string("unknown GPU"));
-
-  // HYB's H as tune --op sptv sets it for these slices.
-  std::vector<char> hyb(static_cast<std::size_t>(m.slices), 0);
-  for (const auto sl : chosen) hyb[static_cast<std::size_t>(sl)] = 1;
-  const int h = graph::hyb_width(m, hyb);
 
   const auto v = sptv_check_v(t.dims[o.mode], o.dtype);
   const auto dir =
@@ -347,10 +360,7 @@ SliceTimingResult time_slices(const SparseTensor& t, const SliceTimingOptions& o
     }
   };
 
-  const auto nnz = graph::slice_entries(m);
-  std::vector<std::int64_t> entries;
-  for (std::size_t i = 0; i < chosen.size(); ++i) entries.push_back(copies[i] * nnz[chosen[i]]);
-  const auto starts = slice_batches(entries, o.design_entries);
+  const auto& starts = plan.batch_starts;
   for (std::size_t b = 0; b + 1 < starts.size(); ++b)
     time_batch({chosen.begin() + starts[b], chosen.begin() + starts[b + 1]},
                {copies.begin() + starts[b], copies.begin() + starts[b + 1]}, b);

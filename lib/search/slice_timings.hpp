@@ -92,6 +92,19 @@ struct SliceTimingOptions {
   runtime::WorkerLaunch launch = runtime::self_worker_launch();
 };
 
+// What time_slices measures, settled on the host before any GPU work: the sampled slices, the
+// view of them alone, each one's copies, HYB's width as tune --op sptv sets it for them, and the
+// batches (each one's first index into `chosen`, then chosen.size(), as slice_batches gives).
+// `chosen` is empty, and the rest too, when no slice has o.min_nnz entries.
+struct SlicePlan {
+  std::vector<std::int64_t> chosen;
+  SptvMatrix m;
+  std::vector<int> copies;
+  int hyb_width = 0;
+  std::vector<std::size_t> batch_starts;
+};
+SlicePlan plan_slices(const SptvMatrix& full, const SliceTimingOptions& o);
+
 struct SliceTimingResult {
   std::vector<models::SliceTiming> records;
   nlohmann::json notes = nlohmann::json::array();  // formats skipped or failed, and why

@@ -59,33 +59,25 @@ int main(int argc, char** argv) {
     auto clock = std::chrono::steady_clock::now();
     const auto start = clock;
     const auto t = io::read_slice_source(o.tensor).tensor;
-    const SptvMatrix full = sptv_matrix(t, o.mode);
-    const auto chosen = search::sample_slices(full, o.max_slices, o.min_nnz);
-    const SptvMatrix m = search::keep_slices(full, chosen);
-    const auto copies =
-        search::slice_copies(m, chosen, o.target_rows, o.max_copies, o.slice_entries);
-    std::vector<char> hyb(static_cast<std::size_t>(m.slices), 0);
-    for (const auto s : chosen) hyb[static_cast<std::size_t>(s)] = 1;
-    const int h = graph::hyb_width(m, hyb);
+    const auto plan = search::plan_slices(sptv_matrix(t, o.mode), o);
+    const auto& chosen = plan.chosen;
+    const auto& starts = plan.batch_starts;
+    const int h = plan.hyb_width;
     const auto v = search::sptv_check_v(t.dims[o.mode], o.dtype);
     std::printf("read and sample: %.2f s, %zu slices, HYB width %d\n", since(clock), chosen.size(),
                 h);
-
-    const auto nnz = graph::slice_entries(m);
-    std::vector<std::int64_t> entries;
-    for (std::size_t i = 0; i < chosen.size(); ++i) entries.push_back(copies[i] * nnz[chosen[i]]);
-    const auto starts = search::slice_batches(entries, o.design_entries);
     std::printf("%-6s %-6s %9s %10s %9s %9s %9s %9s\n", "batch", "format", "entries", "replicate",
                 "design", "inputs", "file", "MB");
     double sum[4] = {0, 0, 0, 0};
     for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
       const std::vector<std::int64_t> slices(chosen.begin() + starts[b],
                                              chosen.begin() + starts[b + 1]);
-      const std::vector<int> n(copies.begin() + starts[b], copies.begin() + starts[b + 1]);
+      const std::vector<int> n(plan.copies.begin() + starts[b],
+                               plan.copies.begin() + starts[b + 1]);
       // One format's steps, each timed on its own clock: one line.
       const auto one = [&](graph::SliceFormat fmt) {
         auto c = std::chrono::steady_clock::now();
-        const auto rep = search::replicate_slices(m, slices, n);
+        const auto rep = search::replicate_slices(plan.m, slices, n);
         const double rep_s = since(c);
         const auto d = search::design_slices(rep, fmt, h, o.dtype);
         const double design_s = since(c);

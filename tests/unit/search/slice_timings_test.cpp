@@ -102,6 +102,29 @@ TEST_CASE("slice_batches cuts the sampled slices into designs within the budget"
   CHECK(search::slice_batches({1, 1, 1, 1}, 1) == V{0, 1, 2, 3, 4});
 }
 
+TEST_CASE("plan_slices settles the sample, the copies and the batches before the GPU",
+          "[search][sptv]") {
+  const auto m = sptv_matrix(staircase(), 2, 0);
+  search::SliceTimingOptions o;
+  o.max_slices = 10;
+  o.target_rows = 15;
+  o.max_copies = 100;
+  o.design_entries = 30;
+  const auto p = search::plan_slices(m, o);
+  CHECK(p.chosen == std::vector<std::int64_t>{1, 2, 3});
+  CHECK(graph::slice_entries(p.m) == std::vector<std::int64_t>{0, 3, 6, 9});
+  // 3, 5 and 5 fibers: 5, 3 and 3 copies of 3, 6 and 9 entries, 15, 18 and 27 in all, so no
+  // two of them fit one design of 30.
+  CHECK(p.copies == std::vector<int>{5, 3, 3});
+  CHECK(p.batch_starts == std::vector<std::size_t>{0, 1, 2, 3});
+  o.design_entries = 40;
+  CHECK(search::plan_slices(m, o).batch_starts == std::vector<std::size_t>{0, 2, 3});
+  o.min_nnz = 10;  // no slice that large: nothing to time
+  const auto none = search::plan_slices(m, o);
+  CHECK(none.chosen.empty());
+  CHECK(none.batch_starts.empty());
+}
+
 TEST_CASE("design_slices gives every slice its own launches and the exact product",
           "[search][sptv]") {
   gen::RandomTensorParams rp;
