@@ -9,11 +9,20 @@
 #include "core/memory.hpp"
 #include "core/parallel_for.hpp"
 #include "graph/format.hpp"
+#include "models/slice_gcn.hpp"
 #include "search/sptv_gpu.hpp"
 
 namespace sparsetune::search {
 
 using json = nlohmann::json;
+
+json SptvDesign::slices_by_format() const {
+  json by = json::object();
+  for (int f = 0; f < graph::kSliceFormats; ++f)
+    by[models::slice_format_classes()[static_cast<std::size_t>(f)]] =
+        count[static_cast<std::size_t>(f)];
+  return by;
+}
 
 SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices,
                        bool coo_sorted) {
@@ -167,13 +176,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
     json row = {{"design", label}, {"format_bytes", graph::stored_bytes(d.emitted.format)}};
     // The selection's own slices by format: the report's by_format is the winner's, and when a
     // single format wins it no longer says what the predictor chose.
-    if (label == "selected") {
-      json by = json::object();
-      for (int f = 0; f < graph::kSliceFormats; ++f)
-        by[graph::slice_format_name(static_cast<graph::SliceFormat>(f))] =
-            d.count[static_cast<std::size_t>(f)];
-      row["by_format"] = by;
-    }
+    if (label == "selected") row["by_format"] = d.slices_by_format();
     json r;
     if (o.run) {
       r = o.run(d, on_device);

@@ -44,6 +44,8 @@ struct SptvDesign {
   graph::Graph graph;
   codegen::Emitted emitted;
   double design_s = 0;  // host seconds design_sptv took
+  // {"CSR": slices, "COO": ..., ...}: `count` by format name, as reports give it.
+  nlohmann::json slices_by_format() const;
 };
 
 SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices,

@@ -221,9 +221,6 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   codegen::stage_emitted(e, g, staged);
   out.files = staged.files();
   out.files.push_back((std::filesystem::path(out.out_dir) / "report.json").string());
-  json by_format = json::object();
-  for (int f = 0; f < graph::kSliceFormats; ++f)
-    by_format[models::slice_format_classes()[f]] = best.count[f];
   json report = {
       {"tool_version", kVersion},
       {"tensor", {{"path", o.tensor}, {"dims", t.dims}, {"nnz", t.nnz()}, {"order", t.order()}}},
@@ -237,7 +234,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
         {"predictor", predictor},
         {"slices", best.choices.size()},
         {"search", searched.rows},
-        {"by_format", by_format},
+        {"by_format", best.slices_by_format()},
         {"hyb_width", best.hyb_width},
         {"coo_sorted", best.coo_sorted()}}},
       {"slices", slices},
