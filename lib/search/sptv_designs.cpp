@@ -91,15 +91,19 @@ std::vector<double> sampled_bytes_per_entry(const SptvDesignContext& c,
   SptvDesignContext sc{s, inputs, graph::slice_stats(s), c.emit, c.hyb_width,
                        1, c.name, c.coo_block_nnz};
   sc.emit.design.slices = graph::sptv_design_options(s, c.emit.design.dtype).slices;
+  // The formats' designs are independent: one host thread each.
+  std::vector<std::future<double>> bytes;
+  for (const auto f : formats)
+    bytes.push_back(std::async(std::launch::async, [&sc, &inputs, &s, f] {
+      std::vector<models::SliceChoice> choices;
+      for (const auto& in : inputs) choices.push_back({in.slice, static_cast<int>(f), "sample"});
+      const auto d = design_sptv(sc, std::move(choices));
+      return s.a.nnz() > 0 ? static_cast<double>(graph::stored_bytes(d.emitted.format)) /
+                                 static_cast<double>(s.a.nnz())
+                           : 0.0;
+    }));
   std::vector<double> out;
-  for (const auto f : formats) {
-    std::vector<models::SliceChoice> choices;
-    for (const auto& in : inputs) choices.push_back({in.slice, static_cast<int>(f), "sample"});
-    const auto d = design_sptv(sc, std::move(choices));
-    out.push_back(s.a.nnz() > 0 ? static_cast<double>(graph::stored_bytes(d.emitted.format)) /
-                                      static_cast<double>(s.a.nnz())
-                                : 0.0);
-  }
+  for (auto& b : bytes) out.push_back(b.get());
   return out;
 }
 
@@ -116,12 +120,12 @@ std::size_t designs_ahead(std::int64_t nnz) {
 }
 }  // namespace
 
-SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
+SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign first,
                                const SparseTensor& tensor, const codegen::PlanInputs& inputs,
                                const SptvSearchOptions& o, std::string* arch) {
   const auto start = std::chrono::steady_clock::now();
   SptvSearch s;
-  s.best = std::move(selected);
+  s.best = std::move(first);
   json runs;
   // The single formats to try (not the selection itself), each designed on a host thread ahead of
   // its GPU runs, which stay one at a time: up to designs_ahead() at once, the first ones as soon
@@ -129,6 +133,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   struct Single {
     graph::SliceFormat format;
     bool coo_sorted = false;
+    bool selection = false;  // o.selection rather than one format
   };
   std::vector<Single> singles;
   for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
@@ -139,7 +144,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   // Bytes an entry of each single format where sampled (0: not), by format.
   std::array<double, graph::kSliceFormats> sampled{};
   const auto sampled_of = [&](const Single& x) {
-    return x.coo_sorted ? 0.0 : sampled[static_cast<std::size_t>(x.format)];
+    return x.coo_sorted || x.selection ? 0.0 : sampled[static_cast<std::size_t>(x.format)];
   };
   constexpr std::int64_t kSample = std::int64_t{1} << 20;
   if (o.rank_transfers && c.view.a.nnz() > 4 * kSample && singles.size() > 1) {
@@ -152,6 +157,8 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
       return sampled_of(x) < sampled_of(y);
     });
   }
+  // Slice-GCN's own selection, when the predicted design was a single format: measured last.
+  if (!o.selection.empty()) singles.push_back({graph::SliceFormat::CSR, s.best.coo_sorted(), true});
   const std::size_t ahead = o.ahead > 0 ? o.ahead : designs_ahead(c.view.a.nnz());
   std::vector<std::future<SptvDesign>> built(singles.size());
   std::size_t started = 0;
@@ -164,8 +171,11 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
   const auto start_upto = [&](std::size_t n) {
     for (; started < std::min(n, singles.size()) && spent() + design_s <= o.budget_s; ++started) {
       std::vector<models::SliceChoice> choices;
-      for (const auto& in : c.inputs)
-        choices.push_back({in.slice, static_cast<int>(singles[started].format), "search"});
+      if (singles[started].selection)
+        choices = o.selection;
+      else
+        for (const auto& in : c.inputs)
+          choices.push_back({in.slice, static_cast<int>(singles[started].format), "search"});
       built[started] = std::async(std::launch::async, design_sptv, std::cref(c), std::move(choices),
                                   singles[started].coo_sorted);
     }
@@ -211,12 +221,15 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
     runs = r;
     return o.rank_transfers ? pipe_ms : r["time_ms"]["median"].get<double>();
   };
-  double best_ms = timed(s.best, "selected", [&] { start_upto(ahead); });
-  if (best_ms <= 0) return s;  // no GPU, or the selection failed there: nothing to compare
+  double best_ms = timed(s.best, o.first_label, [&] { start_upto(ahead); });
+  s.rows.back()["predicted"] = true;  // what --budget 0 emits
+  if (best_ms <= 0) return s;  // no GPU, or the first design failed there: nothing to compare
   s.gpu = runs;
   for (std::size_t i = 0; i < singles.size(); ++i) {
-    const std::string label = std::string("all ") + graph::slice_format_name(singles[i].format) +
-                              (singles[i].coo_sorted ? ", column-sorted blocks" : "");
+    const std::string label =
+        singles[i].selection ? std::string("selected")
+                             : std::string("all ") + graph::slice_format_name(singles[i].format) +
+                                   (singles[i].coo_sorted ? ", column-sorted blocks" : "");
     if (spent() <= o.budget_s) start_upto(i + 1);
     // A design started within the budget is measured even when its run ends past it: its host
     // time is spent either way (an abandoned build is still waited for), and at 10^8 entries the

@@ -62,6 +62,11 @@ struct SptvSearchOptions {
   // sptv_gpu_runs). A stand-in (tests) returns the same JSON and calls on_device once the design
   // would be on the device.
   std::function<nlohmann::json(const SptvDesign&, const std::function<void()>& on_device)> run;
+  // The first design's row name: "selected" when it is Slice-GCN's selection. When the predicted
+  // design (predict_sptv_design) is a single format instead, its name, and `selection` holds the
+  // selection, which is then measured after the single formats.
+  std::string first_label = "selected";
+  std::vector<models::SliceChoice> selection;
 };
 
 struct SptvSearch {
@@ -81,15 +86,16 @@ std::vector<double> sampled_bytes_per_entry(const SptvDesignContext& c,
                                             const std::vector<graph::SliceFormat>& formats,
                                             std::int64_t sample_nnz = std::int64_t{1} << 20);
 
-// The selection first (a GPU that cannot run it ends the search there), then all-CSR, all-COO,
-// all-ELL and all-HYB (Dense stores every column: never tried), and ranked by the kernels all-COO
-// in column-sorted thread blocks (more bytes than COO's, but x read in sweeps: it pays on the
-// device, not over the bus), each verified against the fp64
-// reference in `inputs`. Ranked by transfers, where the pipeline's time follows the bytes sent,
-// the single formats of a view above 4 samples' worth of entries go in the order of their
-// sampled bytes (smallest first), so a budget that ends early has measured the likeliest.
-// Sets *arch to the device's.
-SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign selected,
+// The predicted design first (the selection, or the single format that predict_sptv_design found
+// to store fewer bytes; its row says "predicted"): a GPU that cannot run it ends the search there.
+// Then all-CSR, all-COO, all-ELL and all-HYB (Dense stores every column: never tried), and ranked
+// by the kernels all-COO in column-sorted thread blocks (more bytes than COO's, but x read in
+// sweeps: it pays on the device, not over the bus), each verified against the fp64 reference in
+// `inputs`. Ranked by transfers, where the pipeline's time follows the bytes sent, the single
+// formats of a view above 4 samples' worth of entries go in the order of their sampled bytes
+// (smallest first), so a budget that ends early has measured the likeliest. Sets *arch to the
+// device's.
+SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign first,
                                const SparseTensor& tensor, const codegen::PlanInputs& inputs,
                                const SptvSearchOptions& o, std::string* arch);
 

@@ -26,6 +26,7 @@
 #include "runtime/stats.hpp"
 #include "search/sptv_designs.hpp"
 #include "search/sptv_gpu.hpp"
+#include "search/sptv_predict.hpp"
 
 namespace sparsetune::search {
 
@@ -139,11 +140,23 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   // Ranked by transfers the pipeline's time follows the bytes it sends: 24-bit column words.
   dc.emit.optimizer.split_words = o.rank_transfers;
   SptvDesign selected = design_sptv(dc, std::move(choices), o.coo_sorted);
+  step("design");
+  // The predicted design: the selection, or a single format that stores fewer bytes.
+  std::optional<SptvPrediction> predicted;
+  std::vector<models::SliceChoice> selection;  // set when a single format replaces it
+  if (!forced) {
+    predicted = predict_sptv_design(dc, selected);
+    if (predicted->format >= 0) {
+      selection = std::move(selected.choices);
+      selected = SptvDesign{};  // freed before the next one is built
+      selected = design_sptv(dc, predicted->choices(), o.coo_sorted);
+    }
+    step("prediction");
+  }
   std::int64_t max_len = 1;
   for (std::int64_t r = 0; r < m.a.rows; ++r) max_len = std::max(max_len, m.a.row_length(r));
-  step("design");
 
-  // With a budget and a GPU (and no format forced), the selection against the single formats.
+  // With a budget and a GPU (and no format forced), the predicted design against the others.
   std::string run_arch = arch;
   std::optional<codegen::PlanInputs> plan_inputs;
   SptvSearch searched;
@@ -155,6 +168,10 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
     so.dtype = o.dtype;
     so.max_len = max_len;
     so.launch = o.launch;
+    if (!selection.empty()) {
+      so.first_label = predicted->design;
+      so.selection = std::move(selection);
+    }
     searched = search_sptv_designs(dc, std::move(selected), t, *plan_inputs, so, &run_arch);
   } else {
     searched.best = std::move(selected);
@@ -232,6 +249,9 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
       {"selection",
        {{"sparsity_threshold", o.sparsity_threshold},
         {"predictor", predictor},
+        {"predicted",
+         predicted ? json{{"design", predicted->design}, {"candidates", predicted->candidates}}
+                   : json(nullptr)},
         {"slices", best.choices.size()},
         {"search", searched.rows},
         {"by_format", best.slices_by_format()},

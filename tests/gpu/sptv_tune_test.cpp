@@ -31,10 +31,12 @@ TEST_CASE("tune --op sptv verifies every mode on the GPU and runs the pipeline",
       INFO(name << " mode " << mode << ": " << r.report["gpu"].dump(2));
       REQUIRE(r.report["measured"] == true);
       CHECK(r.report["gpu"]["verified"] == true);
-      // The selection measured first, then the single formats while the budget lasts.
+      // The predicted design (--budget 0's answer) measured first, then the others while the
+      // budget lasts.
       const auto& search = r.report["selection"]["search"];
       REQUIRE(search.size() >= 1);
-      CHECK(search[0]["design"] == "selected");
+      CHECK(search[0]["design"] == r.report["selection"]["predicted"]["design"]);
+      CHECK(search[0]["predicted"] == true);
       CHECK(search[0].contains("time_ms"));
       CHECK(r.report["gpu"]["ranked_by"] == (mode == 2 ? "transfers" : "device"));
       // Ranked by the kernels, COO in column-sorted thread blocks is measured (and verified) too.

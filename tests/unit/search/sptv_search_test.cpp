@@ -1,4 +1,5 @@
-// search::search_sptv_designs with a stand-in for the GPU: the selection first, then every
+// search::search_sptv_designs with a stand-in for the GPU: the predicted design first (the
+// selection, or a single format with the selection measured after the others), then every
 // single format; the fastest verified design kept; a design built ahead within the budget is
 // measured even when the budget has run out before its turn; the rest are listed as not measured.
 #include <catch2/catch.hpp>
@@ -78,6 +79,8 @@ TEST_CASE("the SpTV search keeps the fastest verified design and lists every one
     CHECK(s.rows[5]["design"] == "all COO, column-sorted blocks");
     CHECK(s.rows[5]["time_ms"] == 4.0);
     CHECK(s.rows[0]["design"] == "selected");
+    CHECK(s.rows[0]["predicted"] == true);
+    for (std::size_t i = 1; i < s.rows.size(); ++i) CHECK_FALSE(s.rows[i].contains("predicted"));
     // The selection's slices by format stay in its row after ELL won: half CSR, half COO.
     const auto half = static_cast<int>(inputs.size() / 2);
     CHECK(s.rows[0]["by_format"] == nlohmann::json{{"CSR", static_cast<int>(inputs.size()) - half},
@@ -92,6 +95,31 @@ TEST_CASE("the SpTV search keeps the fastest verified design and lists every one
     CHECK(single_format(s.best) == static_cast<int>(F::ELL));
     REQUIRE(s.gpu);
     CHECK((*s.gpu)["time_ms"]["median"] == 2.0);
+  }
+
+  SECTION("a single format predicted instead: measured first, the selection after the others") {
+    std::vector<int> order;
+    o.run = [&](const search::SptvDesign& d, const std::function<void()>& on_device) {
+      on_device();
+      const int f = single_format(d);
+      order.push_back(d.coo_sorted() ? 10 + f : f);
+      return ran(f == -1 ? 1.5 : 3.0 + f);  // the selection fastest
+    };
+    o.first_label = "all HYB";
+    o.selection = mix;
+    std::vector<models::SliceChoice> hyb;
+    for (const auto& in : inputs) hyb.push_back({in.slice, static_cast<int>(F::HYB), "t"});
+    std::string arch;
+    const auto s = search::search_sptv_designs(c, search::design_sptv(c, hyb), t, plan, o, &arch);
+    // HYB (predicted), CSR, COO, ELL, COO in column-sorted blocks, and the selection.
+    CHECK(order == std::vector<int>{3, 0, 1, 2, 11, -1});
+    REQUIRE(s.rows.size() == 6);
+    CHECK(s.rows[0]["design"] == "all HYB");
+    CHECK(s.rows[0]["predicted"] == true);
+    CHECK(s.rows[5]["design"] == "selected");
+    CHECK(s.rows[5]["time_ms"] == 1.5);
+    CHECK(s.rows[5]["by_format"]["COO"] == static_cast<int>(inputs.size() / 2));
+    CHECK(single_format(s.best) == -1);  // measured fastest, so kept
   }
 
   SECTION("a design built ahead is measured after the budget ran out; later ones are not") {

@@ -52,6 +52,18 @@ TEST_CASE("tune --op sptv --budget 0 predicts, emits and compiles every mode", "
     // The structural rule unless a trained model ships for sm_90.
     const auto predictor = j["selection"]["predictor"].get<std::string>();
     CHECK((predictor.find("structural rule") == 0 || predictor.find("slice-gcn") == 0));
+    // The design emitted is the predicted one, the candidate of the fewest bytes an entry (every
+    // slice of this small tensor sampled: the whole designs' bytes).
+    const auto& cand = j["selection"]["predicted"]["candidates"];
+    REQUIRE(cand.size() >= 4);
+    double least = 1e300;
+    for (const auto& c : cand) least = std::min(least, c["bytes_per_entry"].get<double>());
+    for (const auto& c : cand)
+      if (c["picked"] == true) {
+        CHECK(c["design"] == j["selection"]["predicted"]["design"]);
+        CHECK(c["bytes_per_entry"].get<double>() == least);
+      }
+    CHECK(j["format_bytes"].get<double>() / static_cast<double>(x.nnz()) == Approx(least));
     CHECK(j["cpu_check"]["error"].get<double>() <= j["cpu_check"]["tolerance"].get<double>());
     CHECK(j["compile"]["arch"] == "sm_90");
     // The binary read back computes Y = X ×_mode v as the fp64 reference does.

@@ -1,0 +1,56 @@
+#include "search/sptv_predict.hpp"
+
+#include "graph/format.hpp"
+#include "graph/sptv_graph.hpp"
+
+namespace sparsetune::search {
+
+using json = nlohmann::json;
+
+std::vector<models::SliceChoice> SptvPrediction::choices() const {
+  std::vector<models::SliceChoice> out;
+  if (format < 0) return out;
+  for (const auto slice : slices) out.push_back({slice, format, "fewest bytes"});
+  return out;
+}
+
+SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign& selected,
+                                   std::int64_t sample_nnz) {
+  SptvPrediction p;
+  p.design = "selected";
+  for (const auto& in : c.inputs) p.slices.push_back(in.slice);
+  const std::int64_t nnz = c.view.a.nnz();
+  const double selected_bytes =
+      nnz > 0 ? static_cast<double>(graph::stored_bytes(selected.emitted.format)) /
+                    static_cast<double>(nnz)
+              : 0.0;
+  p.candidates.push_back({{"design", "selected"},
+                          {"bytes_per_entry", selected_bytes},
+                          {"by_format", selected.slices_by_format()}});
+  std::vector<graph::SliceFormat> single;
+  for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
+                 graph::SliceFormat::HYB})
+    if (selected.count[static_cast<std::size_t>(f)] != static_cast<int>(selected.choices.size()))
+      single.push_back(f);
+  const auto bytes = nnz > 0 && !single.empty() ? sampled_bytes_per_entry(c, single, sample_nnz)
+                                                : std::vector<double>(single.size(), 0.0);
+  double best = selected_bytes;
+  std::size_t picked = 0;  // 0: the selection, else single[picked - 1]
+  for (std::size_t i = 0; i < single.size(); ++i) {
+    p.candidates.push_back({{"design", std::string("all ") + graph::slice_format_name(single[i])},
+                            {"bytes_per_entry", bytes[i]},
+                            {"sampled", true}});
+    if (nnz > 0 && bytes[i] < best) {
+      best = bytes[i];
+      picked = i + 1;
+    }
+  }
+  for (std::size_t i = 0; i < p.candidates.size(); ++i) p.candidates[i]["picked"] = i == picked;
+  if (picked > 0) {
+    p.format = static_cast<int>(single[picked - 1]);
+    p.design = p.candidates[picked]["design"].get<std::string>();
+  }
+  return p;
+}
+
+}  // namespace sparsetune::search

@@ -1,0 +1,120 @@
+// search::predict_sptv_design, the design `tune --op sptv --budget 0` emits: the selection's bytes
+// are its whole design's, the single formats' are those of their whole designs where the sample
+// takes every slice; the fewest bytes win, a tie keeps the selection, and a format the selection
+// gives every slice is not a candidate twice.
+#include "search/sptv_predict.hpp"
+
+#include <catch2/catch.hpp>
+#include <limits>
+
+#include "core/sptv_matrix.hpp"
+#include "features/slice_graph.hpp"
+#include "gen/random_tensor.hpp"
+#include "graph/format.hpp"
+#include "graph/sptv_graph.hpp"
+
+using namespace sparsetune;
+using F = graph::SliceFormat;
+
+namespace {
+
+// 2,000 distinct entries of a 16 x 60 x 50 tensor.
+SparseTensor small_tensor() {
+  gen::RandomTensorParams p;
+  p.dims = {16, 60, 50};
+  p.nnz = 2000;
+  return gen::random_tensor(p, 11);
+}
+
+std::vector<models::SliceChoice> every_slice(const std::vector<features::SliceInput>& inputs, F f) {
+  std::vector<models::SliceChoice> c;
+  for (const auto& in : inputs) c.push_back({in.slice, static_cast<int>(f), "t"});
+  return c;
+}
+
+// Bytes an entry of the whole view's design.
+double bytes_per_entry(const search::SptvDesignContext& c, std::vector<models::SliceChoice> ch) {
+  const auto d = search::design_sptv(c, std::move(ch));
+  return static_cast<double>(graph::stored_bytes(d.emitted.format)) /
+         static_cast<double>(c.view.a.nnz());
+}
+
+}  // namespace
+
+TEST_CASE("the predicted SpTV design is the candidate with the fewest bytes an entry",
+          "[search][sptv]") {
+  const SparseTensor t = small_tensor();
+  for (int mode : {0, 1, 2}) {
+    INFO("mode " << mode);
+    const SptvMatrix m = sptv_matrix(t, mode, -1);
+    const auto inputs = features::slice_inputs(m);
+    REQUIRE(inputs.size() >= 4);
+    search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
+    c.emit.design = graph::sptv_design_options(m, "f32");
+    // A mix: every third slice ELL, the others COO.
+    std::vector<models::SliceChoice> mix;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      mix.push_back({inputs[i].slice, static_cast<int>(i % 3 ? F::COO : F::ELL), "t"});
+    const auto selected = search::design_sptv(c, mix);
+    const auto p = search::predict_sptv_design(c, selected, m.a.nnz());  // every slice sampled
+
+    const std::vector<std::string> names = {"selected", "all CSR", "all COO", "all ELL", "all HYB"};
+    std::vector<double> expect = {bytes_per_entry(c, mix)};
+    for (F f : {F::CSR, F::COO, F::ELL, F::HYB})
+      expect.push_back(bytes_per_entry(c, every_slice(inputs, f)));
+    REQUIRE(p.candidates.size() == names.size());
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      CHECK(p.candidates[i]["design"] == names[i]);
+      CHECK(p.candidates[i]["bytes_per_entry"].get<double>() == Approx(expect[i]));
+      if (expect[i] < expect[best] * (1 - 1e-12)) best = i;
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) CHECK(p.candidates[i]["picked"] == (i == best));
+    CHECK(p.design == names[best]);
+    CHECK(p.candidates[0]["by_format"]["ELL"] == static_cast<int>((inputs.size() + 2) / 3));
+    // The choices of a picked single format give it every slice the selection held.
+    const auto ch = p.choices();
+    if (best == 0) {
+      CHECK(p.format == -1);
+      CHECK(ch.empty());
+    } else {
+      CHECK(p.format == static_cast<int>(best) - 1);
+      REQUIRE(ch.size() == inputs.size());
+      for (std::size_t i = 0; i < ch.size(); ++i) {
+        CHECK(ch[i].slice == inputs[i].slice);
+        CHECK(ch[i].format == p.format);
+        CHECK(ch[i].by == "fewest bytes");
+      }
+    }
+  }
+}
+
+TEST_CASE("a selection of one format is not a candidate twice, and wins a tie", "[search][sptv]") {
+  const SparseTensor t = small_tensor();
+  const SptvMatrix m = sptv_matrix(t, 2, -1);
+  const auto inputs = features::slice_inputs(m);
+  search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
+  c.emit.design = graph::sptv_design_options(m, "f32");
+  for (F f : {F::CSR, F::COO, F::ELL, F::HYB}) {
+    INFO(graph::slice_format_name(f));
+    const auto p =
+        search::predict_sptv_design(c, search::design_sptv(c, every_slice(inputs, f)), m.a.nnz());
+    REQUIRE(p.candidates.size() == 4);
+    for (const auto& row : p.candidates)
+      if (row["design"] != "selected")
+        CHECK(row["design"] != std::string("all ") + graph::slice_format_name(f));
+    // Fewer bytes than the selection's own: a single format; else the selection.
+    double least = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 1; i < p.candidates.size(); ++i)
+      least = std::min(least, p.candidates[i]["bytes_per_entry"].get<double>());
+    const double own = p.candidates[0]["bytes_per_entry"].get<double>();
+    CHECK((p.design == "selected") == (own <= least));
+  }
+  // Dense for every slice is a selection too; its bytes are every column of every fiber.
+  const auto dense = search::design_sptv(c, every_slice(inputs, F::Dense));
+  const auto p = search::predict_sptv_design(c, dense, m.a.nnz());
+  CHECK(p.candidates.size() == 5);
+  CHECK(p.candidates[0]["bytes_per_entry"].get<double>() ==
+        Approx(static_cast<double>(graph::stored_bytes(dense.emitted.format)) /
+               static_cast<double>(m.a.nnz())));
+}
