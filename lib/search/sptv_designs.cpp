@@ -136,11 +136,16 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign first,
     bool selection = false;  // o.selection rather than one format
   };
   std::vector<Single> singles;
+  // The first design is not measured twice: one format for every slice is left out, COO in the
+  // form (atomic or column-sorted) that the first design has.
+  const auto all_in = [&](graph::SliceFormat f) {
+    return s.best.count[static_cast<int>(f)] == static_cast<int>(s.best.choices.size());
+  };
+  const bool first_sorted_coo = all_in(graph::SliceFormat::COO) && s.best.coo_sorted();
   for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
                  graph::SliceFormat::HYB})
-    if (s.best.count[static_cast<int>(f)] != static_cast<int>(s.best.choices.size()))
-      singles.push_back({f});
-  if (!o.rank_transfers) singles.push_back({graph::SliceFormat::COO, true});
+    if (!all_in(f) || (f == graph::SliceFormat::COO && first_sorted_coo)) singles.push_back({f});
+  if (!o.rank_transfers && !first_sorted_coo) singles.push_back({graph::SliceFormat::COO, true});
   // Bytes an entry of each single format where sampled (0: not), by format.
   std::array<double, graph::kSliceFormats> sampled{};
   const auto sampled_of = [&](const Single& x) {
@@ -158,7 +163,8 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign first,
     });
   }
   // Slice-GCN's own selection, when the predicted design was a single format: measured last.
-  if (!o.selection.empty()) singles.push_back({graph::SliceFormat::CSR, s.best.coo_sorted(), true});
+  if (!o.selection.empty())
+    singles.push_back({graph::SliceFormat::CSR, o.selection_coo_sorted, true});
   const std::size_t ahead = o.ahead > 0 ? o.ahead : designs_ahead(c.view.a.nnz());
   std::vector<std::future<SptvDesign>> built(singles.size());
   std::size_t started = 0;

@@ -67,6 +67,7 @@ struct SptvSearchOptions {
   // selection, which is then measured after the single formats.
   std::string first_label = "selected";
   std::vector<models::SliceChoice> selection;
+  bool selection_coo_sorted = false;  // its COO slices in column-sorted blocks (--coo-sorted)
 };
 
 struct SptvSearch {

@@ -15,7 +15,7 @@ std::vector<models::SliceChoice> SptvPrediction::choices() const {
 }
 
 SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign& selected,
-                                   std::int64_t sample_nnz) {
+                                   const SptvPredictOptions& o) {
   SptvPrediction p;
   p.design = "selected";
   for (const auto& in : c.inputs) p.slices.push_back(in.slice);
@@ -32,7 +32,7 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
                  graph::SliceFormat::HYB})
     if (selected.count[static_cast<std::size_t>(f)] != static_cast<int>(selected.choices.size()))
       single.push_back(f);
-  const auto bytes = nnz > 0 && !single.empty() ? sampled_bytes_per_entry(c, single, sample_nnz)
+  const auto bytes = nnz > 0 && !single.empty() ? sampled_bytes_per_entry(c, single, o.sample_nnz)
                                                 : std::vector<double>(single.size(), 0.0);
   double best = selected_bytes;
   std::size_t picked = 0;  // 0: the selection, else single[picked - 1]
@@ -49,6 +49,19 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
   if (picked > 0) {
     p.format = static_cast<int>(single[picked - 1]);
     p.design = p.candidates[picked]["design"].get<std::string>();
+  } else if (selected.count[static_cast<std::size_t>(graph::SliceFormat::COO)] ==
+                 static_cast<int>(selected.choices.size()) &&
+             !selected.choices.empty()) {
+    p.format = static_cast<int>(graph::SliceFormat::COO);  // a selection of COO alone
+    p.design = "all COO";
+  }
+  if (p.format == static_cast<int>(graph::SliceFormat::COO) && o.by_kernels &&
+      nnz >= o.sorted_coo_from) {
+    p.coo_sorted = true;
+    p.design = "all COO, column-sorted blocks";
+  } else if (picked == 0) {
+    p.format = -1;  // the selection itself
+    p.design = "selected";
   }
   return p;
 }

@@ -14,12 +14,22 @@
 
 namespace sparsetune::search {
 
-// Entries sampled to size the single formats: every k-th slice, for about this many entries.
-inline constexpr std::int64_t kPredictSampleNnz = std::int64_t{1} << 19;
+struct SptvPredictOptions {
+  // Ranked by the kernels' device-resident time (tune's default), not by the pipeline's transfers.
+  bool by_kernels = true;
+  // Entries sampled to size the single formats: every k-th slice, for about this many entries.
+  std::int64_t sample_nnz = std::int64_t{1} << 19;
+  // From this many entries, all COO ranked by the kernels is predicted in column-sorted thread
+  // blocks: more bytes, but sums in shared memory instead of atomics into y. On an H200 it ran
+  // 0.74-0.96x COO's time on 8 of 9 views of 10^6 to 10^7 entries (1.01x on the ninth), and
+  // 1.1-3.5x on the shared tensors of 10^4 to 1.7 10^5 entries (docs/benchmarks.md).
+  std::int64_t sorted_coo_from = std::int64_t{1} << 20;
+};
 
 struct SptvPrediction {
-  std::string design;  // "selected", or the single format's "all CSR", "all COO", ...
-  int format = -1;     // the single format picked (graph::SliceFormat); -1: the selection
+  std::string design;       // "selected", or the single format's "all CSR", "all COO", ...
+  int format = -1;          // the single format picked (graph::SliceFormat); -1: the selection
+  bool coo_sorted = false;  // all COO, in column-sorted thread blocks
   // One per candidate, the selection first: design, bytes_per_entry (the selection's exact, the
   // single formats' sampled), picked.
   nlohmann::json candidates = nlohmann::json::array();
@@ -32,8 +42,9 @@ struct SptvPrediction {
 // numbers depend on how its parts interleave, which a sample of the slices does not keep. The
 // single formats (all CSR, COO, ELL and HYB, except one that the selection already uses for every
 // slice; Dense stores every column and is never one) are sized on a sample
-// (sampled_bytes_per_entry). The fewest bytes an entry win; a tie keeps the selection.
+// (sampled_bytes_per_entry). The fewest bytes an entry win; a tie keeps the selection. All COO
+// (picked, or the selection itself) is predicted column-sorted by o.sorted_coo_from.
 SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign& selected,
-                                   std::int64_t sample_nnz = kPredictSampleNnz);
+                                   const SptvPredictOptions& o = {});
 
 }  // namespace sparsetune::search

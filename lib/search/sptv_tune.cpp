@@ -145,11 +145,14 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   std::optional<SptvPrediction> predicted;
   std::vector<models::SliceChoice> selection;  // set when a single format replaces it
   if (!forced) {
-    predicted = predict_sptv_design(dc, selected);
+    predicted = predict_sptv_design(dc, selected, {.by_kernels = !o.rank_transfers});
     if (predicted->format >= 0) {
-      selection = std::move(selected.choices);
+      // The selection is measured after the single formats unless it is one of them.
+      if (selected.count[static_cast<std::size_t>(predicted->format)] !=
+          static_cast<int>(selected.choices.size()))
+        selection = std::move(selected.choices);
       selected = SptvDesign{};  // freed before the next one is built
-      selected = design_sptv(dc, predicted->choices(), o.coo_sorted);
+      selected = design_sptv(dc, predicted->choices(), o.coo_sorted || predicted->coo_sorted);
     }
     step("prediction");
   }
@@ -168,9 +171,10 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
     so.dtype = o.dtype;
     so.max_len = max_len;
     so.launch = o.launch;
-    if (!selection.empty()) {
+    if (predicted && predicted->format >= 0) {
       so.first_label = predicted->design;
       so.selection = std::move(selection);
+      so.selection_coo_sorted = o.coo_sorted;
     }
     searched = search_sptv_designs(dc, std::move(selected), t, *plan_inputs, so, &run_arch);
   } else {

@@ -32,6 +32,13 @@ std::vector<models::SliceChoice> every_slice(const std::vector<features::SliceIn
   return c;
 }
 
+// Every slice sampled; COO never sorted.
+search::SptvPredictOptions whole(const SptvMatrix& m) {
+  return {.by_kernels = true,
+          .sample_nnz = m.a.nnz(),
+          .sorted_coo_from = std::numeric_limits<std::int64_t>::max()};
+}
+
 // Bytes an entry of the whole view's design.
 double bytes_per_entry(const search::SptvDesignContext& c, std::vector<models::SliceChoice> ch) {
   const auto d = search::design_sptv(c, std::move(ch));
@@ -56,7 +63,7 @@ TEST_CASE("the predicted SpTV design is the candidate with the fewest bytes an e
     for (std::size_t i = 0; i < inputs.size(); ++i)
       mix.push_back({inputs[i].slice, static_cast<int>(i % 3 ? F::COO : F::ELL), "t"});
     const auto selected = search::design_sptv(c, mix);
-    const auto p = search::predict_sptv_design(c, selected, m.a.nnz());  // every slice sampled
+    const auto p = search::predict_sptv_design(c, selected, whole(m));  // every slice sampled
 
     const std::vector<std::string> names = {"selected", "all CSR", "all COO", "all ELL", "all HYB"};
     std::vector<double> expect = {bytes_per_entry(c, mix)};
@@ -98,7 +105,7 @@ TEST_CASE("a selection of one format is not a candidate twice, and wins a tie", 
   for (F f : {F::CSR, F::COO, F::ELL, F::HYB}) {
     INFO(graph::slice_format_name(f));
     const auto p =
-        search::predict_sptv_design(c, search::design_sptv(c, every_slice(inputs, f)), m.a.nnz());
+        search::predict_sptv_design(c, search::design_sptv(c, every_slice(inputs, f)), whole(m));
     REQUIRE(p.candidates.size() == 4);
     for (const auto& row : p.candidates)
       if (row["design"] != "selected")
@@ -112,9 +119,52 @@ TEST_CASE("a selection of one format is not a candidate twice, and wins a tie", 
   }
   // Dense for every slice is a selection too; its bytes are every column of every fiber.
   const auto dense = search::design_sptv(c, every_slice(inputs, F::Dense));
-  const auto p = search::predict_sptv_design(c, dense, m.a.nnz());
+  const auto p = search::predict_sptv_design(c, dense, whole(m));
   CHECK(p.candidates.size() == 5);
   CHECK(p.candidates[0]["bytes_per_entry"].get<double>() ==
         Approx(static_cast<double>(graph::stored_bytes(dense.emitted.format)) /
                static_cast<double>(m.a.nnz())));
+}
+
+TEST_CASE("all COO is predicted in column-sorted blocks from a size on when ranked by the kernels",
+          "[search][sptv]") {
+  const SparseTensor t = small_tensor();
+  const SptvMatrix m = sptv_matrix(t, 0, -1);  // COO stores the fewest bytes here
+  const auto inputs = features::slice_inputs(m);
+  search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
+  c.emit.design = graph::sptv_design_options(m, "f32");
+  // The selection all COO: kept as it is below the size, or ranked by transfers.
+  const auto coo = search::design_sptv(c, every_slice(inputs, F::COO));
+  auto o = whole(m);
+  auto p = search::predict_sptv_design(c, coo, o);
+  REQUIRE(p.design == "selected");
+  {
+    CHECK(p.format == -1);
+    CHECK_FALSE(p.coo_sorted);
+    o.sorted_coo_from = m.a.nnz();  // from this view's size on
+    o.by_kernels = false;
+    CHECK(search::predict_sptv_design(c, coo, o).design == "selected");
+    o.by_kernels = true;
+    p = search::predict_sptv_design(c, coo, o);
+    CHECK(p.design == "all COO, column-sorted blocks");
+    CHECK(p.format == static_cast<int>(F::COO));
+    CHECK(p.coo_sorted);
+    CHECK(p.choices().size() == inputs.size());
+  }
+  // A mix whose bytes lose to all COO: column-sorted from the size on, atomic below it.
+  std::vector<models::SliceChoice> mix = every_slice(inputs, F::COO);
+  mix[0].format = static_cast<int>(F::ELL);
+  const auto mixed = search::design_sptv(c, mix);
+  o = whole(m);
+  p = search::predict_sptv_design(c, mixed, o);
+  REQUIRE(p.design == "all COO");
+  {
+    CHECK_FALSE(p.coo_sorted);
+    o.sorted_coo_from = m.a.nnz();
+    p = search::predict_sptv_design(c, mixed, o);
+    CHECK(p.design == "all COO, column-sorted blocks");
+    CHECK(p.coo_sorted);
+    o.by_kernels = false;
+    CHECK(search::predict_sptv_design(c, mixed, o).design == "all COO");
+  }
 }

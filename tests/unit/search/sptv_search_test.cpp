@@ -122,6 +122,29 @@ TEST_CASE("the SpTV search keeps the fastest verified design and lists every one
     CHECK(single_format(s.best) == -1);  // measured fastest, so kept
   }
 
+  SECTION("column-sorted COO predicted: atomic COO measured instead of it a second time") {
+    std::vector<int> order;
+    o.run = [&](const search::SptvDesign& d, const std::function<void()>& on_device) {
+      on_device();
+      const int f = single_format(d);
+      order.push_back(d.coo_sorted() ? 10 + f : f);
+      return ran(3.0 + f);
+    };
+    o.first_label = "all COO, column-sorted blocks";
+    o.selection = mix;
+    std::vector<models::SliceChoice> coo;
+    for (const auto& in : inputs) coo.push_back({in.slice, static_cast<int>(F::COO), "t"});
+    std::string arch;
+    const auto s =
+        search::search_sptv_designs(c, search::design_sptv(c, coo, true), t, plan, o, &arch);
+    // Sorted COO (predicted), CSR, COO, ELL, HYB, then the selection.
+    CHECK(order == std::vector<int>{11, 0, 1, 2, 3, -1});
+    REQUIRE(s.rows.size() == 6);
+    CHECK(s.rows[0]["design"] == "all COO, column-sorted blocks");
+    CHECK(s.rows[2]["design"] == "all COO");
+    CHECK(s.rows[5]["design"] == "selected");
+  }
+
   SECTION("a design built ahead is measured after the budget ran out; later ones are not") {
     o.budget_s = 0.2;
     o.run = [&](const search::SptvDesign& d, const std::function<void()>& on_device) {
