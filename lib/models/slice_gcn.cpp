@@ -65,6 +65,20 @@ void matmul_nt(const double* a, const double* b, double* c, int n, int q, int p)
     }
 }
 
+// The element-wise steps of the forward pass, each in the order the plain loops had (so the same
+// bits), on the widest vectors: p[i×c] += bias per row; h = max(p, 0); u += h's rows / n.
+SPARSETUNE_WIDE_LOOPS void add_bias(double* p, const double* bias, int n, int c) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < c; ++j) p[static_cast<std::size_t>(i) * c + j] += bias[j];
+}
+SPARSETUNE_WIDE_LOOPS void relu(const double* p, double* h, std::size_t size) {
+  for (std::size_t k = 0; k < size; ++k) h[k] = std::max(p[k], 0.0);
+}
+SPARSETUNE_WIDE_LOOPS void add_mean(const double* h, double* u, int n, int c) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < c; ++j) u[j] += h[static_cast<std::size_t>(i) * c + j] / n;
+}
+
 // Slice graphs repeat themselves (a row of one entry whose column looks like another's), and
 // in the second layer a node's row of every product is a function of its rows of h and a alone.
 // Nodes with equal rows form a group: the layer multiplies one row per group, forward and
@@ -75,18 +89,36 @@ struct Groups {
   std::vector<double> size;  // nodes in each group
 };
 
+// A row's hash: the sum of its values' bits, each times its own odd key (independent products
+// that vectorize, where a chain of multiply-xorshift steps waits on each one), then mixed. Only
+// equal rows must hash alike; `same` decides.
+SPARSETUNE_WIDE_LOOPS std::uint64_t keyed_sum(const double* v, const std::uint64_t* key,
+                                              std::size_t n) {
+  std::uint64_t x = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::uint64_t bits;
+    std::memcpy(&bits, v + k, sizeof bits);
+    x += bits * key[k];
+  }
+  return x;
+}
+
 Groups group_rows(const Vec& h, const Vec& a, int n, int c) {
   const std::size_t row = static_cast<std::size_t>(c);
+  std::vector<std::uint64_t> key(2 * row);
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  for (auto& k : key) {  // splitmix64, made odd
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    k = (z ^ (z >> 31)) | 1;
+  }
   const auto pair_hash = [&](int i) {
-    std::uint64_t x = 0xcbf29ce484222325ULL;
-    for (const Vec* v : {&h, &a})
-      for (std::size_t k = 0; k < row; ++k) {
-        std::uint64_t bits;
-        std::memcpy(&bits, &(*v)[i * row + k], sizeof bits);
-        x = (x ^ bits) * 0x100000001b3ULL;
-        x ^= x >> 29;
-      }
-    return x;
+    std::uint64_t x =
+        keyed_sum(&h[i * row], key.data(), row) + keyed_sum(&a[i * row], key.data() + row, row);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    return x ^ (x >> 33);
   };
   const auto same = [&](int i, int j) {
     return std::memcmp(&h[i * row], &h[j * row], row * sizeof(double)) == 0 &&
@@ -337,10 +369,9 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
   aggregate(g, x, a1, F, shape_.sum_aggregation);
   matmul(x.data(), w + l.w1s, p1.data(), N, F, C);
   matmul(a1.data(), w + l.w1n, p1.data(), N, F, C, true);
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < C; ++j) p1[static_cast<std::size_t>(i) * C + j] += w[l.b1 + j];
-  h1 = p1;
-  for (auto& v : h1) v = std::max(v, 0.0);
+  add_bias(p1.data(), w + l.b1, N, C);
+  h1.resize(p1.size());
+  relu(p1.data(), h1.data(), p1.size());
   aggregate(g, h1, a2, C, shape_.sum_aggregation);
   const Groups grp = group_rows(h1, a2, N, C);
   const int Ug = static_cast<int>(grp.first.size());
@@ -351,16 +382,12 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
     matmul(a2u.data(), w + l.w2n, p2u.data(), Ug, C, C, true);
     spread(grp, p2u, p2, C);
   }
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < C; ++j) p2[static_cast<std::size_t>(i) * C + j] += w[l.b2 + j];
-  h2 = p2;
-  for (auto& v : h2) v = std::max(v, 0.0);
+  add_bias(p2.data(), w + l.b2, N, C);
+  h2.resize(p2.size());
+  relu(p2.data(), h2.data(), p2.size());
   Vec u(U, 0.0);
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < C; ++j) {
-      u[j] += h1[static_cast<std::size_t>(i) * C + j] / N;
-      u[C + j] += h2[static_cast<std::size_t>(i) * C + j] / N;
-    }
+  add_mean(h1.data(), u.data(), N, C);
+  add_mean(h2.data(), u.data() + C, N, C);
   for (int j = 0; j < G; ++j)
     u[2 * C + j] = (std::log1p(std::max(in.globals[j], 0.0)) - gmean_[j]) / gstd_[j];
   Vec q(H), a(H), o(K);
