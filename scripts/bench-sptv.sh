@@ -12,7 +12,8 @@
 # sets the generated sizes (written as the binary tensor container, .safetensors: the .tns text
 # of 10^8 entries is 3.5 GB, slow to write and to parse), BUDGET (default 60) the seconds of each
 # tune, TUNE_RANK (device or transfers, default device) what its search ranks the measured designs
-# by, MODES (default: every mode) which modes run, e.g. "1 2".
+# by, MODES (default: every mode) which modes run, e.g. "1 2". The table also sets what
+# --budget 0 would emit (the search's predicted design) against the fastest design measured.
 set -uo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -50,7 +51,7 @@ case "${1:-}" in
   table)
     out=$(cd "$OLDPWD" && realpath -m "${2:?usage: $0 table OUT}")  # relative to the caller
     python3 - "$out" <<'PY'
-import glob, json, os, sys
+import glob, json, math, os, sys
 out = sys.argv[1]
 print("Device-resident (kernels only) and with transfers (H2D of the arrays and v, the kernels, "
       "D2H of y; HTF: Alg. 1's pipeline from pinned memory), ms.\n")
@@ -90,6 +91,36 @@ for tune in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
           f"{f(coo_t)} | {f(cus_t)} | {f(pipe)} ({how}) | "
           f"{x(best_t, pipe)} | {f(alg1)} ({p.get('alg1_best_streams', '—')}) | {model_n or '—'} | "
           f"{f(model_ms)} |")
+
+# What --budget 0 emits (the search's first row, "predicted") against the selection and the
+# fastest design the search measured, device-resident.
+rows = []
+for tune in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
+    try:
+        s = json.load(open(tune))["selection"]["search"]
+    except (OSError, ValueError, KeyError):
+        continue
+    ms = {r["design"]: r["time_ms"] for r in s if "time_ms" in r}
+    pred = next((r["design"] for r in s if r.get("predicted")), None)
+    if pred not in ms:
+        continue
+    best = min(ms, key=ms.get)
+    name, mode = os.path.basename(tune)[: -len(".tune.json")].rsplit(".m", 1)
+    rows.append((name, mode, pred, ms[pred], ms.get("selected"), best, ms[best]))
+if rows:
+    print("\nThe predicted design (what --budget 0 emits) against the fastest measured, ms.\n")
+    print("| tensor | mode | predicted | ms | the selection | fastest measured | ms | "
+          "predicted / fastest | selection / fastest |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, mode, pred, t, sel, best, tb in rows:
+        r = lambda v: "—" if v is None else f"{v / tb:.3f}"
+        print(f"| {name} | {mode} | {pred} | {t:.4f} | "
+              f"{'—' if sel is None else f'{sel:.4f}'} | {best} | {tb:.4f} | {r(t)} | {r(sel)} |")
+    gm = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+    sels = [sel / tb for *_, sel, _, tb in rows if sel]
+    print(f"\nGeometric mean over {len(rows)} runs: predicted "
+          f"{gm([t / tb for *_, t, _, _, tb in rows]):.3f}x the fastest"
+          + (f", the selection {gm(sels):.3f}x ({len(sels)} measured)." if sels else "."))
 PY
     ;;
   *) echo "usage: $0 run SPARSETUNE [OUT] | table OUT" >&2; exit 2 ;;
