@@ -201,7 +201,7 @@ Adjacency adjacency(const features::SliceInput& in) {
 }
 
 // out[i] = mean (or sum) of h over i's neighbours (0 for an isolated node); width w.
-void aggregate(const Adjacency& g, const Vec& h, Vec& out, int w, bool sum) {
+SPARSETUNE_WIDE_LOOPS void aggregate(const Adjacency& g, const Vec& h, Vec& out, int w, bool sum) {
   out.assign(static_cast<std::size_t>(g.n) * w, 0.0);
   for (int i = 0; i < g.n; ++i) {
     const int deg = g.ptr[i + 1] - g.ptr[i];
@@ -216,7 +216,8 @@ void aggregate(const Adjacency& g, const Vec& h, Vec& out, int w, bool sum) {
   }
 }
 // The adjoint of aggregate: d h[j] += d out[i] (/ deg(i) for the mean) for every neighbour j of i.
-void aggregate_t(const Adjacency& g, const Vec& dout, Vec& dh, int w, bool sum) {
+SPARSETUNE_WIDE_LOOPS void aggregate_t(const Adjacency& g, const Vec& dout, Vec& dh, int w,
+                                       bool sum) {
   for (int i = 0; i < g.n; ++i) {
     const int deg = g.ptr[i + 1] - g.ptr[i];
     if (deg == 0) continue;
