@@ -147,10 +147,13 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (!forced) {
     predicted = predict_sptv_design(dc, selected, {.by_kernels = !o.rank_transfers});
     if (predicted->format >= 0) {
-      // The selection is measured after the single formats unless it is one of them.
-      if (selected.count[static_cast<std::size_t>(predicted->format)] !=
-          static_cast<int>(selected.choices.size()))
-        selection = std::move(selected.choices);
+      // The selection is measured after the single formats unless it is one of them (one of
+      // CSR, COO, ELL and HYB for every slice).
+      bool single = false;
+      for (int f = 0; f < static_cast<int>(graph::SliceFormat::Dense); ++f)
+        single = single || selected.count[static_cast<std::size_t>(f)] ==
+                               static_cast<int>(selected.choices.size());
+      if (!single) selection = std::move(selected.choices);
       selected = SptvDesign{};  // freed before the next one is built
       selected = design_sptv(dc, predicted->choices(), o.coo_sorted || predicted->coo_sorted);
     }
