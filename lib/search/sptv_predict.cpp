@@ -1,5 +1,7 @@
 #include "search/sptv_predict.hpp"
 
+#include <algorithm>
+
 #include "graph/format.hpp"
 #include "graph/sptv_graph.hpp"
 
@@ -32,14 +34,38 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
                  graph::SliceFormat::HYB})
     if (selected.count[static_cast<std::size_t>(f)] != static_cast<int>(selected.choices.size()))
       single.push_back(f);
-  const auto bytes = nnz > 0 && !single.empty() ? sampled_bytes_per_entry(c, single, o.sample_nnz)
-                                                : std::vector<double>(single.size(), 0.0);
+  auto bytes = nnz > 0 && !single.empty() ? sampled_bytes_per_entry(c, single, o.sample_nnz)
+                                          : std::vector<double>(single.size(), 0.0);
+  std::vector<bool> sampled(single.size(), nnz > o.sample_nnz);
+  // Candidates closer than a sample sizes them are designed whole: a close contest is decided by
+  // the whole view's bytes.
+  if (nnz > o.sample_nnz && o.whole_within > 0 && !single.empty()) {
+    const double lo = std::min(selected_bytes, *std::min_element(bytes.begin(), bytes.end()));
+    const double near = lo * (1 + o.whole_within);
+    std::vector<std::size_t> close;
+    for (std::size_t i = 0; i < single.size(); ++i)
+      if (bytes[i] <= near) close.push_back(i);
+    if (close.size() + (selected_bytes <= near ? 1 : 0) >= 2)
+      for (const std::size_t i : close) {
+        std::vector<models::SliceChoice> choices;
+        for (const auto slice : p.slices)
+          choices.push_back({slice, static_cast<int>(single[i]), "fewest bytes"});
+        auto d = design_sptv(c, std::move(choices));
+        bytes[i] =
+            static_cast<double>(graph::stored_bytes(d.emitted.format)) / static_cast<double>(nnz);
+        sampled[i] = false;
+        // The fewest so far kept: tune emits it without designing it again.
+        if (!p.whole ||
+            graph::stored_bytes(d.emitted.format) < graph::stored_bytes(p.whole->emitted.format))
+          p.whole = std::move(d);
+      }
+  }
   double best = selected_bytes;
   std::size_t picked = 0;  // 0: the selection, else single[picked - 1]
   for (std::size_t i = 0; i < single.size(); ++i) {
     p.candidates.push_back({{"design", std::string("all ") + graph::slice_format_name(single[i])},
                             {"bytes_per_entry", bytes[i]},
-                            {"sampled", true}});
+                            {"sampled", static_cast<bool>(sampled[i])}});
     if (nnz > 0 && bytes[i] < best) {
       best = bytes[i];
       picked = i + 1;
@@ -63,6 +89,12 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
     p.format = -1;  // the selection itself
     p.design = "selected";
   }
+  // The whole design kept is the predicted one only if it holds that format as designed (COO's
+  // atomic form).
+  if (p.whole &&
+      (p.format < 0 || p.coo_sorted ||
+       p.whole->count[static_cast<std::size_t>(p.format)] != static_cast<int>(p.slices.size())))
+    p.whole.reset();
   return p;
 }
 

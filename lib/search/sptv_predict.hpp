@@ -7,6 +7,7 @@
 // (docs/benchmarks.md), and the pipeline's time follows the bytes it sends.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct SptvPredictOptions {
   // 0.74-0.96x COO's time on 8 of 9 views of 10^6 to 10^7 entries (1.01x on the ninth), and
   // 1.1-3.5x on the shared tensors of 10^4 to 1.7 10^5 entries (docs/benchmarks.md).
   std::int64_t sorted_coo_from = std::int64_t{1} << 20;
+  // When the view is sampled, the single formats whose sampled bytes come within this share of
+  // the fewest (the selection's included) are designed whole, if two or more candidates are
+  // that close: a sample's HYB width and narrowed indices put its bytes up to 7 % off the whole
+  // view's (docs/benchmarks.md), more than some contests are apart. 0: never.
+  double whole_within = 0.10;
 };
 
 struct SptvPrediction {
@@ -31,11 +37,14 @@ struct SptvPrediction {
   int format = -1;          // the single format picked (graph::SliceFormat); -1: the selection
   bool coo_sorted = false;  // all COO, in column-sorted thread blocks
   // One per candidate, the selection first: design, bytes_per_entry (the selection's exact, the
-  // single formats' sampled), picked.
+  // single formats' sampled unless `sampled` is false), picked.
   nlohmann::json candidates = nlohmann::json::array();
   // The picked single format's choices (every input, `by` "fewest bytes"); empty for the selection.
   std::vector<models::SliceChoice> choices() const;
   std::vector<std::int64_t> slices;  // the inputs' slices, for choices()
+  // The predicted single format's whole design, when it was built to decide a close contest
+  // (COO's atomic form only); tune emits it as it is.
+  std::optional<SptvDesign> whole;
 };
 
 // `selected` is the selection's design of the whole view: its bytes are exact, for a mix's row

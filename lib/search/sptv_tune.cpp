@@ -155,7 +155,11 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                                static_cast<int>(selected.choices.size());
       if (!single) selection = std::move(selected.choices);
       selected = SptvDesign{};  // freed before the next one is built
-      selected = design_sptv(dc, predicted->choices(), o.coo_sorted || predicted->coo_sorted);
+      if (predicted->whole && !o.coo_sorted)
+        selected = std::move(*predicted->whole);  // built to decide a close contest
+      else
+        selected = design_sptv(dc, predicted->choices(), o.coo_sorted || predicted->coo_sorted);
+      predicted->whole.reset();
     }
     step("prediction");
   }

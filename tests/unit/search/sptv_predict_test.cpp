@@ -168,3 +168,45 @@ TEST_CASE("all COO is predicted in column-sorted blocks from a size on when rank
     CHECK(search::predict_sptv_design(c, mixed, o).design == "all COO");
   }
 }
+
+TEST_CASE("sampled candidates in a close contest are designed whole, and the one picked is kept",
+          "[search][sptv]") {
+  const SparseTensor t = small_tensor();
+  for (int mode : {0, 1, 2}) {
+    INFO("mode " << mode);
+    const SptvMatrix m = sptv_matrix(t, mode, -1);
+    const auto inputs = features::slice_inputs(m);
+    search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
+    c.emit.design = graph::sptv_design_options(m, "f32");
+    std::vector<models::SliceChoice> mix;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      mix.push_back({inputs[i].slice, static_cast<int>(i % 3 ? F::COO : F::ELL), "t"});
+    const auto selected = search::design_sptv(c, mix);
+    auto o = whole(m);
+    o.sample_nnz = m.a.nnz() / 4;  // every fourth slice or so
+    o.whole_within = 0;            // never: every single format sampled
+    const auto sampled = search::predict_sptv_design(c, selected, o);
+    for (std::size_t i = 1; i < sampled.candidates.size(); ++i)
+      CHECK(sampled.candidates[i]["sampled"] == true);
+    CHECK_FALSE(sampled.whole);
+    o.whole_within = 100;  // every single format is close: all designed whole
+    const auto p = search::predict_sptv_design(c, selected, o);
+    REQUIRE(p.candidates.size() == 5);
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < p.candidates.size(); ++i) {
+      CHECK(p.candidates[i]["sampled"] == false);
+      const double exact = bytes_per_entry(c, every_slice(inputs, static_cast<F>(i - 1)));
+      CHECK(p.candidates[i]["bytes_per_entry"].get<double>() == Approx(exact));
+      if (exact < p.candidates[best]["bytes_per_entry"].get<double>() * (1 - 1e-12)) best = i;
+    }
+    CHECK(p.candidates[best]["picked"] == true);
+    // The picked single format's whole design comes back, to be emitted as it is.
+    CHECK(static_cast<bool>(p.whole) == (best > 0));
+    if (p.whole) {
+      CHECK(p.whole->count[best - 1] == static_cast<int>(inputs.size()));
+      CHECK(graph::stored_bytes(p.whole->emitted.format) ==
+            Approx(p.candidates[best]["bytes_per_entry"].get<double>() *
+                   static_cast<double>(m.a.nnz())));
+    }
+  }
+}
