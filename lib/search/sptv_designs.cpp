@@ -138,13 +138,11 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign first,
   std::vector<Single> singles;
   // The first design is not measured twice: one format for every slice is left out, COO in the
   // form (atomic or column-sorted) that the first design has.
-  const auto all_in = [&](graph::SliceFormat f) {
-    return s.best.count[static_cast<int>(f)] == static_cast<int>(s.best.choices.size());
-  };
-  const bool first_sorted_coo = all_in(graph::SliceFormat::COO) && s.best.coo_sorted();
+  const bool first_sorted_coo = s.best.all_in(graph::SliceFormat::COO) && s.best.coo_sorted();
   for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
                  graph::SliceFormat::HYB})
-    if (!all_in(f) || (f == graph::SliceFormat::COO && first_sorted_coo)) singles.push_back({f});
+    if (!s.best.all_in(f) || (f == graph::SliceFormat::COO && first_sorted_coo))
+      singles.push_back({f});
   if (!o.rank_transfers && !first_sorted_coo) singles.push_back({graph::SliceFormat::COO, true});
   // Bytes an entry of each single format where sampled (0: not), by format.
   std::array<double, graph::kSliceFormats> sampled{};

@@ -46,6 +46,10 @@ struct SptvDesign {
   double design_s = 0;  // host seconds design_sptv took
   // {"CSR": slices, "COO": ..., ...}: `count` by format name, as reports give it.
   nlohmann::json slices_by_format() const;
+  // Whether every slice is stored in format f (true for any f when there is no slice).
+  bool all_in(graph::SliceFormat f) const {
+    return count[static_cast<std::size_t>(f)] == static_cast<int>(choices.size());
+  }
 };
 
 SptvDesign design_sptv(const SptvDesignContext& c, std::vector<models::SliceChoice> choices,

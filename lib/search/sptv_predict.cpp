@@ -22,18 +22,19 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
   p.design = "selected";
   for (const auto& in : c.inputs) p.slices.push_back(in.slice);
   const std::int64_t nnz = c.view.a.nnz();
-  const double selected_bytes =
-      nnz > 0 ? static_cast<double>(graph::stored_bytes(selected.emitted.format)) /
-                    static_cast<double>(nnz)
-              : 0.0;
+  const auto per_entry = [nnz](const SptvDesign& d) {
+    return nnz > 0 ? static_cast<double>(graph::stored_bytes(d.emitted.format)) /
+                         static_cast<double>(nnz)
+                   : 0.0;
+  };
+  const double selected_bytes = per_entry(selected);
   p.candidates.push_back({{"design", "selected"},
                           {"bytes_per_entry", selected_bytes},
                           {"by_format", selected.slices_by_format()}});
   std::vector<graph::SliceFormat> single;
   for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
                  graph::SliceFormat::HYB})
-    if (selected.count[static_cast<std::size_t>(f)] != static_cast<int>(selected.choices.size()))
-      single.push_back(f);
+    if (!selected.all_in(f)) single.push_back(f);
   auto bytes = nnz > 0 && !single.empty() ? sampled_bytes_per_entry(c, single, o.sample_nnz)
                                           : std::vector<double>(single.size(), 0.0);
   std::vector<bool> sampled(single.size(), nnz > o.sample_nnz);
@@ -51,13 +52,10 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
         for (const auto slice : p.slices)
           choices.push_back({slice, static_cast<int>(single[i]), "fewest bytes"});
         auto d = design_sptv(c, std::move(choices));
-        bytes[i] =
-            static_cast<double>(graph::stored_bytes(d.emitted.format)) / static_cast<double>(nnz);
+        bytes[i] = per_entry(d);
         sampled[i] = false;
         // The fewest so far kept: tune emits it without designing it again.
-        if (!p.whole ||
-            graph::stored_bytes(d.emitted.format) < graph::stored_bytes(p.whole->emitted.format))
-          p.whole = std::move(d);
+        if (!p.whole || bytes[i] < per_entry(*p.whole)) p.whole = std::move(d);
       }
   }
   double best = selected_bytes;
@@ -75,9 +73,7 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
   if (picked > 0) {
     p.format = static_cast<int>(single[picked - 1]);
     p.design = p.candidates[picked]["design"].get<std::string>();
-  } else if (selected.count[static_cast<std::size_t>(graph::SliceFormat::COO)] ==
-                 static_cast<int>(selected.choices.size()) &&
-             !selected.choices.empty()) {
+  } else if (selected.all_in(graph::SliceFormat::COO) && !selected.choices.empty()) {
     p.format = static_cast<int>(graph::SliceFormat::COO);  // a selection of COO alone
     p.design = "all COO";
   }
@@ -92,8 +88,7 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
   // The whole design kept is the predicted one only if it holds that format as designed (COO's
   // atomic form).
   if (p.whole &&
-      (p.format < 0 || p.coo_sorted ||
-       p.whole->count[static_cast<std::size_t>(p.format)] != static_cast<int>(p.slices.size())))
+      (p.format < 0 || p.coo_sorted || !p.whole->all_in(static_cast<graph::SliceFormat>(p.format))))
     p.whole.reset();
   return p;
 }

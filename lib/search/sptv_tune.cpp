@@ -150,9 +150,9 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
       // The selection is measured after the single formats unless it is one of them (one of
       // CSR, COO, ELL and HYB for every slice).
       bool single = false;
-      for (int f = 0; f < static_cast<int>(graph::SliceFormat::Dense); ++f)
-        single = single || selected.count[static_cast<std::size_t>(f)] ==
-                               static_cast<int>(selected.choices.size());
+      for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
+                     graph::SliceFormat::HYB})
+        single = single || selected.all_in(f);
       if (!single) selection = std::move(selected.choices);
       selected = SptvDesign{};  // freed before the next one is built
       if (predicted->whole && !o.coo_sorted)

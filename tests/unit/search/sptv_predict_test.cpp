@@ -32,6 +32,27 @@ std::vector<models::SliceChoice> every_slice(const std::vector<features::SliceIn
   return c;
 }
 
+// A mode's matrix view of the tensor (sliced along its smallest other mode) and its design context.
+struct View {
+  SptvMatrix m;
+  std::vector<features::SliceInput> inputs;
+  search::SptvDesignContext c;
+  View(const SparseTensor& t, int mode)
+      : m(sptv_matrix(t, mode, -1)),
+        inputs(features::slice_inputs(m)),
+        c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"} {
+    c.emit.design = graph::sptv_design_options(m, "f32");
+  }
+};
+
+// A mix: every third slice ELL, the others COO.
+std::vector<models::SliceChoice> coo_ell_mix(const std::vector<features::SliceInput>& inputs) {
+  std::vector<models::SliceChoice> mix;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    mix.push_back({inputs[i].slice, static_cast<int>(i % 3 ? F::COO : F::ELL), "t"});
+  return mix;
+}
+
 // Every slice sampled; COO never sorted.
 search::SptvPredictOptions whole(const SptvMatrix& m) {
   return {.by_kernels = true,
@@ -53,15 +74,10 @@ TEST_CASE("the predicted SpTV design is the candidate with the fewest bytes an e
   const SparseTensor t = small_tensor();
   for (int mode : {0, 1, 2}) {
     INFO("mode " << mode);
-    const SptvMatrix m = sptv_matrix(t, mode, -1);
-    const auto inputs = features::slice_inputs(m);
+    const View v(t, mode);
+    const auto& [m, inputs, c] = v;
     REQUIRE(inputs.size() >= 4);
-    search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
-    c.emit.design = graph::sptv_design_options(m, "f32");
-    // A mix: every third slice ELL, the others COO.
-    std::vector<models::SliceChoice> mix;
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      mix.push_back({inputs[i].slice, static_cast<int>(i % 3 ? F::COO : F::ELL), "t"});
+    const auto mix = coo_ell_mix(inputs);
     const auto selected = search::design_sptv(c, mix);
     const auto p = search::predict_sptv_design(c, selected, whole(m));  // every slice sampled
 
@@ -98,10 +114,8 @@ TEST_CASE("the predicted SpTV design is the candidate with the fewest bytes an e
 
 TEST_CASE("a selection of one format is not a candidate twice, and wins a tie", "[search][sptv]") {
   const SparseTensor t = small_tensor();
-  const SptvMatrix m = sptv_matrix(t, 2, -1);
-  const auto inputs = features::slice_inputs(m);
-  search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
-  c.emit.design = graph::sptv_design_options(m, "f32");
+  const View v(t, 2);
+  const auto& [m, inputs, c] = v;
   for (F f : {F::CSR, F::COO, F::ELL, F::HYB}) {
     INFO(graph::slice_format_name(f));
     const auto p =
@@ -129,10 +143,8 @@ TEST_CASE("a selection of one format is not a candidate twice, and wins a tie", 
 TEST_CASE("all COO is predicted in column-sorted blocks from a size on when ranked by the kernels",
           "[search][sptv]") {
   const SparseTensor t = small_tensor();
-  const SptvMatrix m = sptv_matrix(t, 0, -1);  // COO stores the fewest bytes here
-  const auto inputs = features::slice_inputs(m);
-  search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
-  c.emit.design = graph::sptv_design_options(m, "f32");
+  const View v(t, 0);  // COO stores the fewest bytes here
+  const auto& [m, inputs, c] = v;
   // The selection all COO: kept as it is below the size, or ranked by transfers.
   const auto coo = search::design_sptv(c, every_slice(inputs, F::COO));
   auto o = whole(m);
@@ -174,14 +186,9 @@ TEST_CASE("sampled candidates in a close contest are designed whole, and the one
   const SparseTensor t = small_tensor();
   for (int mode : {0, 1, 2}) {
     INFO("mode " << mode);
-    const SptvMatrix m = sptv_matrix(t, mode, -1);
-    const auto inputs = features::slice_inputs(m);
-    search::SptvDesignContext c{m, inputs, graph::slice_stats(m), {}, 2, 1, "t"};
-    c.emit.design = graph::sptv_design_options(m, "f32");
-    std::vector<models::SliceChoice> mix;
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      mix.push_back({inputs[i].slice, static_cast<int>(i % 3 ? F::COO : F::ELL), "t"});
-    const auto selected = search::design_sptv(c, mix);
+    const View v(t, mode);
+    const auto& [m, inputs, c] = v;
+    const auto selected = search::design_sptv(c, coo_ell_mix(inputs));
     auto o = whole(m);
     o.sample_nnz = m.a.nnz() / 4;  // every fourth slice or so
     o.whole_within = 0;            // never: every single format sampled
