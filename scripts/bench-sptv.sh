@@ -12,7 +12,9 @@
 # sets the generated sizes (written as the binary tensor container, .safetensors: the .tns text
 # of 10^8 entries is 3.5 GB, slow to write and to parse), BUDGET (default 60) the seconds of each
 # tune, TUNE_RANK (device or transfers, default device) what its search ranks the measured designs
-# by, MODES (default: every mode) which modes run, e.g. "1 2". The table also sets what
+# by, MODES (default: every mode) which modes run, e.g. "1 2", GEN_DIMS (default
+# 512,200000,100000) and GEN_SKEW (default 1.1) the generated tensors' dims and mode-0 Zipf skew
+# (a shape other than the default's is named by its dims too). The table also sets what
 # --budget 0 would emit (the search's predicted design) against the fastest design measured.
 set -uo pipefail
 shopt -s nullglob
@@ -24,10 +26,14 @@ case "${1:-}" in
     shared=${SHARED:-../shared}
     mkdir -p "$out/tensors"
     tensors=("$shared"/tensors/*.tns.gz)
+    dims=${GEN_DIMS:-512,200000,100000}
+    skew=${GEN_SKEW:-1.1}
+    tag=""
+    [ "$dims,$skew" = "512,200000,100000,1.1" ] || tag="-${dims//,/x}-s$skew"
     for n in ${GEN_NNZ:-10000000 100000000}; do
-      t="$out/tensors/skewed-$n.safetensors"
-      # FROSTT-like shape: a short mode, two long ones; mode-0 slices Zipf-skewed.
-      [ -s "$t" ] || "$st" -q gen tensor --dims 512,200000,100000 --nnz "$n" --skew 1.1 \
+      t="$out/tensors/skewed-$n$tag.safetensors"
+      # FROSTT-like shape by default: a short mode, two long ones; mode-0 slices Zipf-skewed.
+      [ -s "$t" ] || "$st" -q gen tensor --dims "$dims" --nnz "$n" --skew "$skew" \
         --seed 7 -o "$t" || exit 1
       tensors+=("$t")
     done
