@@ -139,8 +139,7 @@ SptvSearch search_sptv_designs(const SptvDesignContext& c, SptvDesign first,
   // The first design is not measured twice: one format for every slice is left out, COO in the
   // form (atomic or column-sorted) that the first design has.
   const bool first_sorted_coo = s.best.all_in(graph::SliceFormat::COO) && s.best.coo_sorted();
-  for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
-                 graph::SliceFormat::HYB})
+  for (auto f : kSingleSliceFormats)
     if (!s.best.all_in(f) || (f == graph::SliceFormat::COO && first_sorted_coo))
       singles.push_back({f});
   if (!o.rank_transfers && !first_sorted_coo) singles.push_back({graph::SliceFormat::COO, true});

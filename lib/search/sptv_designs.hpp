@@ -3,6 +3,7 @@
 // with a GPU, the selection is measured against every slice in one format and the fastest kept.
 // A slice's label is its own kernel time, but a whole tensor's time also follows the bytes its
 // formats store and how many kernels run, which only a measurement of the whole design sees.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,12 @@ struct SptvDesignContext {
   std::string name;           // the graph's name
   int coo_block_nnz = 0;  // column-sorted COO: entries a block at most (0: sorted_coo_block_nnz)
 };
+
+// The formats a design can hold for every slice, as the search's and the prediction's single-format
+// candidates: Dense stores every column of a slice and is never one.
+inline constexpr std::array<graph::SliceFormat, 4> kSingleSliceFormats = {
+    graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
+    graph::SliceFormat::HYB};
 
 struct SptvDesign {
   std::vector<models::SliceChoice> choices;   // one per input, in the inputs' order

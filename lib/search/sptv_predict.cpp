@@ -32,8 +32,7 @@ SptvPrediction predict_sptv_design(const SptvDesignContext& c, const SptvDesign&
                           {"bytes_per_entry", selected_bytes},
                           {"by_format", selected.slices_by_format()}});
   std::vector<graph::SliceFormat> single;
-  for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
-                 graph::SliceFormat::HYB})
+  for (auto f : kSingleSliceFormats)
     if (!selected.all_in(f)) single.push_back(f);
   auto bytes = nnz > 0 && !single.empty() ? sampled_bytes_per_entry(c, single, o.sample_nnz)
                                           : std::vector<double>(single.size(), 0.0);

@@ -147,13 +147,10 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   if (!forced) {
     predicted = predict_sptv_design(dc, selected, {.by_kernels = !o.rank_transfers});
     if (predicted->format >= 0) {
-      // The selection is measured after the single formats unless it is one of them (one of
-      // CSR, COO, ELL and HYB for every slice).
-      bool single = false;
-      for (auto f : {graph::SliceFormat::CSR, graph::SliceFormat::COO, graph::SliceFormat::ELL,
-                     graph::SliceFormat::HYB})
-        single = single || selected.all_in(f);
-      if (!single) selection = std::move(selected.choices);
+      // The selection is measured after the single formats unless it is one of them.
+      if (std::none_of(kSingleSliceFormats.begin(), kSingleSliceFormats.end(),
+                       [&](graph::SliceFormat f) { return selected.all_in(f); }))
+        selection = std::move(selected.choices);
       selected = SptvDesign{};  // freed before the next one is built
       if (predicted->whole && !o.coo_sorted)
         selected = std::move(*predicted->whole);  // built to decide a close contest
