@@ -188,6 +188,12 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       "--degree-buckets", [o] { o->t.shape.node_features = models::kGcnNodeFeaturesWithBuckets; },
       "Give each node its degree's power-of-two bucket (1, 2, 3-4, ..., 65 and more) after the "
       "4 node features");
+  train
+      ->add_option("--global-bins", o->t.shape.global_bins,
+                   "Each global also enters piecewise-linearly over this many bins, their "
+                   "edges the training slices' quantiles (0: standardized alone)")
+      ->check(CLI::Range(0, models::kMaxGlobalBins))
+      ->capture_default_str();
   train->add_option("--learning-rate", o->t.train.learning_rate, "Adam's step")
       ->capture_default_str();
   train

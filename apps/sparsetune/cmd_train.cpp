@@ -9,6 +9,7 @@
 #include "db/db_export.hpp"
 #include "models/model_file.hpp"
 #include "models/predictors.hpp"
+#include "models/slice_gcn.hpp"
 #include "search/learned_evaluator.hpp"
 
 namespace sparsetune::cli {
@@ -198,6 +199,10 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag("--degree-buckets", o->t.degree_buckets,
                 "slice-gcn: give each node its degree's power-of-two bucket after the 4 node "
                 "features");
+  cmd->add_option("--global-bins", o->t.global_bins,
+                  "slice-gcn: each global also enters piecewise-linearly over this many "
+                  "quantile bins (0: standardized alone)")
+      ->check(CLI::Range(0, models::kMaxGlobalBins));
   cmd->add_option("--average-last", o->t.average_last,
                   "slice-gcn: the model is the mean of its weights over this many last epochs")
       ->check(CLI::NonNegativeNumber);

@@ -28,6 +28,7 @@ struct TrainOptions {
   bool fiber_globals = false;   // Slice-GCN reads the 5 fiber features after the paper's 9
   bool degree_buckets = false;  // Slice-GCN: each node's degree bucket among its features
   int average_last = 0;         // Slice-GCN: the mean of the last epochs' weights (0: the last's)
+  int global_bins = 0;          // Slice-GCN: quantile bins of each global (slice_gcn.hpp)
   double soft_labels = 0;       // Slice-GCN: learn from the measured times (slice_training.hpp)
   std::string data_dir;         // Slice-GCN: the tensors looked up here by file name ("": the paths
                                 // the database records)

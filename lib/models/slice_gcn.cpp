@@ -275,11 +275,26 @@ std::vector<double> gcn_node_features(const features::SliceInput& in, int node_f
 
 bool valid_node_features(int f) { return f == 4 || f == kGcnNodeFeaturesWithBuckets; }
 
+namespace {
+// The MLP's inputs: both layers' pooled channels, the standardized globals, their bins.
+std::size_t mlp_inputs(const GcnShape& s) {
+  return 2 * static_cast<std::size_t>(s.conv) +
+         static_cast<std::size_t>(s.globals) * (1 + static_cast<std::size_t>(s.global_bins));
+}
+}  // namespace
+
+void encode_piecewise(double v, const double* edges, int bins, double* out) {
+  for (int t = 0; t < bins; ++t) {
+    const double lo = edges[t], hi = edges[t + 1];
+    out[t] = hi > lo ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : (v >= hi ? 1.0 : 0.0);
+  }
+}
+
 // Offsets of each weight in the flat vector.
 struct SliceGcn::Layout {
   std::size_t w1s, w1n, b1, w2s, w2n, b2, m1, c1, m2, c2, total;
   explicit Layout(const GcnShape& s) {
-    const std::size_t f = s.node_features, c = s.conv, h = s.hidden, in = 2 * c + s.globals;
+    const std::size_t f = s.node_features, c = s.conv, h = s.hidden, in = mlp_inputs(s);
     w1s = 0;
     w1n = w1s + f * c;
     b1 = w1n + f * c;
@@ -308,7 +323,7 @@ struct Tensor {
 std::vector<Tensor> tensors(const GcnShape& s, std::size_t w1s, std::size_t w1n, std::size_t b1,
                             std::size_t w2s, std::size_t w2n, std::size_t b2, std::size_t m1,
                             std::size_t c1, std::size_t m2, std::size_t c2) {
-  const std::size_t f = s.node_features, c = s.conv, h = s.hidden, in = 2 * c + s.globals,
+  const std::size_t f = s.node_features, c = s.conv, h = s.hidden, in = mlp_inputs(s),
                     k = s.classes;
   return {{"conv1.w_self", w1s, f, c}, {"conv1.w_nbr", w1n, f, c}, {"conv1.bias", b1, 1, c},
           {"conv2.w_self", w2s, c, c}, {"conv2.w_nbr", w2n, c, c}, {"conv2.bias", b2, 1, c},
@@ -321,12 +336,13 @@ SliceGcn::SliceGcn(GcnShape shape, std::uint64_t seed) : shape_(shape) {
   if (!valid_node_features(shape.node_features) || shape.conv < 1 || shape.hidden < 1 ||
       shape.globals < 0 ||
       shape.globals > static_cast<int>(features::global_feature_names().size()) ||
-      shape.classes < 2)
+      shape.classes < 2 || shape.global_bins < 0 || shape.global_bins > kMaxGlobalBins)
     throw Error("slice-gcn: bad shape");
   const Layout l(shape_);
   w_.assign(l.total, 0.0);
   gmean_.assign(shape_.globals, 0.0);
   gstd_.assign(shape_.globals, 1.0);
+  gedges_.assign(static_cast<std::size_t>(shape_.globals) * (shape_.global_bins + 1), 0.0);
   std::mt19937_64 rng(seed);
   // Glorot-uniform weights, zero biases.
   for (const auto& t :
@@ -359,7 +375,7 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
                      std::vector<double>* grad) const {
   const Layout l(shape_);
   const int F = shape_.node_features, C = shape_.conv, H = shape_.hidden, G = shape_.globals,
-            K = shape_.classes, U = 2 * C + G;
+            K = shape_.classes, B = shape_.global_bins, U = static_cast<int>(mlp_inputs(shape_));
   if (static_cast<int>(in.globals.size()) < G) throw Error("slice-gcn: too few globals");
   const double* w = w_.data();
   const Adjacency g = adjacency(in);
@@ -389,8 +405,13 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
   Vec u(U, 0.0);
   add_mean(h1.data(), u.data(), N, C);
   add_mean(h2.data(), u.data() + C, N, C);
-  for (int j = 0; j < G; ++j)
-    u[2 * C + j] = (std::log1p(std::max(in.globals[j], 0.0)) - gmean_[j]) / gstd_[j];
+  for (int j = 0; j < G; ++j) {
+    const double v = std::log1p(std::max(in.globals[j], 0.0));
+    u[2 * C + j] = (v - gmean_[j]) / gstd_[j];
+    if (B > 0)
+      encode_piecewise(v, gedges_.data() + static_cast<std::size_t>(j) * (B + 1), B,
+                       u.data() + 2 * C + G + j * B);
+  }
   Vec q(H), a(H), o(K);
   for (int j = 0; j < H; ++j) q[j] = w[l.c1 + j];
   matmul(u.data(), w + l.m1, q.data(), 1, U, H, true);
@@ -533,6 +554,19 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
     v = std::sqrt(v / static_cast<double>(x.size()));
     if (!(v > 1e-9)) v = 1.0;
   }
+  // The bins' edges: quantiles 0, 1/B, ..., 1 of each global over the training samples.
+  const int B = shape_.global_bins;
+  if (B > 0) {
+    std::vector<double> col(x.size());
+    for (int j = 0; j < G; ++j) {
+      for (std::size_t i = 0; i < x.size(); ++i)
+        col[i] = std::log1p(std::max(x[i].globals[j], 0.0));
+      std::sort(col.begin(), col.end());
+      for (int t = 0; t <= B; ++t)
+        gedges_[static_cast<std::size_t>(j) * (B + 1) + t] =
+            col[(col.size() - 1) * static_cast<std::size_t>(t) / static_cast<std::size_t>(B)];
+    }
+  }
   std::mt19937_64 rng(o.seed);
   std::vector<std::size_t> order(x.size());
   std::iota(order.begin(), order.end(), 0);
@@ -628,20 +662,27 @@ void SliceGcn::save(const std::string& path, const GcnModelInfo& info) const {
     }
     io::add_array(f, pre + "globals.mean", net.gmean_, {1, g});
     io::add_array(f, pre + "globals.std", net.gstd_, {1, g});
+    if (shape_.global_bins > 0)
+      io::add_array(f, pre + "globals.edges", net.gedges_, {g, shape_.global_bins + 1});
   }
+  nlohmann::json shape{{"node_features", shape_.node_features},
+                       {"conv", shape_.conv},
+                       {"hidden", shape_.hidden},
+                       {"globals", shape_.globals},
+                       {"classes", shape_.classes},
+                       {"aggregation", shape_.sum_aggregation ? "sum" : "mean"}};
+  // Written only when used, so that a model without bins is the file it always was.
+  if (shape_.global_bins > 0) shape["global_bins"] = shape_.global_bins;
   f.metadata = {
       {"format", "sparsetune-slice-gcn"},
       {"format_version", std::to_string(members_.empty() ? kFormatVersion : kBagFormatVersion)},
-      {"shape", nlohmann::json{{"node_features", shape_.node_features},
-                               {"conv", shape_.conv},
-                               {"hidden", shape_.hidden},
-                               {"globals", shape_.globals},
-                               {"classes", shape_.classes},
-                               {"aggregation", shape_.sum_aggregation ? "sum" : "mean"}}
-                    .dump()},
+      {"shape", shape.dump()},
       {"node_features", nlohmann::json(node_feature_names(shape_.node_features)).dump()},
       {"global_features", nlohmann::json(global_names(shape_.globals)).dump()},
-      {"global_input", "(log1p(x) - globals.mean) / globals.std"},
+      {"global_input", shape_.global_bins > 0
+                           ? "(log1p(x) - globals.mean) / globals.std, then log1p(x) over the "
+                             "bins of globals.edges, piecewise linearly"
+                           : "(log1p(x) - globals.mean) / globals.std"},
       {"classes", nlohmann::json(slice_format_classes()).dump()},
       {"arch", info.arch},
       {"date", info.date},
@@ -691,6 +732,11 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
     if (agg != "mean" && agg != "sum")
       throw bad("shape: aggregation '" + agg + "' is not mean or sum");
     s.sum_aggregation = agg == "sum";
+    // Files written before the choice existed have no bins.
+    s.global_bins = j.value("global_bins", 0);
+    if (s.global_bins < 0 || s.global_bins > kMaxGlobalBins)
+      throw bad("shape: global_bins " + std::to_string(s.global_bins) + " is not from 0 to " +
+                std::to_string(kMaxGlobalBins));
     if (s.globals != features::kPaperGlobals && s.globals != features::kAllGlobals)
       throw bad("shape: " + std::to_string(s.globals) + " globals (this build reads " +
                 std::to_string(features::kPaperGlobals) + " or " +
@@ -748,6 +794,18 @@ SliceGcn SliceGcn::load(const std::string& path, GcnModelInfo* info) {
                     (is_std ? " holds a value that is not a positive number"
                             : " holds a non-finite value"));
       (is_std ? g.gstd_ : g.gmean_) = v;
+    }
+    if (s.global_bins > 0) {
+      const std::string name = pre + "globals.edges";
+      const auto* a = f.find(name);
+      if (!a) throw bad("array " + name + " is missing");
+      if (a->dtype != "F64" || a->shape != std::vector<std::int64_t>{s.globals, s.global_bins + 1})
+        throw bad("array " + name + " has the wrong dtype or shape");
+      const auto v = io::get_array<double>(f, name);
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i]) || (i % (s.global_bins + 1) != 0 && v[i] < v[i - 1]))
+          throw bad("array " + name + " holds a non-finite value or edges out of order");
+      g.gedges_ = v;
     }
     return g;
   };

@@ -25,6 +25,8 @@ namespace sparsetune::models {
 // histogram, which the pooled first layer then sums directly.
 inline constexpr int kGcnDegreeBuckets = 8;
 inline constexpr int kGcnNodeFeaturesWithBuckets = 4 + kGcnDegreeBuckets;
+// At most this many bins per global (GcnShape::global_bins).
+inline constexpr int kMaxGlobalBins = 64;
 
 struct GcnShape {
   int node_features = 4;  // 4, or kGcnNodeFeaturesWithBuckets
@@ -35,6 +37,12 @@ struct GcnShape {
   int globals = features::kPaperGlobals;
   int classes = 5;
   bool sum_aggregation = false;  // neighbours summed, as PyG's GraphConv does; mean otherwise
+  // When > 0, each global also enters piecewise-linearly encoded over this many bins, their edges
+  // the training slices' quantiles of log(1 + x): bin t reads clamp((v - e_t) / (e_{t+1} - e_t),
+  // 0, 1). A tree splits a feature at thresholds; an MLP given one number per feature learns
+  // such steps poorly, and this encoding hands it the thresholds (Gorishniy et al., "On
+  // Embeddings for Numerical Features in Tabular Deep Learning", NeurIPS 2022).
+  int global_bins = 0;
   bool operator==(const GcnShape&) const = default;
 };
 
@@ -84,6 +92,9 @@ class SliceGcn {
   // train() from its samples (0 and 1 before).
   const std::vector<double>& global_mean() const { return gmean_; }
   const std::vector<double>& global_std() const { return gstd_; }
+  // The bins' edges (shape().global_bins > 0): global_bins + 1 ascending values per global, set
+  // by train() from its samples.
+  const std::vector<double>& global_edges() const { return gedges_; }
 
   // Log-probabilities of the classes: of the bag's mean probabilities when it has members.
   std::vector<double> log_probs(const features::SliceInput& in) const;
@@ -125,6 +136,7 @@ class SliceGcn {
   GcnShape shape_;
   std::vector<double> w_;
   std::vector<double> gmean_, gstd_;
+  std::vector<double> gedges_;     // globals x (global_bins + 1), row by row
   std::vector<SliceGcn> members_;  // the rest of a bag (empty for one network)
 };
 
@@ -132,6 +144,12 @@ class SliceGcn {
 // (4 or kGcnNodeFeaturesWithBuckets).
 std::vector<double> gcn_node_features(const features::SliceInput& in, int node_features);
 bool valid_node_features(int node_features);
+
+// The piecewise-linear encoding of `v` over the bins whose edges are `edges` (ascending; one
+// more than the bins), written to out[0 .. edges.size() - 2]: 1 for a bin wholly below v, 0 for
+// one wholly above, the covered share for the bin holding v; a bin of zero width reads 1 from
+// its edge on.
+void encode_piecewise(double v, const double* edges, int bins, double* out);
 
 // The class names, in label order (0 CSR, 1 COO, 2 ELL, 3 HYB, 4 Dense).
 const std::vector<std::string>& slice_format_classes();

@@ -31,6 +31,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
   if (opt.fiber_globals) so.shape.globals = features::kAllGlobals;
   if (opt.degree_buckets) so.shape.node_features = kGcnNodeFeaturesWithBuckets;
   so.train.average_last = opt.average_last;
+  so.shape.global_bins = opt.global_bins;
   so.soft_labels = opt.soft_labels;
   so.bag = opt.bag;
   SliceGcn model;
@@ -58,6 +59,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
       {"epochs", so.train.epochs},
       {"globals", so.shape.globals},
       {"node_features", so.shape.node_features},
+      {"global_bins", so.shape.global_bins},
       {"average_last", so.train.average_last},
       {"soft_labels", so.soft_labels},
       {"bag", so.bag},

@@ -709,3 +709,84 @@ TEST_CASE("a bag of Slice-GCNs averages its networks' probabilities and round-tr
     REQUIRE_THROWS_WITH(one.add_member(bag), Catch::Contains("one network"));
   }
 }
+
+TEST_CASE("piecewise-linear encoding of a global over its bins", "[models][gcn]") {
+  // Bins [0, 1] and [1, 3].
+  const double edges[] = {0.0, 1.0, 3.0};
+  double out[2];
+  const auto enc = [&](double v) {
+    encode_piecewise(v, edges, 2, out);
+    return std::vector<double>(out, out + 2);
+  };
+  CHECK(enc(-1.0) == std::vector<double>{0.0, 0.0});
+  CHECK(enc(0.5) == std::vector<double>{0.5, 0.0});
+  CHECK(enc(2.0) == std::vector<double>{1.0, 0.5});
+  CHECK(enc(5.0) == std::vector<double>{1.0, 1.0});
+  // A bin of zero width (a quantile repeated) is a step at its edge.
+  const double flat[] = {1.0, 1.0, 2.0};
+  encode_piecewise(0.5, flat, 2, out);
+  CHECK(std::vector<double>(out, out + 2) == std::vector<double>{0.0, 0.0});
+  encode_piecewise(1.0, flat, 2, out);
+  CHECK(std::vector<double>(out, out + 2) == std::vector<double>{1.0, 0.0});
+}
+
+TEST_CASE("Slice-GCN's global bins: quantile edges, gradients, and the file", "[models][gcn]") {
+  GcnShape s;
+  s.conv = 3;
+  s.hidden = 4;
+  s.global_bins = 2;
+  SliceGcn net(s, 5);
+  // 2 × 3 pooled channels, 9 standardized globals and 9 × 2 bins.
+  CHECK(net.params().size() == 2 * 4 * 3 + 3 + 2 * 3 * 3 + 3 + (6 + 9 + 18) * 4 + 4 + 4 * 5 + 5);
+  auto x = synthetic(3, 8);
+  // log1p of the first global: 0, 1 and 4: edges at the quantiles 0, 1/2, 1.
+  x[0].globals[0] = 0.0;
+  x[1].globals[0] = std::exp(1.0) - 1.0;
+  x[2].globals[0] = std::exp(4.0) - 1.0;
+  GcnTrainOptions o;
+  o.epochs = 1;
+  net.train(x, {0, 1, 2}, o);
+  REQUIRE(net.global_edges().size() == 9 * 3);
+  CHECK(net.global_edges()[0] == Approx(0.0));
+  CHECK(net.global_edges()[1] == Approx(1.0));
+  CHECK(net.global_edges()[2] == Approx(4.0));
+  for (int j = 0; j < 9; ++j) {
+    INFO("global " << j);
+    CHECK(net.global_edges()[j * 3] <= net.global_edges()[j * 3 + 1]);
+    CHECK(net.global_edges()[j * 3 + 1] <= net.global_edges()[j * 3 + 2]);
+  }
+  CHECK(worst_gradient_error(net, [&](std::vector<double>* g) { return net.loss(x[1], 3, g); }) <
+        1e-4);
+
+  const std::string path = temp_path("gcn-bins.safetensors");
+  net.save(path, {});
+  const SliceGcn back = SliceGcn::load(path);
+  CHECK(back.shape() == s);
+  CHECK(back.global_edges() == net.global_edges());
+  for (const auto& in : x) CHECK(back.log_probs(in) == net.log_probs(in));
+  SECTION("edges out of order are refused by name") {
+    auto f = io::read_safetensors(path);
+    io::SafetensorsFile g;
+    g.metadata = f.metadata;
+    for (const auto& arr : f.arrays)
+      if (arr.name != "globals.edges") g.arrays.push_back(arr);
+    auto e = net.global_edges();
+    std::swap(e[0], e[2]);
+    io::add_array(g, "globals.edges", e, {9, 3});
+    io::write_safetensors(path, g);
+    REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("globals.edges"));
+  }
+  SECTION("a count of bins out of range is refused by name") {
+    set_shape_field(path, "global_bins", kMaxGlobalBins + 1);
+    REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("global_bins"));
+  }
+  SECTION("a model without bins writes the shape it always did") {
+    SliceGcn plain(GcnShape{}, 1);
+    plain.save(path, {});
+    const auto shape = nlohmann::json::parse(io::read_safetensors(path).metadata.at("shape"));
+    CHECK_FALSE(shape.contains("global_bins"));
+    CHECK(io::read_safetensors(path).find("globals.edges") == nullptr);
+    CHECK(SliceGcn::load(path).shape().global_bins == 0);
+  }
+  std::filesystem::remove(path);
+}
