@@ -90,6 +90,19 @@ void set_shape_field(const std::string& path, const char* key, const nlohmann::j
   io::write_safetensors(path, f);
 }
 
+// Rewrites a model file without its array `name`, and with `values` of `shape` in its place
+// unless `values` is empty.
+void replace_array(const std::string& path, const std::string& name,
+                   const std::vector<double>& values, std::vector<std::int64_t> shape) {
+  const auto f = io::read_safetensors(path);
+  io::SafetensorsFile g;
+  g.metadata = f.metadata;
+  for (const auto& arr : f.arrays)
+    if (arr.name != name) g.arrays.push_back(arr);
+  if (!values.empty()) io::add_array(g, name, values, std::move(shape));
+  io::write_safetensors(path, g);
+}
+
 // The worst relative difference between `loss`'s analytic gradient and central differences of
 // its value, over every weight of `net`.
 double worst_gradient_error(SliceGcn& net,
@@ -196,12 +209,7 @@ TEST_CASE("Slice-GCN save and load keep every weight and refuse bad files", "[mo
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("format_version 99"));
   }
   SECTION("a missing weight is refused by name") {
-    auto f = io::read_safetensors(path);
-    io::SafetensorsFile g;
-    g.metadata = f.metadata;
-    for (const auto& arr : f.arrays)
-      if (arr.name != "mlp2.bias") g.arrays.push_back(arr);
-    io::write_safetensors(path, g);
+    replace_array(path, "mlp2.bias", {}, {});
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("mlp2.bias"));
   }
   SECTION("the degree buckets' shape round-trips, their names in the file") {
@@ -299,22 +307,11 @@ TEST_CASE("Slice-GCN standardizes the globals by its training slices and keeps t
   CHECK(back.global_std() == net.global_std());
   for (const auto& in : x) CHECK(back.log_probs(in) == net.log_probs(in));
   SECTION("a standard deviation that is not positive is refused by name") {
-    auto f = io::read_safetensors(path);
-    io::SafetensorsFile g;
-    g.metadata = f.metadata;
-    for (const auto& arr : f.arrays)
-      if (arr.name != "globals.std") g.arrays.push_back(arr);
-    io::add_array(g, "globals.std", std::vector<double>(9, 0.0), {1, 9});
-    io::write_safetensors(path, g);
+    replace_array(path, "globals.std", std::vector<double>(9, 0.0), {1, 9});
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("globals.std"));
   }
   SECTION("a model without the standardization is refused by name") {
-    auto f = io::read_safetensors(path);
-    io::SafetensorsFile g;
-    g.metadata = f.metadata;
-    for (const auto& arr : f.arrays)
-      if (arr.name != "globals.mean") g.arrays.push_back(arr);
-    io::write_safetensors(path, g);
+    replace_array(path, "globals.mean", {}, {});
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("globals.mean"));
   }
   std::filesystem::remove(path);
@@ -765,15 +762,9 @@ TEST_CASE("Slice-GCN's global bins: quantile edges, gradients, and the file", "[
   CHECK(back.global_edges() == net.global_edges());
   for (const auto& in : x) CHECK(back.log_probs(in) == net.log_probs(in));
   SECTION("edges out of order are refused by name") {
-    auto f = io::read_safetensors(path);
-    io::SafetensorsFile g;
-    g.metadata = f.metadata;
-    for (const auto& arr : f.arrays)
-      if (arr.name != "globals.edges") g.arrays.push_back(arr);
     auto e = net.global_edges();
     std::swap(e[0], e[2]);
-    io::add_array(g, "globals.edges", e, {9, 3});
-    io::write_safetensors(path, g);
+    replace_array(path, "globals.edges", e, {9, 3});
     REQUIRE_THROWS_WITH(SliceGcn::load(path), Catch::Contains("globals.edges"));
   }
   SECTION("a count of bins out of range is refused by name") {
