@@ -290,6 +290,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
                               {"gcn_test_accuracy", r.gcn_test_accuracy},
                               {"xgb_test_accuracy", r.xgb_test_accuracy},
                               {"globals", o->t.shape.globals},
+                              {"global_bins", o->t.shape.global_bins},
                               {"bag", o->t.bag},
                               {"rule_test_accuracy", r.rule_test_accuracy},
                               {"model", o->out}};
