@@ -281,6 +281,9 @@ std::size_t mlp_inputs(const GcnShape& s) {
   return 2 * static_cast<std::size_t>(s.conv) +
          static_cast<std::size_t>(s.globals) * (1 + static_cast<std::size_t>(s.global_bins));
 }
+
+// A global as the model reads it, before standardizing or binning: log(1 + x), negatives as 0.
+double log_global(double x) { return std::log1p(std::max(x, 0.0)); }
 }  // namespace
 
 void encode_piecewise(double v, const double* edges, int bins, double* out) {
@@ -406,7 +409,7 @@ double SliceGcn::run(const features::SliceInput& in, int label, const double* ta
   add_mean(h1.data(), u.data(), N, C);
   add_mean(h2.data(), u.data() + C, N, C);
   for (int j = 0; j < G; ++j) {
-    const double v = std::log1p(std::max(in.globals[j], 0.0));
+    const double v = log_global(in.globals[j]);
     u[2 * C + j] = (v - gmean_[j]) / gstd_[j];
     if (B > 0)
       encode_piecewise(v, gedges_.data() + static_cast<std::size_t>(j) * (B + 1), B,
@@ -542,12 +545,12 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
   std::fill(gstd_.begin(), gstd_.end(), 0.0);
   for (const auto& in : x) {
     if (static_cast<int>(in.globals.size()) < G) throw Error("slice-gcn: too few globals");
-    for (int j = 0; j < G; ++j) gmean_[j] += std::log1p(std::max(in.globals[j], 0.0));
+    for (int j = 0; j < G; ++j) gmean_[j] += log_global(in.globals[j]);
   }
   for (auto& v : gmean_) v /= static_cast<double>(x.size());
   for (const auto& in : x)
     for (int j = 0; j < G; ++j) {
-      const double d = std::log1p(std::max(in.globals[j], 0.0)) - gmean_[j];
+      const double d = log_global(in.globals[j]) - gmean_[j];
       gstd_[j] += d * d;
     }
   for (auto& v : gstd_) {
@@ -559,8 +562,7 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
   if (B > 0) {
     std::vector<double> col(x.size());
     for (int j = 0; j < G; ++j) {
-      for (std::size_t i = 0; i < x.size(); ++i)
-        col[i] = std::log1p(std::max(x[i].globals[j], 0.0));
+      for (std::size_t i = 0; i < x.size(); ++i) col[i] = log_global(x[i].globals[j]);
       std::sort(col.begin(), col.end());
       for (int t = 0; t <= B; ++t)
         gedges_[static_cast<std::size_t>(j) * (B + 1) + t] =
