@@ -21,6 +21,16 @@ namespace sparsetune::cli {
 
 namespace {
 
+// --candidates matrix|shared-lines, into `into`.
+void add_candidates_option(CLI::App& cmd, row_orders::Candidates& into) {
+  cmd.add_option_function<std::string>(
+         "--candidates", [&into](const std::string& s) { into = row_orders::parse_candidates(s); },
+         "Where the Hamming orders take their candidates: matrix (the first rows not placed, in "
+         "the matrix's order) or shared-lines (rows sharing a line of B with the reference first)")
+      ->check(CLI::IsMember({"matrix", "shared-lines"}))
+      ->default_str("matrix");
+}
+
 void add_collect(CLI::App& cmd, const GlobalOptions& g) {
   struct Args {
     std::string list, out, gen_dir = "generated";
@@ -59,6 +69,7 @@ void add_collect(CLI::App& cmd, const GlobalOptions& g) {
                 "uncapped for lanes, 2 for stationary)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  add_candidates_option(*c, o->t.candidates);
   c->add_option("--gen-dir", o->gen_dir, "Folder of the generated matrices")->capture_default_str();
   c->callback([o, &g] {
     const auto r = search::collect_row_orders(
@@ -177,6 +188,7 @@ void add_row_orders_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--window", args->o.window, "Candidates of each Hamming search")
       ->check(CLI::Range(1, 1 << 20));
+  add_candidates_option(*cmd, args->o.candidates);
   cmd->add_option("--order", args->order, "Write the matrix in this order (with -o)");
   cmd->add_option("-o,--out", args->out, "Output matrix file (with --order)");
   cmd->callback([&g, args, cmd] {
@@ -199,6 +211,7 @@ void add_row_orders_command(CLI::App& app, const GlobalOptions& g) {
                           {"threads", args->o.threads},
                           {"line", args->o.line},
                           {"window", args->o.window},
+                          {"candidates", row_orders::name(args->o.candidates)},
                           {"orders", nlohmann::json::array()}};
       for (const auto& r : rep)
         j["orders"].push_back({{"order", row_orders::name(r.order)},

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <numeric>
 
@@ -91,35 +92,109 @@ class Pool {
 
 enum class Tie { none, load, warp_distance };
 
-// The greedy Hamming orders: row i is the pool row (among the first `window`) nearest to row
-// i - `back` of the order so far; ties by `tie`, then matrix order. The first `back` rows: the
+// Each line's rows (the masks transposed), in row order.
+struct LineRows {
+  std::vector<std::int64_t> ptr, rows;
+};
+LineRows line_rows(const std::vector<std::vector<std::int64_t>>& mask, std::int64_t lines) {
+  LineRows t;
+  t.ptr.assign(static_cast<std::size_t>(lines) + 1, 0);
+  for (const auto& m : mask)
+    for (auto l : m) ++t.ptr[l + 1];
+  for (std::int64_t l = 0; l < lines; ++l) t.ptr[l + 1] += t.ptr[l];
+  t.rows.resize(static_cast<std::size_t>(t.ptr[lines]));
+  auto fill = t.ptr;
+  for (std::int64_t r = 0; r < static_cast<std::int64_t>(mask.size()); ++r)
+    for (auto l : mask[r]) t.rows[fill[l]++] = r;
+  return t;
+}
+
+// The candidates of Candidates::shared_lines: up to `window` rows not placed yet that share a
+// line with `ref`, walking ref's lines in order (at most 8 · window list entries, so a line read
+// by most rows costs no more than a window); the rest of the window from the pool, in matrix
+// order. `first[l]` skips the placed rows at the head of line l's list for good.
+class SharedLineCandidates {
+ public:
+  SharedLineCandidates(const std::vector<std::vector<std::int64_t>>& mask, std::int64_t lines)
+      : mask_(mask),
+        index_(line_rows(mask, lines)),
+        first_(index_.ptr.begin(), index_.ptr.end() - 1),
+        placed_(mask.size(), 0),
+        mark_(mask.size(), -1) {}
+  void place(std::int64_t r) { placed_[r] = 1; }
+  const std::vector<std::int64_t>& of(std::int64_t ref, std::int64_t step, const Pool& pool,
+                                      int window) {
+    out_.clear();
+    std::int64_t visits = 0;
+    const std::int64_t budget = 8 * static_cast<std::int64_t>(window);
+    for (auto l : mask_[ref]) {
+      auto& k = first_[l];
+      const auto end = index_.ptr[l + 1];
+      while (k < end && placed_[index_.rows[k]]) ++k;
+      for (auto j = k; j < end && visits < budget && static_cast<int>(out_.size()) < window;
+           ++j, ++visits)
+        take(index_.rows[j], step);
+      if (visits >= budget || static_cast<int>(out_.size()) >= window) break;
+    }
+    for (std::int64_t r = pool.first(); !pool.at_end(r) && static_cast<int>(out_.size()) < window;
+         r = pool.next(r))
+      take(r, step);
+    return out_;
+  }
+
+ private:
+  void take(std::int64_t r, std::int64_t step) {
+    if (placed_[r] || mark_[r] == step) return;
+    mark_[r] = step;
+    out_.push_back(r);
+  }
+  const std::vector<std::vector<std::int64_t>>& mask_;
+  LineRows index_;
+  std::vector<std::int64_t> first_;
+  std::vector<char> placed_;
+  std::vector<std::int64_t> mark_;  // the step a row was last taken as a candidate
+  std::vector<std::int64_t> out_;
+};
+
+// The greedy Hamming orders: row i is the candidate (see Candidates) nearest to row i - `back`
+// of the order so far; ties by `tie`, then the candidates' order. The first `back` rows: the
 // first rows of `seed` (warp-aware: the lightest rows), else the first of the matrix.
 std::vector<std::int64_t> nearest_chain(const Csr64& a, const Options& o, std::int64_t back,
                                         Tie tie, const std::vector<std::int64_t>& seed) {
   const auto load = warp_loads(a, o.threads);
   const auto mask = masks(a, o.line);
   Pool pool(a.rows);
-  std::vector<std::int64_t> p;
-  p.reserve(a.rows);
-  for (std::int64_t i = 0; i < std::min<std::int64_t>(back, a.rows); ++i) {
-    const std::int64_t r = seed.empty() ? pool.first() : seed[i];
+  std::unique_ptr<SharedLineCandidates> shared;
+  if (o.candidates == Candidates::shared_lines)
+    shared = std::make_unique<SharedLineCandidates>(mask, a.cols / o.line + 1);
+  auto place = [&](std::vector<std::int64_t>& p, std::int64_t r) {
     p.push_back(r);
     pool.take(r);
-  }
+    if (shared) shared->place(r);
+  };
+  std::vector<std::int64_t> p;
+  p.reserve(a.rows);
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(back, a.rows); ++i)
+    place(p, seed.empty() ? pool.first() : seed[i]);
   for (std::int64_t i = static_cast<std::int64_t>(p.size()); i < a.rows; ++i) {
     const std::int64_t ref = p[i - back];
     std::int64_t best = -1, best_d = 0, best_t = 0;
-    int seen = 0;
-    for (std::int64_t r = pool.first(); !pool.at_end(r) && seen < o.window;
-         r = pool.next(r), ++seen) {
+    auto consider = [&](std::int64_t r) {
       const std::int64_t d = hamming(mask[r], mask[ref]);
       std::int64_t t = 0;
       if (tie == Tie::load) t = std::llabs(load[r] - load[p[i - 1]]);
       if (tie == Tie::warp_distance && i >= o.warps) t = hamming(mask[r], mask[p[i - o.warps]]);
       if (best < 0 || d < best_d || (d == best_d && t < best_t)) best = r, best_d = d, best_t = t;
+    };
+    if (shared) {
+      for (auto r : shared->of(ref, i, pool, o.window)) consider(r);
+    } else {
+      int seen = 0;
+      for (std::int64_t r = pool.first(); !pool.at_end(r) && seen < o.window;
+           r = pool.next(r), ++seen)
+        consider(r);
     }
-    p.push_back(best);
-    pool.take(best);
+    place(p, best);
   }
   return p;
 }
@@ -202,6 +277,14 @@ std::string name(Order o) {
   return "?";
 }
 
+std::string name(Candidates c) { return c == Candidates::matrix ? "matrix" : "shared-lines"; }
+
+Candidates parse_candidates(const std::string& s) {
+  for (auto c : {Candidates::matrix, Candidates::shared_lines})
+    if (s == name(c)) return c;
+  throw Error("unknown row-order candidates '" + s + "' (known: matrix, shared-lines)");
+}
+
 Order parse(const std::string& s) {
   std::string known;
   for (const auto& n : kNames) {
@@ -220,10 +303,11 @@ struct CacheKey {
   std::uint64_t pattern = 0;
   std::int64_t rows = 0, cols = 0, nnz = 0;
   int order = 0, warps = 0, threads = 0, line = 0, window = 0;
+  Candidates candidates = Candidates::matrix;
   bool operator==(const CacheKey& o) const {
     return pattern == o.pattern && rows == o.rows && cols == o.cols && nnz == o.nnz &&
            order == o.order && warps == o.warps && threads == o.threads && line == o.line &&
-           window == o.window;
+           window == o.window && candidates == o.candidates;
   }
 };
 
@@ -247,8 +331,8 @@ std::uint64_t pattern_hash(const Csr64& a) {
 std::vector<std::int64_t> compute(const Csr64& a, Order o, const Options& opt);
 
 CacheKey key_of(const Csr64& a, Order o, const Options& opt) {
-  return {pattern_hash(a), a.rows,      a.cols,   a.nnz(),   static_cast<int>(o),
-          opt.warps,       opt.threads, opt.line, opt.window};
+  return {pattern_hash(a), a.rows,      a.cols,   a.nnz(),    static_cast<int>(o),
+          opt.warps,       opt.threads, opt.line, opt.window, opt.candidates};
 }
 
 void check_options(const Options& opt) {

@@ -6,9 +6,13 @@
 // is a permutation p with row i of the reordered matrix = row p[i] of A (permute_rows), so the
 // kernel writes C row p[i] in place and needs no inverse pass.
 //
-// The Hamming searches (warp-aware, CTA-aware and their hybrids) pick each next row among the
-// first `window` rows not placed yet, in the order of the matrix: O(rows · window · lines per
-// row), not the quadratic search over all rows.
+// The Hamming searches (warp-aware, CTA-aware and their hybrids) pick each next row among
+// `window` candidates not placed yet, not the quadratic search over all rows. The candidates are
+// the first rows of the matrix's order (Candidates::matrix), or first the rows that share a line
+// of B with the reference row, found through the lines' row lists, then the matrix's order
+// (Candidates::shared_lines): on a matrix whose rows are numbered at random, the first `window`
+// rows share nothing with the reference, and only a row that shares a line can be nearer than
+// |a| + |b|. Both are O(rows · window · lines per row).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,11 +41,18 @@ std::string name(Order o);
 // The order named `s`; throws Error listing the names otherwise.
 Order parse(const std::string& s);
 
+// Where a Hamming search takes its `window` candidates from (see above).
+enum class Candidates { matrix, shared_lines };
+std::string name(Candidates c);  // "matrix", "shared-lines"
+// The candidate rule named `s`; throws Error listing the names otherwise.
+Candidates parse_candidates(const std::string& s);
+
 struct Options {
   int warps = 32;    // N_w
   int threads = 32;  // N_t
   int line = 32;     // columns per cache line of B
   int window = 64;   // candidates of each Hamming search
+  Candidates candidates = Candidates::matrix;
 };
 
 // The permutation (throws Error on options < 1). Matrices of 2^16 entries or more keep their

@@ -22,7 +22,9 @@ class RowOrder final : public Operator {
     return {{"order", ParamType::Int, 4, 0, last, "which permutation (see summary); 4: LPT"},
             {"warps", ParamType::Int, 32, 1, 1024, "warps per CTA the order is made for (N_w)"},
             {"row_threads", ParamType::Int, 32, 1, 32, "threads sharing a row (N_t)"},
-            {"window", ParamType::Int, 64, 1, 1 << 20, "candidates of each Hamming search"}};
+            {"window", ParamType::Int, 64, 1, 1 << 20, "candidates of each Hamming search"},
+            {"candidates", ParamType::Int, 0, 0, 1,
+             "where the Hamming searches take them: 0 matrix order, 1 rows sharing a line of B"}};
   }
   // The orders are made for the SpMM kernel's warps and B lines.
   std::vector<std::string> ops() const override { return {"spmm"}; }
@@ -35,6 +37,8 @@ class RowOrder final : public Operator {
     o.warps = static_cast<int>(iparam(p, "warps"));
     o.threads = static_cast<int>(iparam(p, "row_threads"));
     o.window = static_cast<int>(iparam(p, "window"));
+    o.candidates = iparam(p, "candidates") == 1 ? row_orders::Candidates::shared_lines
+                                                : row_orders::Candidates::matrix;
     const auto order = row_orders::all_orders().at(static_cast<std::size_t>(iparam(p, "order")));
     const auto perm = row_orders::row_order(part_csr(part), order, o);
     reorder_rows(part, 0, perm);

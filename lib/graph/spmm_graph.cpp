@@ -36,7 +36,7 @@ Graph as_spmm(Graph g, int tn, int vec, int lanes) {
   return g;
 }
 
-Graph with_row_order(Graph g, int order) {
+Graph with_row_order(Graph g, int order, row_orders::Candidates candidates) {
   const auto& orders = row_orders::all_orders();
   if (order < 0 || order >= static_cast<int>(orders.size()))
     throw GraphError("row order " + std::to_string(order) + " is not 0 to " +
@@ -51,8 +51,9 @@ Graph with_row_order(Graph g, int order) {
       threads = it->params["threads"].get<int>();
     ++it;
   }
-  g.ops.insert(g.ops.begin(),
-               OpNode{"ROW_ORDER", {{"order", order}, {"warps", std::max(1, threads / 32)}}, {}});
+  nlohmann::json params = {{"order", order}, {"warps", std::max(1, threads / 32)}};
+  if (candidates == row_orders::Candidates::shared_lines) params["candidates"] = 1;
+  g.ops.insert(g.ops.begin(), OpNode{"ROW_ORDER", params, {}});
   g.name += "-" + row_orders::name(orders[static_cast<std::size_t>(order)]);
   validate(g, "spmm graph " + g.name);
   return g;

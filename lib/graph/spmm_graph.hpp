@@ -1,6 +1,7 @@
 #pragma once
 // SpMM graphs from SpMV ones: the sparse mapping of any SpMV graph serves SpMM once each part
 // says which columns of B its threads cover, so the known formats and searched graphs carry over.
+#include "core/row_orders.hpp"
 #include "graph/graph.hpp"
 
 namespace sparsetune::graph {
@@ -12,8 +13,10 @@ Graph as_spmm(Graph g, int tn, int vec, int lanes = 1);
 
 // `g` (an SpMM graph of one part) with ROW_ORDER(order) first, the order made for the warps of
 // g's thread block (SET_RESOURCES threads / 32; 4 without one) as Mehrabi et al.'s N_w is.
-// Replaces a ROW_ORDER already there; validated; named "<g.name>-<order name>".
-Graph with_row_order(Graph g, int order);
+// Replaces a ROW_ORDER already there; validated; named "<g.name>-<order name>". The Hamming
+// searches take their candidates by `candidates` (a parameter only when not the default).
+Graph with_row_order(Graph g, int order,
+                     row_orders::Candidates candidates = row_orders::Candidates::matrix);
 
 // Mehrabi et al.'s output-stationary CSR SpMM (§II-B, Alg. 1) as a graph: CTAs of `warps`
 // warps, row i of a CTA's strip to warp i mod N_w, the warp's lanes striding over the row's

@@ -57,11 +57,12 @@ namespace {
 
 // Host milliseconds of each order for the kernel's warps, computed on all cores at once (the
 // Hamming orders dominate and are independent).
-std::vector<double> order_costs(const Csr64& a, int warps) {
+std::vector<double> order_costs(const Csr64& a, int warps, row_orders::Candidates candidates) {
   const auto& orders = row_orders::all_orders();
   std::vector<double> ms(orders.size(), 0.0);
   row_orders::Options opt;
   opt.warps = warps;
+  opt.candidates = candidates;
   std::vector<std::thread> pool;
   const std::size_t width = std::max(1u, std::thread::hardware_concurrency());
   for (std::size_t first = 0; first < orders.size(); first += width) {
@@ -143,11 +144,12 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
     std::vector<Candidate> batch;
     for (std::size_t k = 0; k < orders.size(); ++k) {
       Candidate c;
-      c.graph = graph::with_row_order(kernel, static_cast<int>(k));
+      c.graph = graph::with_row_order(kernel, static_cast<int>(k), o.candidates);
       c.origin = "row-order";
       batch.push_back(std::move(c));
     }
-    if (costs.empty()) costs = order_costs(a, batch[0].graph.ops[0].params.at("warps").get<int>());
+    if (costs.empty())
+      costs = order_costs(a, batch[0].graph.ops[0].params.at("warps").get<int>(), o.candidates);
     const auto ev = gpu.evaluate(batch);
     models::RowOrderRecord r;
     r.matrix = label;

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/matrix.hpp"
+#include "core/row_orders.hpp"
 #include "graph/graph.hpp"
 #include "models/row_order_model.hpp"
 #include "runtime/worker.hpp"
@@ -25,10 +26,12 @@ struct RowOrderTimingOptions {
   // (row_order_kernel, row-major); "stationary": Alg. 1 as the paper writes it
   // (graph::output_stationary, the lanes over a row's entries, column-major B and C).
   std::string kernel = "lanes";
-  int warps = 0;           // N_w, warps per CTA (0: the kernel's own, 4 for lanes, 32 stationary)
-  int tn = 8;              // stationary: columns of C per CTA
-  int ctas_per_sm = 0;     // CTAs the grid holds per multiprocessor, over all column tiles, each
-                           // walking strips in turn (0: lanes uncapped, stationary 2)
+  int warps = 0;        // N_w, warps per CTA (0: the kernel's own, 4 for lanes, 32 stationary)
+  int tn = 8;           // stationary: columns of C per CTA
+  int ctas_per_sm = 0;  // CTAs the grid holds per multiprocessor, over all column tiles, each
+                        // walking strips in turn (0: lanes uncapped, stationary 2)
+  // Where the Hamming orders take their candidates (core/row_orders.hpp).
+  row_orders::Candidates candidates = row_orders::Candidates::matrix;
   std::string graphs_dir;  // the warp-per-row graph csr-vector.json ("": the shipped one)
   double timeout_s = 120;  // per order
   runtime::WorkerLaunch launch = runtime::self_worker_launch();

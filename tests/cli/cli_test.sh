@@ -42,6 +42,10 @@ expect_ok "row-orders on the example" "$st" row-orders "$example"
 expect_out "row-orders lists every order" "hybrid2\.3"
 expect_ok "row-orders --json" "$st" --json row-orders "$example" --warps 4 --window 8
 expect_out "row-orders --json" '"lines_per_step"'
+expect_ok "row-orders with candidates from shared lines" "$st" --json row-orders "$example" --candidates shared-lines
+expect_out "row-orders --json names the candidates" '"candidates": "shared-lines"'
+expect_fail "row-orders with unknown candidates" "--candidates.*nearby" \
+  "$st" row-orders "$example" --candidates nearby
 expect_ok "row-orders writes a permuted matrix" "$st" row-orders "$example" --order lpt -o "$tmp/lpt.mtx"
 expect_ok "the permuted matrix reads back" "$st" convert "$tmp/lpt.mtx" "$tmp/lpt2.mtx"
 expect_out "same size after the permutation" "256 x 256, 1216 non-zeros"

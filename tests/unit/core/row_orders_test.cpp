@@ -60,6 +60,19 @@ TEST_CASE("row orders by hand: LPT, warp-aware, CTA-aware and its window", "[cor
   h.window = 1;
   CHECK(ro::row_order(m, ro::Order::cta_aware, h) == std::vector<std::int64_t>{0, 1, 2, 3, 4});
 
+  // Candidates from the shared lines, a window of one: after row 0 the first row left on its
+  // line 0 (row 3), after row 3 the next (row 4); row 4's lines have no row left, so the matrix
+  // order gives row 1, and row 1's line 5 gives row 2.
+  h.candidates = ro::Candidates::shared_lines;
+  CHECK(ro::row_order(m, ro::Order::cta_aware, h) == std::vector<std::int64_t>{0, 3, 4, 1, 2});
+  // A wide window finds what the matrix order finds.
+  h.window = 64;
+  CHECK(ro::row_order(m, ro::Order::cta_aware, h) == c);
+  CHECK(ro::row_order(m, ro::Order::warp_aware, h) == std::vector<std::int64_t>{0, 1, 4, 2, 3});
+
+  CHECK(ro::parse_candidates("shared-lines") == ro::Candidates::shared_lines);
+  CHECK(ro::name(ro::Candidates::matrix) == "matrix");
+  CHECK_THROWS_WITH(ro::parse_candidates("nearby"), Catch::Contains("shared-lines"));
   CHECK(ro::parse("hybrid2.1") == ro::Order::hybrid2_1);
   CHECK(ro::name(ro::Order::warp_aware) == "warp-aware");
   CHECK_THROWS_WITH(ro::parse("zigzag"), Catch::Contains("hybrid2.3"));
@@ -91,7 +104,10 @@ TEST_CASE(
     }
     cases.push_back(from_rows(cols, pat));
   }
-  const std::vector<ro::Options> options{{32, 32, 32, 64}, {4, 2, 4, 3}, {1, 1, 1, 1}};
+  const auto shared = ro::Candidates::shared_lines;
+  const std::vector<ro::Options> options{{32, 32, 32, 64},     {4, 2, 4, 3},
+                                         {1, 1, 1, 1},         {32, 32, 32, 64, shared},
+                                         {4, 2, 4, 3, shared}, {1, 1, 1, 1, shared}};
   for (std::size_t ci = 0; ci < cases.size(); ++ci) {
     const auto& a = cases[ci];
     std::vector<double> x(a.cols);
@@ -101,7 +117,8 @@ TEST_CASE(
       const auto plain = ro::row_order(a, ro::Order::plain, o);
       for (auto order : ro::all_orders()) {
         INFO("case " << ci << " (" << a.rows << " rows), order " << ro::name(order) << ", warps "
-                     << o.warps << ", window " << o.window);
+                     << o.warps << ", window " << o.window << ", candidates "
+                     << ro::name(o.candidates));
         const auto p = ro::row_order(a, order, o);
         REQUIRE_NOTHROW(check_permutation(p, a.rows));
         const auto y = spmv_reference(permute_rows(a, p), x);

@@ -18,10 +18,11 @@ using namespace sparsetune::test;
 namespace {
 
 // A warp per row, two columns of B per thread (the output-stationary kernel's shape).
-Graph ordered(int order, int warps, int window) {
+Graph ordered(int order, int warps, int window, int candidates = 0) {
   return parse_graph(R"({"op": "spmm", "ops": [{"op": "ROW_ORDER", "order": )" +
                          std::to_string(order) + R"(, "warps": )" + std::to_string(warps) +
-                         R"(, "window": )" + std::to_string(window) + R"(},
+                         R"(, "window": )" + std::to_string(window) + R"(, "candidates": )" +
+                         std::to_string(candidates) + R"(},
       {"op": "COMPRESS"}, {"op": "COL_TILE", "tn": 2, "vec": 2},
       {"op": "BMW_ROW_BLOCK", "rows": 1}, {"op": "THREAD_TOTAL_RED"}, {"op": "WARP_TOTAL_RED"}]})",
                      "test");
@@ -49,6 +50,7 @@ TEST_CASE("ROW_ORDER is a converting operator of SpMM graphs", "[graph][row_orde
                                   "test"),
                       Catch::Contains("before COMPRESS"));
   REQUIRE_THROWS_WITH(ordered(11, 32, 64), Catch::Contains("order"));
+  REQUIRE_THROWS_WITH(ordered(6, 32, 64, 2), Catch::Contains("candidates"));
   // LPT when no order is named.
   const auto g = parse_graph(R"({"op": "spmm", "ops": [{"op": "ROW_ORDER"},
     {"op": "COMPRESS"}, {"op": "COL_TILE"}, {"op": "BMW_ROW_BLOCK", "rows": 1},
@@ -71,13 +73,16 @@ TEST_CASE("ROW_ORDER records core/row_orders' permutation and keeps the product"
   int checked = 0;
   for (const auto& [name, a] : matrices)
     for (int order = 0; order < static_cast<int>(row_orders::all_orders().size()); ++order)
-      for (auto [warps, window] : {std::pair{32, 64}, std::pair{4, 3}}) {
+      for (auto [warps, window, candidates] :
+           {std::tuple{32, 64, 0}, std::tuple{4, 3, 0}, std::tuple{4, 3, 1}}) {
         INFO(name << ", order " << row_orders::name(row_orders::all_orders()[order]) << ", "
-                  << warps << " warps, window " << window);
-        const Format f = design(ordered(order, warps, window), a);
+                  << warps << " warps, window " << window << ", candidates " << candidates);
+        const Format f = design(ordered(order, warps, window, candidates), a);
         row_orders::Options o;
         o.warps = warps;
         o.window = window;
+        o.candidates =
+            candidates ? row_orders::Candidates::shared_lines : row_orders::Candidates::matrix;
         const auto perm = row_orders::row_order(a, row_orders::all_orders()[order], o);
         if (a.rows > 0) {
           REQUIRE(f.parts.size() == 1);
@@ -93,5 +98,5 @@ TEST_CASE("ROW_ORDER records core/row_orders' permutation and keeps the product"
         }
         ++checked;
       }
-  CHECK(checked == static_cast<int>(matrices.size()) * 11 * 2);
+  CHECK(checked == static_cast<int>(matrices.size()) * 11 * 3);
 }
