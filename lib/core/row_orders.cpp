@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <span>
 
 #include "core/error.hpp"
 
@@ -38,20 +39,34 @@ std::vector<std::int64_t> warp_loads(const Csr64& a, int threads) {
   return w;
 }
 
-// Each row's lines of B (column / line), sorted and distinct.
-std::vector<std::vector<std::int64_t>> masks(const Csr64& a, int line) {
-  std::vector<std::vector<std::int64_t>> m(a.rows);
+// Each row's lines of B (column / line), sorted and distinct, in one array (row r's are
+// line[ptr[r] .. ptr[r + 1]): the searches read millions of them in random row order.
+struct Masks {
+  std::vector<std::int64_t> ptr, line;
+  std::span<const std::int64_t> operator[](std::int64_t r) const {
+    return {line.data() + ptr[r], static_cast<std::size_t>(ptr[r + 1] - ptr[r])};
+  }
+  std::int64_t rows() const { return static_cast<std::int64_t>(ptr.size()) - 1; }
+};
+Masks masks(const Csr64& a, int line) {
+  Masks m;
+  m.ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+  m.ptr.push_back(0);
+  m.line.reserve(static_cast<std::size_t>(a.nnz()));
   for (std::int64_t r = 0; r < a.rows; ++r) {
     for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
       const std::int64_t l = a.col_idx[k] / line;
-      if (m[r].empty() || m[r].back() != l) m[r].push_back(l);  // columns are sorted in a row
+      // Columns are sorted in a row.
+      if (static_cast<std::int64_t>(m.line.size()) == m.ptr.back() || m.line.back() != l)
+        m.line.push_back(l);
     }
+    m.ptr.push_back(static_cast<std::int64_t>(m.line.size()));
   }
   return m;
 }
 
 // |a xor b| of two sorted line sets.
-std::int64_t hamming(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+std::int64_t hamming(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
   std::size_t i = 0, j = 0;
   std::int64_t common = 0;
   while (i < a.size() && j < b.size()) {
@@ -96,18 +111,37 @@ enum class Tie { none, load, warp_distance };
 struct LineRows {
   std::vector<std::int64_t> ptr, rows;
 };
-LineRows line_rows(const std::vector<std::vector<std::int64_t>>& mask, std::int64_t lines) {
+LineRows line_rows(const Masks& mask, std::int64_t lines) {
   LineRows t;
   t.ptr.assign(static_cast<std::size_t>(lines) + 1, 0);
-  for (const auto& m : mask)
-    for (auto l : m) ++t.ptr[l + 1];
+  for (auto l : mask.line) ++t.ptr[l + 1];
   for (std::int64_t l = 0; l < lines; ++l) t.ptr[l + 1] += t.ptr[l];
   t.rows.resize(static_cast<std::size_t>(t.ptr[lines]));
   auto fill = t.ptr;
-  for (std::int64_t r = 0; r < static_cast<std::int64_t>(mask.size()); ++r)
+  for (std::int64_t r = 0; r < mask.rows(); ++r)
     for (auto l : mask[r]) t.rows[fill[l]++] = r;
   return t;
 }
+
+// |a xor b| for many b against one a: a's lines stamped once, each b then costs |b|.
+class LineStamp {
+ public:
+  explicit LineStamp(std::int64_t lines) : at_(static_cast<std::size_t>(lines), -1) {}
+  void mark(std::span<const std::int64_t> a, std::int64_t step) {
+    for (auto l : a) at_[l] = step;
+    size_ = static_cast<std::int64_t>(a.size());
+    step_ = step;
+  }
+  std::int64_t distance(std::span<const std::int64_t> b) const {
+    std::int64_t common = 0;
+    for (auto l : b) common += at_[l] == step_;
+    return size_ + static_cast<std::int64_t>(b.size()) - 2 * common;
+  }
+
+ private:
+  std::vector<std::int64_t> at_;
+  std::int64_t size_ = 0, step_ = -1;
+};
 
 // The candidates of Candidates::shared_lines: up to `window` rows not placed yet that share a
 // line with `ref`, walking ref's lines in order (at most 8 · window list entries, so a line read
@@ -115,12 +149,12 @@ LineRows line_rows(const std::vector<std::vector<std::int64_t>>& mask, std::int6
 // order. `first[l]` skips the placed rows at the head of line l's list for good.
 class SharedLineCandidates {
  public:
-  SharedLineCandidates(const std::vector<std::vector<std::int64_t>>& mask, std::int64_t lines)
+  SharedLineCandidates(const Masks& mask, std::int64_t lines)
       : mask_(mask),
         index_(line_rows(mask, lines)),
         first_(index_.ptr.begin(), index_.ptr.end() - 1),
-        placed_(mask.size(), 0),
-        mark_(mask.size(), -1) {}
+        placed_(static_cast<std::size_t>(mask.rows()), 0),
+        mark_(static_cast<std::size_t>(mask.rows()), -1) {}
   void place(std::int64_t r) { placed_[r] = 1; }
   const std::vector<std::int64_t>& of(std::int64_t ref, std::int64_t step, const Pool& pool,
                                       int window) {
@@ -148,7 +182,7 @@ class SharedLineCandidates {
     mark_[r] = step;
     out_.push_back(r);
   }
-  const std::vector<std::vector<std::int64_t>>& mask_;
+  const Masks& mask_;
   LineRows index_;
   std::vector<std::int64_t> first_;
   std::vector<char> placed_;
@@ -158,15 +192,19 @@ class SharedLineCandidates {
 
 // The greedy Hamming orders: row i is the candidate (see Candidates) nearest to row i - `back`
 // of the order so far; ties by `tie`, then the candidates' order. The first `back` rows: the
-// first rows of `seed` (warp-aware: the lightest rows), else the first of the matrix.
+// first rows of `seed` (warp-aware: the lightest rows), else the first of the matrix. A
+// candidate whose line count alone puts it farther than the best so far is not compared: a long
+// row left in the window would otherwise cost its length at every step.
 std::vector<std::int64_t> nearest_chain(const Csr64& a, const Options& o, std::int64_t back,
                                         Tie tie, const std::vector<std::int64_t>& seed) {
   const auto load = warp_loads(a, o.threads);
   const auto mask = masks(a, o.line);
+  const std::int64_t lines = a.cols / o.line + 1;
   Pool pool(a.rows);
+  LineStamp stamp(lines);
   std::unique_ptr<SharedLineCandidates> shared;
   if (o.candidates == Candidates::shared_lines)
-    shared = std::make_unique<SharedLineCandidates>(mask, a.cols / o.line + 1);
+    shared = std::make_unique<SharedLineCandidates>(mask, lines);
   auto place = [&](std::vector<std::int64_t>& p, std::int64_t r) {
     p.push_back(r);
     pool.take(r);
@@ -178,9 +216,14 @@ std::vector<std::int64_t> nearest_chain(const Csr64& a, const Options& o, std::i
     place(p, seed.empty() ? pool.first() : seed[i]);
   for (std::int64_t i = static_cast<std::int64_t>(p.size()); i < a.rows; ++i) {
     const std::int64_t ref = p[i - back];
+    const auto ref_size = static_cast<std::int64_t>(mask[ref].size());
+    stamp.mark(mask[ref], i);
     std::int64_t best = -1, best_d = 0, best_t = 0;
     auto consider = [&](std::int64_t r) {
-      const std::int64_t d = hamming(mask[r], mask[ref]);
+      const auto size = static_cast<std::int64_t>(mask[r].size());
+      if (best >= 0 && std::llabs(size - ref_size) > best_d) return;  // |a xor b| >= ||a| - |b||
+      const std::int64_t d = stamp.distance(mask[r]);
+      if (best >= 0 && d > best_d) return;
       std::int64_t t = 0;
       if (tie == Tie::load) t = std::llabs(load[r] - load[p[i - 1]]);
       if (tie == Tie::warp_distance && i >= o.warps) t = hamming(mask[r], mask[p[i - o.warps]]);
@@ -237,7 +280,7 @@ std::vector<std::int64_t> lpt(const Csr64& a, const Options& o, bool locality) {
       const std::int64_t w = least_loaded();
       std::int64_t pick = left.first();
       if (locality && !rows_of[w].empty()) {
-        const auto& prev = mask[rows_of[w].back()];
+        const auto prev = mask[rows_of[w].back()];
         std::int64_t best_d = -1;
         int seen = 0;
         for (std::int64_t k = left.first(); !left.at_end(k) && seen < o.window;

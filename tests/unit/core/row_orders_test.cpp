@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <random>
+#include <set>
 
 #include "core/convert.hpp"
 #include "core/error.hpp"
@@ -177,4 +178,81 @@ TEST_CASE("a kept permutation is the one computed, and kept per pattern", "[core
   // The rows reversed: the load order is another permutation, not a kept one.
   CHECK(row_orders::row_order(b, row_orders::Order::plain, o) !=
         row_orders::row_order(a, row_orders::Order::plain, o));
+}
+
+namespace {
+
+// Row r's lines of B as a set, straight from the definition.
+std::set<std::int64_t> lines_of(const Csr64& a, std::int64_t r, int line) {
+  std::set<std::int64_t> s;
+  for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) s.insert(a.col_idx[k] / line);
+  return s;
+}
+
+std::int64_t distance(const std::set<std::int64_t>& x, const std::set<std::int64_t>& y) {
+  std::int64_t d = 0;
+  for (auto l : x) d += !y.count(l);
+  for (auto l : y) d += !x.count(l);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("each Hamming order takes the nearest of its candidates", "[core][rows]") {
+  // Random rows of very different lengths, so that long rows sit in the window.
+  std::mt19937_64 rng(21);
+  for (int t = 0; t < 12; ++t) {
+    const std::int64_t rows = 20 + static_cast<std::int64_t>(rng() % 60), cols = 200;
+    std::vector<std::vector<std::int64_t>> pat(rows);
+    for (auto& r : pat) {
+      const auto n = rng() % 4 == 0 ? 60 + rng() % 100 : rng() % 8;
+      for (std::uint64_t k = 0; k < n; ++k) r.push_back(static_cast<std::int64_t>(rng() % cols));
+      std::sort(r.begin(), r.end());
+      r.erase(std::unique(r.begin(), r.end()), r.end());
+    }
+    const Csr64 a = from_rows(cols, pat);
+    std::vector<std::set<std::int64_t>> m;
+    for (std::int64_t r = 0; r < rows; ++r) m.push_back(lines_of(a, r, 4));
+    INFO("matrix " << t << ", " << rows << " rows");
+    // The matrix's order, a window of 3: CTA-aware's row i is the first of the next three rows
+    // not placed that is nearest to row i - 1.
+    {
+      const auto p = ro::row_order(a, ro::Order::cta_aware, {4, 2, 4, 3});
+      std::vector<bool> placed(rows, false);
+      placed[p[0]] = true;
+      for (std::int64_t i = 1; i < rows; ++i) {
+        std::int64_t want = -1, best = 0;
+        for (std::int64_t r = 0, seen = 0; r < rows && seen < 3; ++r) {
+          if (placed[r]) continue;
+          ++seen;
+          const auto d = distance(m[r], m[p[i - 1]]);
+          if (want < 0 || d < best) want = r, best = d;
+        }
+        REQUIRE(p[i] == want);
+        placed[p[i]] = true;
+      }
+    }
+    // A window of every row, either rule: each row is a nearest one among those not placed.
+    for (auto c : {ro::Candidates::matrix, ro::Candidates::shared_lines})
+      for (auto [order, back] : {std::pair{ro::Order::cta_aware, 1},
+                                 {ro::Order::hybrid2_1, 1},
+                                 {ro::Order::hybrid2_2, 1},
+                                 {ro::Order::warp_aware, 4},
+                                 {ro::Order::hybrid2_3, 4}}) {
+        INFO(ro::name(order) << ", candidates " << ro::name(c));
+        const auto p = ro::row_order(a, order, {4, 2, 4, 1000, c});
+        std::vector<bool> placed(rows, false);
+        for (std::int64_t i = 0; i < back; ++i) placed[p[i]] = true;
+        for (std::int64_t i = back; i < rows; ++i) {
+          std::int64_t nearest = -1;
+          for (std::int64_t r = 0; r < rows; ++r)
+            if (!placed[r]) {
+              const auto d = distance(m[r], m[p[i - back]]);
+              if (nearest < 0 || d < nearest) nearest = d;
+            }
+          REQUIRE(distance(m[p[i]], m[p[i - back]]) == nearest);
+          placed[p[i]] = true;
+        }
+      }
+  }
 }
