@@ -55,6 +55,7 @@ Graph with_row_order(Graph g, int order, row_orders::Candidates candidates) {
   if (candidates == row_orders::Candidates::shared_lines) params["candidates"] = 1;
   g.ops.insert(g.ops.begin(), OpNode{"ROW_ORDER", params, {}});
   g.name += "-" + row_orders::name(orders[static_cast<std::size_t>(order)]);
+  if (candidates == row_orders::Candidates::shared_lines) g.name += "-shared-lines";
   validate(g, "spmm graph " + g.name);
   return g;
 }

@@ -14,7 +14,8 @@ Graph as_spmm(Graph g, int tn, int vec, int lanes = 1);
 // `g` (an SpMM graph of one part) with ROW_ORDER(order) first, the order made for the warps of
 // g's thread block (SET_RESOURCES threads / 32; 4 without one) as Mehrabi et al.'s N_w is.
 // Replaces a ROW_ORDER already there; validated; named "<g.name>-<order name>". The Hamming
-// searches take their candidates by `candidates` (a parameter only when not the default).
+// searches take their candidates by `candidates` (a parameter, and "-shared-lines" after the
+// name, only when not the default).
 Graph with_row_order(Graph g, int order,
                      row_orders::Candidates candidates = row_orders::Candidates::matrix);
 

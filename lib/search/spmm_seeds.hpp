@@ -34,6 +34,12 @@ graph::Graph row_order_kernel(const graph::Graph& csr_vector, std::int64_t n);
 // "cell-p<partitions>".
 graph::Graph cell_seed(const Csr64& a, std::int64_t n, int partitions);
 
+// B of at least this many bytes (32 MiB: over half an H100's or H200's L2) competes with A's
+// stream for the cache, and an order that runs rows reading the same lines of B together pays.
+constexpr std::int64_t kBOutgrowsCacheBytes = std::int64_t(32) << 20;
+// Whether B (a.cols x n at 4 bytes a value, as f32 stores it) is that big.
+bool b_outgrows_cache(const Csr64& a, std::int64_t n);
+
 struct SpmmSeeds {
   std::vector<graph::Graph> seeds;  // what the search starts from
   graph::Graph baseline;            // measured first
@@ -42,7 +48,8 @@ struct SpmmSeeds {
 
 // The seeds of an SpMM search of `a` at n columns: each known SpMV graph with its first column
 // tile (those that cannot serve SpMM left out), CELL over 1, 2 and 4 column partitions, the lanes
-// seeds, and the row-order kernel under LPT and Hybrid-1. The baseline is the row-order kernel,
+// seeds, and the row-order kernel under LPT and Hybrid-1, and under CTA-aware with candidates from
+// shared lines where B outgrows the cache (b_outgrows_cache). The baseline is the row-order kernel,
 // or the non-zero split where the longest row (`longest`) is 1024 entries or more and 32 times
 // the mean.
 SpmmSeeds spmm_seeds(const std::vector<graph::Graph>& known, const graph::Graph& csr_vector,

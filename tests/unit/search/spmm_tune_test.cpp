@@ -10,6 +10,7 @@
 
 #include "codegen/emit.hpp"
 #include "codegen/launch_plan.hpp"
+#include "core/convert.hpp"
 #include "core/fingerprint.hpp"
 #include "core/reference.hpp"
 #include "core/row_orders.hpp"
@@ -26,6 +27,7 @@
 #include "search/config.hpp"
 #include "search/run_kernels.hpp"
 #include "search/space.hpp"
+#include "search/spmm_seeds.hpp"
 #include "search/tune.hpp"
 #include "test_support.hpp"
 
@@ -512,4 +514,45 @@ TEST_CASE("run's default n is the n an SpMM folder's report records", "[search]"
   CHECK(search::tuned_n(t.path) == 16);
   report("{not json");
   CHECK(search::tuned_n(t.path) == 16);
+}
+
+TEST_CASE("SpMM seeds CTA-aware with shared-line candidates where B outgrows the cache",
+          "[search][spmm]") {
+  const auto csr_vector = graph::read_graph(search::default_graphs_dir() + "/csr-vector.json");
+  // 32 MiB of B at 4 bytes a value: 65,536 columns at N = 128, 262,144 at N = 32.
+  auto matrix = [](std::int64_t cols) {
+    Coo64 c;
+    c.rows = 64;
+    c.cols = cols;
+    for (std::int64_t r = 0; r < c.rows; ++r)
+      for (std::int64_t k = 0; k < 3; ++k) {
+        c.row.push_back(r);
+        c.col.push_back((r * 7919 + k * 104729) % cols);
+        c.val.push_back(1.0 + static_cast<double>(k));
+      }
+    std::int64_t dup = 0;
+    return coo_to_csr<std::int64_t, std::int64_t>(c, &dup);
+  };
+  auto names = [&](const Csr64& a, std::int64_t n) {
+    std::set<std::string> s;
+    for (const auto& g : search::spmm_seeds({}, csr_vector, a, n, 3).seeds) s.insert(g.name);
+    return s;
+  };
+  const std::string seed = "warp-row-lanes-cta-aware-shared-lines";
+  CHECK(search::b_outgrows_cache(matrix(65536), 128));
+  CHECK(names(matrix(65536), 128).count(seed) == 1);
+  CHECK_FALSE(search::b_outgrows_cache(matrix(65535), 128));
+  CHECK(names(matrix(65535), 128).count(seed) == 0);
+  CHECK(names(matrix(65536), 32).count(seed) == 0);
+  CHECK(names(matrix(262144), 32).count(seed) == 1);
+  // The seed designs: the order's permutation, and the product unchanged.
+  for (const auto& g : search::spmm_seeds({}, csr_vector, matrix(65536), 128, 3).seeds) {
+    if (g.name != seed) continue;
+    CHECK(g.ops[0].params.at("candidates") == 1);
+    const Csr64 a = matrix(65536);
+    const auto f = graph::design(g, a);
+    std::vector<double> b(static_cast<std::size_t>(a.cols * 2));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i % 9) - 4.0;
+    CHECK(relative_l2_error(graph::interpret_spmm(f, b, 2), spmm_reference(a, b, 2)) <= 1e-12);
+  }
 }
