@@ -259,6 +259,7 @@ std::vector<std::int64_t> by_load(const std::vector<std::int64_t>& load, bool la
 std::vector<std::int64_t> lpt(const Csr64& a, const Options& o, bool locality) {
   const auto load = warp_loads(a, o.threads);
   const auto mask = masks(a, o.line);
+  LineStamp stamp(a.cols / o.line + 1);
   const std::int64_t m = a.rows, nw = o.warps;
   std::vector<std::int64_t> cap(nw), sum(nw, 0);
   std::vector<std::vector<std::int64_t>> rows_of(nw);
@@ -281,11 +282,18 @@ std::vector<std::int64_t> lpt(const Csr64& a, const Options& o, bool locality) {
       std::int64_t pick = left.first();
       if (locality && !rows_of[w].empty()) {
         const auto prev = mask[rows_of[w].back()];
+        const auto prev_size = static_cast<std::int64_t>(prev.size());
+        stamp.mark(prev, static_cast<std::int64_t>(n));
         std::int64_t best_d = -1;
         int seen = 0;
         for (std::int64_t k = left.first(); !left.at_end(k) && seen < o.window;
              k = left.next(k), ++seen) {
-          const std::int64_t d = hamming(mask[order[g + k]], prev);
+          const auto cand = mask[order[g + k]];
+          // As in nearest_chain: |a xor b| >= ||a| - |b||, and the first nearest wins.
+          if (best_d >= 0 &&
+              std::llabs(static_cast<std::int64_t>(cand.size()) - prev_size) >= best_d)
+            continue;
+          const std::int64_t d = stamp.distance(cand);
           if (best_d < 0 || d < best_d) best_d = d, pick = k;
         }
       }
