@@ -112,8 +112,12 @@ graph::Graph row_order_kernel(const graph::Graph& csr_vector, std::int64_t n) {
   throw Error("row_order_kernel: no " + want + " seed");
 }
 
-bool b_outgrows_cache(const Csr64& a, std::int64_t n) {
-  return a.cols * n * 4 >= kBOutgrowsCacheBytes;
+bool b_outgrows_cache(std::int64_t cols, std::int64_t n) {
+  return cols * n * 4 >= kBOutgrowsCacheBytes;
+}
+
+bool seeds_shared_line_order(std::int64_t cols, std::int64_t nnz, std::int64_t n) {
+  return b_outgrows_cache(cols, n) && nnz <= kSharedLineOrderMaxNnz;
 }
 
 SpmmSeeds spmm_seeds(const std::vector<graph::Graph>& known, const graph::Graph& csr_vector,
@@ -153,7 +157,7 @@ SpmmSeeds spmm_seeds(const std::vector<graph::Graph>& known, const graph::Graph&
   // the same lines of B run together. On a random geometric graph of 2^19 points at N = 128 it ran
   // 1.28x the original order and 1.5x cuSPARSE; with the matrix's order as candidates, 0.99x
   // (docs/benchmarks.md, "Row orders where B outgrows the L2").
-  if (b_outgrows_cache(a, n))
+  if (seeds_shared_line_order(a.cols, a.nnz(), n))
     tiled.push_back(graph::with_row_order(out.row_kernel, 6, row_orders::Candidates::shared_lines));
   return out;
 }

@@ -37,8 +37,13 @@ graph::Graph cell_seed(const Csr64& a, std::int64_t n, int partitions);
 // B of at least this many bytes (32 MiB: over half an H100's or H200's L2) competes with A's
 // stream for the cache, and an order that runs rows reading the same lines of B together pays.
 constexpr std::int64_t kBOutgrowsCacheBytes = std::int64_t(32) << 20;
-// Whether B (a.cols x n at 4 bytes a value, as f32 stores it) is that big.
-bool b_outgrows_cache(const Csr64& a, std::int64_t n);
+// Whether B (cols x n at 4 bytes a value, as f32 stores it) is that big.
+bool b_outgrows_cache(std::int64_t cols, std::int64_t n);
+// CTA-aware over shared lines costs about 5 s of host time at 16M entries (docs/benchmarks.md):
+// past 2^25 entries the order would take a large share of a search's budget before it is timed.
+constexpr std::int64_t kSharedLineOrderMaxNnz = std::int64_t(1) << 25;
+// Whether spmm_seeds adds that order: B outgrows the cache and A has at most that many entries.
+bool seeds_shared_line_order(std::int64_t cols, std::int64_t nnz, std::int64_t n);
 
 struct SpmmSeeds {
   std::vector<graph::Graph> seeds;  // what the search starts from
@@ -49,9 +54,9 @@ struct SpmmSeeds {
 // The seeds of an SpMM search of `a` at n columns: each known SpMV graph with its first column
 // tile (those that cannot serve SpMM left out), CELL over 1, 2 and 4 column partitions, the lanes
 // seeds, and the row-order kernel under LPT and Hybrid-1, and under CTA-aware with candidates from
-// shared lines where B outgrows the cache (b_outgrows_cache). The baseline is the row-order kernel,
-// or the non-zero split where the longest row (`longest`) is 1024 entries or more and 32 times
-// the mean.
+// shared lines where B outgrows the cache (seeds_shared_line_order). The baseline is the row-order
+// kernel, or the non-zero split where the longest row (`longest`) is 1024 entries or more and 32
+// times the mean.
 SpmmSeeds spmm_seeds(const std::vector<graph::Graph>& known, const graph::Graph& csr_vector,
                      const Csr64& a, std::int64_t n, std::int64_t longest);
 

@@ -539,9 +539,13 @@ TEST_CASE("SpMM seeds CTA-aware with shared-line candidates where B outgrows the
     return s;
   };
   const std::string seed = "warp-row-lanes-cta-aware-shared-lines";
-  CHECK(search::b_outgrows_cache(matrix(65536), 128));
+  CHECK(search::b_outgrows_cache(65536, 128));
   CHECK(names(matrix(65536), 128).count(seed) == 1);
-  CHECK_FALSE(search::b_outgrows_cache(matrix(65535), 128));
+  CHECK_FALSE(search::b_outgrows_cache(65535, 128));
+  // Past 2^25 entries the order's host time is left out of the search.
+  CHECK(search::seeds_shared_line_order(1 << 20, 1 << 25, 32));
+  CHECK_FALSE(search::seeds_shared_line_order(1 << 20, (1 << 25) + 1, 32));
+  CHECK_FALSE(search::seeds_shared_line_order(1000, 5000, 128));
   CHECK(names(matrix(65535), 128).count(seed) == 0);
   CHECK(names(matrix(65536), 32).count(seed) == 0);
   CHECK(names(matrix(262144), 32).count(seed) == 1);
