@@ -144,9 +144,9 @@ class LineStamp {
 };
 
 // The candidates of Candidates::shared_lines: up to `window` rows not placed yet that share a
-// line with `ref`, walking ref's lines in order (at most 8 · window list entries, so a line read
-// by most rows costs no more than a window); the rest of the window from the pool, in matrix
-// order. `first[l]` skips the placed rows at the head of line l's list for good.
+// line with `ref`, walking ref's lines in order (at most 8 · window list entries a step, however
+// many rows read those lines); the rest of the window from the pool, in matrix order. `first_[l]`
+// skips the placed rows at the head of line l's list for good.
 class SharedLineCandidates {
  public:
   SharedLineCandidates(const Masks& mask, std::int64_t lines)
