@@ -43,6 +43,7 @@ std::vector<std::int64_t> warp_loads(const Csr64& a, int threads) {
 // line[ptr[r] .. ptr[r + 1]): the searches read millions of them in random row order.
 struct Masks {
   std::vector<std::int64_t> ptr, line;
+  std::int64_t lines = 0;  // lines of B: every line index is below it
   std::span<const std::int64_t> operator[](std::int64_t r) const {
     return {line.data() + ptr[r], static_cast<std::size_t>(ptr[r + 1] - ptr[r])};
   }
@@ -50,6 +51,7 @@ struct Masks {
 };
 Masks masks(const Csr64& a, int line) {
   Masks m;
+  m.lines = (a.cols + line - 1) / line;
   m.ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
   m.ptr.push_back(0);
   m.line.reserve(static_cast<std::size_t>(a.nnz()));
@@ -111,7 +113,8 @@ enum class Tie { none, load, warp_distance };
 struct LineRows {
   std::vector<std::int64_t> ptr, rows;
 };
-LineRows line_rows(const Masks& mask, std::int64_t lines) {
+LineRows line_rows(const Masks& mask) {
+  const std::int64_t lines = mask.lines;
   LineRows t;
   t.ptr.assign(static_cast<std::size_t>(lines) + 1, 0);
   for (auto l : mask.line) ++t.ptr[l + 1];
@@ -149,9 +152,9 @@ class LineStamp {
 // skips the placed rows at the head of line l's list for good.
 class SharedLineCandidates {
  public:
-  SharedLineCandidates(const Masks& mask, std::int64_t lines)
+  explicit SharedLineCandidates(const Masks& mask)
       : mask_(mask),
-        index_(line_rows(mask, lines)),
+        index_(line_rows(mask)),
         first_(index_.ptr.begin(), index_.ptr.end() - 1),
         placed_(static_cast<std::size_t>(mask.rows()), 0),
         mark_(static_cast<std::size_t>(mask.rows()), -1) {}
@@ -199,12 +202,11 @@ std::vector<std::int64_t> nearest_chain(const Csr64& a, const Options& o, std::i
                                         Tie tie, const std::vector<std::int64_t>& seed) {
   const auto load = warp_loads(a, o.threads);
   const auto mask = masks(a, o.line);
-  const std::int64_t lines = a.cols / o.line + 1;
   Pool pool(a.rows);
-  LineStamp stamp(lines);
+  LineStamp stamp(mask.lines);
   std::unique_ptr<SharedLineCandidates> shared;
   if (o.candidates == Candidates::shared_lines)
-    shared = std::make_unique<SharedLineCandidates>(mask, lines);
+    shared = std::make_unique<SharedLineCandidates>(mask);
   auto place = [&](std::vector<std::int64_t>& p, std::int64_t r) {
     p.push_back(r);
     pool.take(r);
@@ -258,8 +260,8 @@ std::vector<std::int64_t> by_load(const std::vector<std::int64_t>& load, bool la
 // previous row goes first.
 std::vector<std::int64_t> lpt(const Csr64& a, const Options& o, bool locality) {
   const auto load = warp_loads(a, o.threads);
-  const auto mask = masks(a, o.line);
-  LineStamp stamp(a.cols / o.line + 1);
+  const auto mask = locality ? masks(a, o.line) : Masks{};  // hybrid-1's locality only
+  LineStamp stamp(mask.lines);
   const std::int64_t m = a.rows, nw = o.warps;
   std::vector<std::int64_t> cap(nw), sum(nw, 0);
   std::vector<std::vector<std::int64_t>> rows_of(nw);
@@ -475,7 +477,7 @@ std::int64_t max_warp_load(const Csr64& a, const std::vector<std::int64_t>& p, c
 std::int64_t lines_per_step(const Csr64& a, const std::vector<std::int64_t>& p,
                             const Options& opt) {
   const auto mask = masks(a, opt.line);
-  std::vector<std::int64_t> stamp((a.cols + opt.line - 1) / opt.line + 1, -1);
+  std::vector<std::int64_t> stamp(static_cast<std::size_t>(mask.lines), -1);
   std::int64_t total = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {
     const auto step = static_cast<std::int64_t>(i) / opt.warps;
