@@ -5,7 +5,9 @@ and each family's shape parameters drawn from the ranges that matter for SpMV (d
 points, band fill, block size, skew). The same seed gives the same list, and a larger --count
 only appends lines. Stencils ignore the seed: two stencil lines of one shape are one matrix
 (collect skips the second).
-  scripts/corpus-list.py [--count N] [--min-nnz X] [--max-nnz X] [--seed S] > LIST"""
+With --max-rows R every line is drawn again until its matrix has at most R rows (the row-order
+paper's corpus: square matrices of at most 30K rows, timed with B as large as A).
+  scripts/corpus-list.py [--count N] [--min-nnz X] [--max-nnz X] [--max-rows R] [--seed S] > LIST"""
 import argparse
 import math
 import random
@@ -62,6 +64,19 @@ def blockdiag(r, nnz, seed):
     return line("blockdiag", seed, n=max(bs, int(nnz / bs)), block_size=bs, noise=noise)
 
 
+def rows_of(text):
+    """The row count of a `gen` line's matrix, from its parameters."""
+    kv = dict(w.split("=") for w in text.split()[2:])
+    kind = text.split()[1]
+    if kind == "stencil2d":
+        return int(kv["nx"]) * int(kv["ny"])
+    if kind == "stencil3d":
+        return int(kv["n"]) ** 3
+    if kind == "kron":
+        return 2 ** int(kv["scale"])
+    return int(kv["n"])
+
+
 FAMILIES = [stencil2d, stencil3d, kron, geometric, erdos, banded, powerlaw, blockdiag]
 
 
@@ -70,17 +85,25 @@ def main():
     p.add_argument("--count", type=int, default=216)
     p.add_argument("--min-nnz", type=float, default=1e4)
     p.add_argument("--max-nnz", type=float, default=1e7)
+    p.add_argument("--max-rows", type=int, default=0, help="0: no limit")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
     if a.count < 1 or not 0 < a.min_nnz <= a.max_nnz:
         p.error("need --count >= 1 and 0 < --min-nnz <= --max-nnz")
     r = random.Random(a.seed)
+    rows = f" --max-rows {a.max_rows}" if a.max_rows else ""
     print(f"# {a.count} generated matrices, {a.min_nnz:g}-{a.max_nnz:g} entries (log-uniform), "
-          f"scripts/corpus-list.py --count {a.count} --min-nnz {a.min_nnz:g} --max-nnz {a.max_nnz:g} --seed {a.seed}")
+          f"scripts/corpus-list.py --count {a.count} --min-nnz {a.min_nnz:g} --max-nnz {a.max_nnz:g}{rows} --seed {a.seed}")
     for i in range(a.count):
         family = FAMILIES[i % len(FAMILIES)]  # every family equally often
-        nnz = math.exp(r.uniform(math.log(a.min_nnz), math.log(a.max_nnz)))
-        print(family(r, nnz, seed=1000 + i))
+        for attempt in range(1000):
+            nnz = math.exp(r.uniform(math.log(a.min_nnz), math.log(a.max_nnz)))
+            text = family(r, nnz, seed=1000 + i)
+            if not a.max_rows or rows_of(text) <= a.max_rows:
+                break
+        else:
+            p.error(f"no {family.__name__} line of at most {a.max_rows} rows in 1000 draws")
+        print(text)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,12 @@ void add_collect(CLI::App& cmd, const GlobalOptions& g) {
       ->required();
   c->add_option("-o,--out", o->out, "The CSV written; matrices already in it are skipped")
       ->required();
-  c->add_option("--n", o->t.n, "Columns of B (several allowed)")->capture_default_str();
+  auto* n_opt =
+      c->add_option("--n", o->t.n, "Columns of B (several allowed)")->capture_default_str();
+  c->add_flag("--n-square", o->t.n_square,
+              "N = A's column count: B and C as large as A, the paper's setting (square matrices "
+              "of at most 32,768 rows)")
+      ->excludes(n_opt);
   c->add_option("--dtype", o->t.dtype, "f32 or f64")
       ->check(CLI::IsMember({"f32", "f64"}))
       ->capture_default_str();

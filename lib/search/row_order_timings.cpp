@@ -83,16 +83,17 @@ std::vector<double> order_costs(const Csr64& a, int warps, row_orders::Candidate
 // the orders' table sets beside them, from one bench of the matrix; -1 with a note where none
 // verified.
 std::map<std::int64_t, double> cusparse_best_us(const Csr64& a, const RowOrderTimingOptions& o,
+                                                const std::vector<std::int64_t>& ns,
                                                 std::string* notes) {
   runtime::BenchOptions bo;
   bo.op = "spmm";
-  bo.n = o.n;
+  bo.n = ns;
   bo.dtype = runtime::parse_dtype(o.dtype);
   bo.runs = o.runs;
   bo.timeout_s = o.timeout_s;
   bo.launch = o.launch;
   std::map<std::int64_t, double> best;
-  for (auto n : o.n) best[n] = -1;
+  for (auto n : ns) best[n] = -1;
   try {
     for (const auto& b : runtime::bench_matrix(a, bo).results) {
       auto it = best.find(b.n);
@@ -109,7 +110,7 @@ std::map<std::int64_t, double> cusparse_best_us(const Csr64& a, const RowOrderTi
 }  // namespace
 
 void check_row_order_options(const RowOrderTimingOptions& o) {
-  if (o.n.empty()) throw Error("row-orders collect: no N given");
+  if (o.n.empty() && !o.n_square) throw Error("row-orders collect: no N given");
   for (auto n : o.n)
     if (n < 1 || n > 1024)
       throw Error("row-orders collect: --n must be 1 to 1024 (got " + std::to_string(n) + ")");
@@ -126,16 +127,30 @@ void check_row_order_options(const RowOrderTimingOptions& o) {
     throw Error("row-orders collect: --ctas-per-sm must be 0 (the kernel's own) to 64");
 }
 
+std::vector<std::int64_t> row_order_ns(const RowOrderTimingOptions& o, std::int64_t rows,
+                                       std::int64_t cols, const std::string& label) {
+  if (!o.n_square) return o.n;
+  if (rows != cols)
+    throw Error(label + ": --n-square needs a square matrix (this one is " + std::to_string(rows) +
+                " x " + std::to_string(cols) + ")");
+  if (cols * cols > kSquareMaxValues)
+    throw Error(label + ": --n-square: B would hold " + std::to_string(cols) + " x " +
+                std::to_string(cols) + " values, above the " + std::to_string(kSquareMaxValues) +
+                " allowed (a matrix of at most 32,768 rows)");
+  return {cols};
+}
+
 std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::string& label,
                                                     const RowOrderTimingOptions& o) {
   check_row_order_options(o);
   if (a.nnz() == 0) throw Error(label + ": the matrix has no non-zeros");
+  const auto ns = row_order_ns(o, a.rows, a.cols, label);
   const auto names = models::row_order_feature_names();
   const auto feats = features::feature_values(features::permutation_features(a));
   const auto& orders = row_orders::all_orders();
   std::vector<double> costs;
   std::vector<models::RowOrderRecord> out;
-  for (const auto n : o.n) {
+  for (const auto n : ns) {
     GpuEvaluator gpu(a, o.dtype, o.launch, o.timeout_s, o.runs, n);
     gpu.set_layout(row_order_layout(o));
     std::string why;
@@ -170,7 +185,7 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
   }
   // cuSPARSE once for every N, on the same device the orders ran on.
   std::string note;
-  const auto cusparse = cusparse_best_us(a, o, &note);
+  const auto cusparse = cusparse_best_us(a, o, ns, &note);
   for (auto& r : out) {
     r.cusparse_us = cusparse.at(r.n);
     if (!note.empty()) r.notes = note + (r.notes.empty() ? "" : "; " + r.notes);

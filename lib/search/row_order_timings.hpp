@@ -20,6 +20,9 @@ namespace sparsetune::search {
 
 struct RowOrderTimingOptions {
   std::vector<std::int64_t> n = {32, 128};  // columns of B
+  // N = A's column count instead of `n`: B and C as large as A, the paper's own setting (§IV:
+  // square matrices of at most 30K rows, "dense matrices B and C with the same dimensions as A").
+  bool n_square = false;
   std::string dtype = "f32";
   int runs = 20;  // timed runs per order (median, L2 flushed)
   // "lanes": the search's warp-per-row seed with its lanes over the columns of B
@@ -47,6 +50,13 @@ std::string row_order_layout(const RowOrderTimingOptions& o);
 // Throws Error on options no collect can run with (no N, an N outside 1 to 1024, a value type
 // other than f32 or f64, runs below 1): checked before any matrix is read or generated.
 void check_row_order_options(const RowOrderTimingOptions& o);
+
+// The Ns a matrix of `rows` x `cols` is timed at: o.n, or with o.n_square its column count.
+// Throws Error where n_square would make B or C larger than kSquareMaxValues values (the worker
+// keeps them, their inputs and the fp64 reference on the host too).
+constexpr std::int64_t kSquareMaxValues = std::int64_t{1} << 30;
+std::vector<std::int64_t> row_order_ns(const RowOrderTimingOptions& o, std::int64_t rows,
+                                       std::int64_t cols, const std::string& label);
 
 // Thrown by time_row_orders when there is no GPU to time on (it names why).
 class NoGpu : public Error {

@@ -65,6 +65,8 @@ printf '../../../shared/matrices/cora.mtx.gz\ngen kron scale=12 seed=1\n' >"$tmp
 expect_fail "row-orders collect with --n 0" "--n must be 1 to 1024 \\(got 0\\)" \
   "$st" row-orders collect "$tmp/ro.list" -o "$tmp/ro-out.csv" --n 0 --gen-dir "$tmp/ro-gen"
 [ ! -e "$tmp/ro-gen" ] && ok || bad "row-orders collect generated matrices before checking --n"
+expect_fail "row-orders collect with both --n and --n-square" "excludes" \
+  "$st" row-orders collect "$tmp/ro.list" -o "$tmp/ro-out.csv" --n 64 --n-square
 
 # --- gen + features --------------------------------------------------------------------------
 expect_ok "gen kron scale 16" "$st" gen kron --scale 16 --seed 1 -o "$tmp/k.mtx"

@@ -38,3 +38,21 @@ TEST_CASE("every row order is timed and verified under each kernel", "[gpu][row-
       CHECK(recs[0].cusparse_us > 0);
     }
 }
+
+TEST_CASE("--n-square times every order at N = A's columns", "[gpu][row-order]") {
+  const auto a =
+      io::read_matrix(testing::shared_dir().string() + "/matrices/494_bus.mtx.gz");  // 494 x 494
+  for (const char* kernel : {"lanes", "stationary"}) {
+    search::RowOrderTimingOptions o;
+    o.kernel = kernel;
+    o.n_square = true;
+    o.runs = 3;
+    o.launch = {{"/proc/self/exe", runtime::kWorkerSubcommand}};
+    INFO("kernel " << kernel);
+    const auto recs = search::time_row_orders(a, "494_bus", o);
+    REQUIRE(recs.size() == 1);
+    CHECK(recs[0].n == 494);
+    INFO(recs[0].notes);
+    for (double t : recs[0].time_us) CHECK(t > 0);
+  }
+}
