@@ -16,9 +16,9 @@ TEST_CASE("row-order timing Ns: the given list, or N = A's columns with --n-squa
   o.n_square = true;
   CHECK(search::row_order_ns(o, 23133, 23133, "m") == std::vector<std::int64_t>{23133});
   CHECK(search::row_order_ns(o, 32768, 32768, "m") == std::vector<std::int64_t>{32768});
-  CHECK_THROWS_WITH(search::row_order_ns(o, 700, 90, "lp.mtx"),
-                    Catch::Contains("lp.mtx") && Catch::Contains("square") &&
-                        Catch::Contains("700 x 90"));
+  CHECK_THROWS_WITH(search::row_order_ns(o, 700, 90, "lp.mtx"), Catch::Contains("lp.mtx") &&
+                                                                    Catch::Contains("square") &&
+                                                                    Catch::Contains("700 x 90"));
   CHECK_THROWS_WITH(search::row_order_ns(o, 32769, 32769, "big.mtx"),
                     Catch::Contains("big.mtx") && Catch::Contains("32769 x 32769"));
   // With --n-square the default --n list is not needed.
