@@ -38,6 +38,12 @@ void print_report(const nlohmann::json& r) {
                       fixed(x.value("classified_speedup", 0.0), 3) + "x"});
     }
     print_table(rows);
+    if (r["test"].contains("fixed_per_n_share_of_oracle_gain"))
+      std::printf(
+          "test: the predictor keeps %s of the oracle's gain, the best fixed order per N "
+          "of the training records %s\n",
+          pct(r["test"], "predicted_share_of_oracle_gain").c_str(),
+          pct(r["test"], "fixed_per_n_share_of_oracle_gain").c_str());
     const auto& rep = r["test"].value("repeat", nlohmann::json::object());
     if (rep.value("records", 0) > 0)
       std::printf(
@@ -213,6 +219,14 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag("--no-class-weights", o->t.no_class_weights,
                 "row-order: weigh every sample alike, as row-orders train --no-class-weights does "
                 "(default: inversely to the frequency of its best order)");
+  cmd->add_option("--order-classes", o->t.order_classes,
+                  "row-order: choose among the original order and the K - 1 orders that add most "
+                  "to the training records' oracle, as row-orders train --classes (0: all)")
+      ->check(CLI::Range(0, 11))
+      ->capture_default_str();
+  cmd->add_flag("--no-priors", o->t.no_priors,
+                "row-order: regress each order's ratio from zero, as row-orders train --no-priors "
+                "(default: from its mean over the training records at each N)");
   cmd->add_option("--data-dir", o->t.data_dir,
                   "slice-gcn: find the tensors here by file name (default: the paths the "
                   "database records)");

@@ -34,6 +34,8 @@ struct TrainOptions {
                                 // the database records)
   bool no_class_weights = false;  // row-order: every sample weighed alike (else inversely to the
                                   // frequency of its best order, as the paper weighs them)
+  int order_classes = 4;   // row-order: the orders it chooses among (0: all; RowOrderTrainOptions)
+  bool no_priors = false;  // row-order: regressions from zero instead of each order's mean per N
 };
 
 // A database without the measurements a predictor learns from (`train --model all` skips that

@@ -177,6 +177,39 @@ int best_order(const RowOrderRecord& r) {
   return best;
 }
 
+std::vector<int> greedy_order_classes(const std::vector<const RowOrderRecord*>& records,
+                                      int classes, std::vector<double>* oracle) {
+  const auto count = static_cast<int>(order_count());
+  const int want = classes <= 0 ? count : std::min(classes, count);
+  std::vector<int> chosen = {0};
+  // Each record's best time within the chosen orders so far.
+  std::vector<double> best(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) best[i] = records[i]->time_us[0];
+  auto score = [&](int extra) {
+    double s = 0;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const double t = extra < 0 ? best[i] : std::min(best[i], order_time_us(*records[i], extra));
+      s += std::log(records[i]->time_us[0] / t);
+    }
+    return records.empty() ? 1.0 : std::exp(s / static_cast<double>(records.size()));
+  };
+  if (oracle) *oracle = {score(-1)};
+  while (static_cast<int>(chosen.size()) < want) {
+    int pick = -1;
+    double top = 0;
+    for (int k = 1; k < count; ++k)
+      if (std::find(chosen.begin(), chosen.end(), k) == chosen.end()) {
+        const double v = score(k);
+        if (pick < 0 || v > top) pick = k, top = v;
+      }
+    chosen.push_back(pick);
+    for (std::size_t i = 0; i < records.size(); ++i)
+      best[i] = std::min(best[i], order_time_us(*records[i], pick));
+    if (oracle) oracle->push_back(top);
+  }
+  return chosen;
+}
+
 RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                                    const RowOrderTrainOptions& o, nlohmann::json* report) {
   std::vector<RowOrderRecord> records;
@@ -196,10 +229,22 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
 
   std::vector<const RowOrderRecord*> train, test;
   for (const auto& r : records) (is_test[r.matrix] ? test : train).push_back(&r);
+  // The classes: every order, or the greedy few of the paper's Fig. 10. A record's best is its
+  // fastest among them.
+  std::vector<double> class_oracle;
+  const auto classes = greedy_order_classes(train, o.classes, &class_oracle);
+  std::vector<char> is_class(order_count(), 0);
+  for (int k : classes) is_class[k] = 1;
+  auto best_class = [&](const RowOrderRecord& r) {  // ties (equal orders) to the first
+    int b = 0;
+    for (std::size_t k = 1; k < order_count(); ++k)
+      if (is_class[k] && r.time_us[k] > 0 && r.time_us[k] < r.time_us[b]) b = static_cast<int>(k);
+    return b;
+  };
   // Class weights: inverse to the frequency of each sample's best order among the training
   // samples, scaled so they average 1.
   std::vector<int> best_count(order_count(), 0);
-  for (const auto* r : train) ++best_count[best_order(*r)];
+  for (const auto* r : train) ++best_count[best_class(*r)];
   std::vector<double> class_weight(order_count(), 0.0);
   int classes_seen = 0;
   for (int c : best_count) classes_seen += c > 0;
@@ -211,17 +256,33 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
 
   RowOrderModel m;
   m.regressors_.resize(order_count());
+  m.priors_.resize(order_count());
+  if (o.priors)
+    for (std::size_t k = 1; k < order_count(); ++k) {
+      std::map<std::int64_t, std::pair<double, int>> sum;
+      for (const auto* r : train)
+        if (r->time_us[k] > 0) {
+          auto& [s, c] = sum[r->n];
+          s += std::log(r->time_us[k] / r->time_us[0]);
+          ++c;
+        }
+      for (const auto& [n, sc] : sum)
+        m.priors_[k].push_back({std::log2(static_cast<double>(n)), sc.first / sc.second});
+    }
   for (std::size_t k = 0; k < order_count(); ++k) {
+    if (!is_class[k]) continue;  // never picked
     std::vector<std::vector<double>> x;
     std::vector<double> y, w;
     for (const auto* r : train)
       if (r->time_us[k] > 0) {
         x.push_back(row_order_inputs(r->features, r->n));
-        y.push_back(std::log(r->time_us[k] / r->time_us[0]));
-        w.push_back(class_weight[best_order(*r)]);
+        y.push_back(std::log(r->time_us[k] / r->time_us[0]) - m.prior(k, r->n));
+        w.push_back(class_weight[best_class(*r)]);
       }
     if (x.empty()) continue;  // never measured: never predicted
-    XgbRegressor reg(o.xgb);
+    XgbOptions xo = o.xgb;
+    if (o.priors) xo.base_score = 0.0;  // the prior is the start
+    XgbRegressor reg(xo);
     reg.fit(x, y, w);
     m.regressors_[k] = std::move(reg);
   }
@@ -233,7 +294,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
     std::vector<int> y;
     std::vector<double> w;
     for (const auto* r : train) {
-      const int b = best_order(*r);
+      const int b = best_class(*r);
       x.push_back(row_order_inputs(r->features, r->n));
       y.push_back(
           static_cast<int>(std::find(m.classifier_orders_.begin(), m.classifier_orders_.end(), b) -
@@ -245,9 +306,35 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
     m.classifier_.emplace(std::move(cls));
   }
 
+  // The baseline a pick must beat: the order with the best geometric-mean speed-up over the
+  // training records of each N (the nearest trained N's for another).
+  std::map<std::int64_t, int> fixed_per_n;
+  {
+    std::map<std::int64_t, std::vector<double>> sum;
+    for (const auto* r : train) {
+      auto& v = sum[r->n];
+      v.resize(order_count(), 0.0);
+      for (std::size_t k = 0; k < order_count(); ++k)
+        v[k] += std::log(r->time_us[0] / order_time_us(*r, static_cast<int>(k)));
+    }
+    for (const auto& [n, v] : sum)
+      fixed_per_n[n] = static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin());
+  }
+  auto fixed_pick = [&](std::int64_t n) {
+    if (fixed_per_n.empty()) return 0;
+    auto it = fixed_per_n.lower_bound(n);
+    if (it == fixed_per_n.end()) return std::prev(it)->second;
+    if (it == fixed_per_n.begin() || it->first == n) return it->second;
+    const auto lo = std::prev(it);
+    return std::log2(double(n)) - std::log2(double(lo->first)) <=
+                   std::log2(double(it->first)) - std::log2(double(n))
+               ? lo->second
+               : it->second;
+  };
+
   // Evaluation: speed-ups over the original order, geometric means over the records.
   auto evaluate = [&](const std::vector<const RowOrderRecord*>& set) {
-    std::vector<double> oracle, picked, classified;
+    std::vector<double> oracle, picked, classified, fixed;
     // Each record's share of the oracle's performance, t_best / t_pick (§V-D's "within 3.8 % of
     // oracular performance" is 1 minus its mean).
     std::vector<double> picked_perf, classified_perf;
@@ -261,6 +348,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
       oracle.push_back(t0 / tb);
       picked.push_back(t0 / order_time_us(*r, pick));
       classified.push_back(t0 / order_time_us(*r, cls));
+      fixed.push_back(t0 / order_time_us(*r, fixed_pick(r->n)));
       for (std::size_t k = 0; k < order_count(); ++k)
         per_order[k].push_back(t0 / order_time_us(*r, static_cast<int>(k)));
       exact += pick == best;
@@ -280,7 +368,8 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                       {"predicted_us", order_time_us(*r, pick)},
                       {"classified_us", order_time_us(*r, cls)}});
     }
-    const double go = geomean(oracle), gp = geomean(picked), gc = geomean(classified);
+    const double go = geomean(oracle), gp = geomean(picked), gc = geomean(classified),
+                 gf = geomean(fixed);
     nlohmann::json fixed_json = nlohmann::json::object();
     for (std::size_t k = 0; k < order_count(); ++k)
       fixed_json[order_name(k)] = geomean(per_order[k]);
@@ -299,6 +388,8 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                           {"classified_share_of_oracle", go > 0 ? gc / go : 0.0},
                           {"predicted_share_of_oracle_gain", gain_share(gp)},
                           {"classified_share_of_oracle_gain", gain_share(gc)},
+                          {"fixed_per_n_speedup", gf},
+                          {"fixed_per_n_share_of_oracle_gain", gain_share(gf)},
                           {"oracle_speedup_mean", mo},
                           {"predicted_speedup_mean", mp},
                           {"classified_speedup_mean", mc},
@@ -320,7 +411,9 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
     if (t) test_names.push_back(name);
   m.file_.model = kRowOrderName;
   m.file_.kind = "xgboost-regressor-per-order";
-  m.file_.target = "log(time / the original order's time), one regressor per order";
+  m.file_.target = o.priors ? "log(time / the original order's time), one regressor per order, "
+                              "from its mean at each N (priors)"
+                            : "log(time / the original order's time), one regressor per order";
   m.file_.op = "spmm";
   m.file_.features = row_order_model_inputs();
   m.file_.booster = std::string(kRowOrderName) + ".xgb.json";
@@ -330,10 +423,24 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                           {"test_records", test.size()},
                           {"best_order_counts_train", best_counts},
                           {"class_weights", o.class_weights}};
+  {
+    // The classes and, as in the paper's Fig. 10, the training records' oracle as each joins.
+    nlohmann::json cj = nlohmann::json::array();
+    for (std::size_t i = 0; i < classes.size(); ++i)
+      cj.push_back({{"order", order_name(static_cast<std::size_t>(classes[i]))},
+                    {"train_oracle_speedup", class_oracle[i]}});
+    m.file_.training_set["classes"] = cj;
+    nlohmann::json fj = nlohmann::json::object();
+    for (const auto& [n, k] : fixed_per_n)
+      fj[std::to_string(n)] = order_name(static_cast<std::size_t>(k));
+    m.file_.training_set["fixed_order_per_n"] = fj;
+  }
   m.file_.split = split.description;
   m.file_.split["test"] = test_names;
   m.file_.options = {{"test_fraction", o.test_fraction},
                      {"seed", o.seed},
+                     {"classes", o.classes},
+                     {"priors", o.priors},
                      {"rounds", o.xgb.rounds},
                      {"max_depth", o.xgb.max_depth},
                      {"eta", o.xgb.eta}};
@@ -354,9 +461,23 @@ std::vector<double> RowOrderModel::predict_log_ratio(const std::vector<double>& 
   std::vector<double> out(order_count(), std::numeric_limits<double>::infinity());
   out[0] = 0.0;  // the original order against itself
   for (std::size_t k = 1; k < order_count(); ++k) {
-    if (regressors_[k].fitted()) out[k] = regressors_[k].predict({x})[0];
+    if (regressors_[k].fitted()) out[k] = prior(k, n) + regressors_[k].predict({x})[0];
   }
   return out;
+}
+
+double RowOrderModel::prior(std::size_t order, std::int64_t n) const {
+  if (order >= priors_.size() || priors_[order].empty()) return 0.0;
+  const auto& p = priors_[order];  // ascending in log2 N
+  const double x = std::log2(static_cast<double>(std::max<std::int64_t>(n, 1)));
+  if (x <= p.front().first) return p.front().second;
+  if (x >= p.back().first) return p.back().second;
+  for (std::size_t i = 1; i < p.size(); ++i)
+    if (x <= p[i].first) {
+      const double t = (x - p[i - 1].first) / (p[i].first - p[i - 1].first);
+      return p[i - 1].second + t * (p[i].second - p[i - 1].second);
+    }
+  return p.back().second;
 }
 
 int RowOrderModel::predict(const std::vector<double>& features, std::int64_t n) const {
@@ -387,6 +508,13 @@ std::vector<std::string> RowOrderModel::write(const std::string& dir, ModelFile 
     if (regressors_[k].fitted())
       boosters["regressors"][order_name(k)] = nlohmann::json::parse(regressors_[k].save());
   }
+  nlohmann::json priors = nlohmann::json::object();
+  for (std::size_t k = 0; k < priors_.size(); ++k)
+    if (!priors_[k].empty()) {
+      auto& p = priors[order_name(k)] = nlohmann::json::array();
+      for (const auto& [x, v] : priors_[k]) p.push_back({x, v});
+    }
+  if (!priors.empty()) boosters["priors"] = priors;
   if (classifier_) {
     nlohmann::json orders = nlohmann::json::array();
     for (int k : classifier_orders_) orders.push_back(order_name(static_cast<std::size_t>(k)));
@@ -420,6 +548,27 @@ RowOrderModel RowOrderModel::read(const std::string& description_path) {
       m.regressors_[k] = XgbRegressor::load(j["regressors"][names[k]].dump(), width,
                                             path + ": regressor '" + names[k] + "'");
     }
+  m.priors_.resize(order_count());
+  if (j.contains("priors")) {
+    const auto& p = j["priors"];
+    auto bad = [&path](const std::string& why) {
+      return Error(path + ": field 'priors' " + why + " (pairs of log2 N and a log ratio)");
+    };
+    if (!p.is_object()) throw bad("is not an object");
+    for (const auto& [name, pairs] : p.items()) {
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end()) throw bad("names an unknown order '" + name + "'");
+      if (!pairs.is_array()) throw bad("of '" + name + "' is not an array");
+      auto& out = m.priors_[static_cast<std::size_t>(it - names.begin())];
+      for (const auto& xy : pairs) {
+        if (!xy.is_array() || xy.size() != 2 || !xy[0].is_number() || !xy[1].is_number())
+          throw bad("of '" + name + "' holds " + xy.dump());
+        out.push_back({xy[0].get<double>(), xy[1].get<double>()});
+        if (out.size() > 1 && out[out.size() - 2].first >= out.back().first)
+          throw bad("of '" + name + "' is not ascending in log2 N");
+      }
+    }
+  }
   if (j.contains("classifier")) {
     const auto& c = j["classifier"];
     if (!c.is_object() || !c.contains("orders") || !c.contains("model") || !c["orders"].is_array())

@@ -61,8 +61,24 @@ struct RowOrderTrainOptions {
   double test_fraction = 0.25;  // of the matrices, stratified by nnz quantile
   std::uint64_t seed = 1;
   bool class_weights = true;  // weigh samples inversely to their best order's frequency
-  XgbOptions xgb;
+  // The orders the model chooses among (0: every order). K > 0 keeps the original order and the
+  // K - 1 others that add most to the training records' oracle, one at a time (the paper's
+  // Fig. 10, from which §V takes four classes); the others are neither fitted nor picked.
+  int classes = 4;
+  // Each regression starts from its order's mean log ratio over the training records of each N,
+  // and the boosting (from 0, few shallow rounds) learns only what the features add to it. The
+  // best fixed order per N keeps most of the oracle's gain on its own; unrestrained regressions
+  // of the noisy ratios kept less (docs/benchmarks.md, "The row-order predictor against the
+  // best fixed order per N").
+  bool priors = true;
+  XgbOptions xgb = {20, 2, 0.1};  // rounds, depth, learning rate
 };
+
+// The greedy choice above over `records` (each usable): the original order first, then the
+// order that most raises the geometric mean of t_original / t_best-of-the-set, until `classes`
+// orders (or every order) are in. `oracle` (if given) receives that mean after each addition.
+std::vector<int> greedy_order_classes(const std::vector<const RowOrderRecord*>& records,
+                                      int classes, std::vector<double>* oracle = nullptr);
 
 class RowOrderModel {
  public:
@@ -91,6 +107,10 @@ class RowOrderModel {
   std::vector<XgbRegressor> regressors_;  // per order (not fitted: never measured, never picked)
   std::optional<XgbClassifier> classifier_;
   std::vector<int> classifier_orders_;  // class index -> order
+  // Per order, (log2 N, the training records' mean log ratio at that N), ascending (empty: 0).
+  std::vector<std::vector<std::pair<double, double>>> priors_;
+  // The prior at n: linear in log2 N between the trained Ns, the nearest one's outside them.
+  double prior(std::size_t order, std::int64_t n) const;
 };
 
 }  // namespace sparsetune::models

@@ -28,6 +28,8 @@ TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& op
   t.xgb.seed = opt.split.seed;
   t.xgb.threads = opt.threads;
   t.class_weights = !opt.no_class_weights;
+  t.classes = opt.order_classes;
+  t.priors = !opt.no_priors;
   json rep;
   const auto model = RowOrderModel::train(records, t, &rep);
   // Where the database holds more than one collection of a record, how far one collection's best

@@ -55,6 +55,8 @@ void XgbRegressor::fit(const std::vector<std::vector<double>>& x, const std::vec
   params.push_back({"objective", "reg:squarederror"});
   params.push_back({"subsample", std::to_string(opt_.subsample)});
   params.push_back({"colsample_bytree", std::to_string(opt_.colsample)});
+  if (std::isfinite(opt_.base_score))
+    params.push_back({"base_score", std::to_string(opt_.base_score)});
   booster_ = xgb::train(d, params, opt_.rounds);
   width_ = width;
 }

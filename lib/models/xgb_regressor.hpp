@@ -3,6 +3,7 @@
 // per operator-graph structure on the parameters measured so far and predicts the fine grid; the
 // shipped predictors (models/spmv_ranker.hpp) are saved ones, loaded again from their bytes.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,9 @@ struct XgbOptions {
   int threads = 1;         // one thread: results are reproducible and the tables are tiny
   double subsample = 1.0;  // rows drawn per tree
   double colsample = 1.0;  // columns drawn per tree
+  // The regressor's starting prediction (NaN: the library's, 0.5 in XGBoost 1.7). Targets near
+  // zero trained with few rounds need 0: a start of 0.5 would not be learned away.
+  double base_score = std::numeric_limits<double>::quiet_NaN();
 };
 
 class XgbRegressor {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -141,4 +142,84 @@ TEST_CASE("row-order training refuses too few measured matrices", "[models][row-
   for (auto& r : recs)
     if (r.matrix != "m0" && r.matrix != "m1") r.time_us[0] = -1;  // original not measured
   CHECK_THROWS_WITH(models::RowOrderModel::train(recs, {}, nullptr), Catch::Contains("2 matrices"));
+}
+
+namespace {
+
+// One record of matrix `name` at N = n: every order 10 us but those in `times`.
+models::RowOrderRecord timed(const std::string& name, std::int64_t n,
+                             const std::map<int, double>& times) {
+  models::RowOrderRecord r;
+  r.matrix = name;
+  r.rows = r.cols = 100;
+  r.nnz = 500;
+  r.n = n;
+  r.features.assign(models::row_order_feature_names().size(), 1.0);
+  r.time_us.assign(row_orders::all_orders().size(), 10.0);
+  for (const auto& [k, t] : times) r.time_us[k] = t;
+  r.order_ms.assign(row_orders::all_orders().size(), 0.1);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the order classes are chosen greedily by the oracle they add", "[models][row-order]") {
+  const auto a = timed("a", 32, {{2, 5.0}});
+  const auto b = timed("b", 32, {{4, 5.0}});
+  const auto c = timed("c", 32, {{4, 8.0}, {7, 4.5}});
+  const std::vector<const models::RowOrderRecord*> recs = {&a, &b, &c};
+  std::vector<double> oracle;
+  // Order 4 first: (1 * 2 * 1.25)^(1/3) = 1.357 against 2^(1/3) for order 2 and
+  // (1 * 1 * 2.22)^(1/3) = 1.305 for order 7. Then order 2: (2 * 2 * 1.25)^(1/3) = 1.710 against
+  // (1 * 2 * 2.22)^(1/3) = 1.644 for order 7.
+  CHECK(models::greedy_order_classes(recs, 3, &oracle) == std::vector<int>{0, 4, 2});
+  REQUIRE(oracle.size() == 3);
+  CHECK(oracle[0] == Approx(1.0));
+  CHECK(oracle[1] == Approx(std::cbrt(2.5)));
+  CHECK(oracle[2] == Approx(std::cbrt(5.0)));
+  const auto all = models::greedy_order_classes(recs, 0);
+  CHECK(all.size() == row_orders::all_orders().size());
+  CHECK(std::set<int>(all.begin(), all.end()).size() == all.size());
+  CHECK(models::greedy_order_classes(recs, 1) == std::vector<int>{0});
+}
+
+TEST_CASE("with priors a model without informative features picks the best order of each N",
+          "[models][row-order]") {
+  // Every matrix alike to the features; LPT (4) is best at N = 32 and hybrid-1 (7) at N = 128,
+  // by 10 % and 20 %, with a little spread between matrices.
+  std::vector<models::RowOrderRecord> recs;
+  for (int i = 0; i < 24; ++i) {
+    const double d = 0.05 * (i % 5);
+    recs.push_back(timed("m" + std::to_string(i), 32, {{4, 9.0 + d}, {7, 9.5 + d}}));
+    recs.push_back(timed("m" + std::to_string(i), 128, {{4, 9.5 + d}, {7, 8.0 + d}}));
+  }
+  nlohmann::json rep;
+  const auto m = models::RowOrderModel::train(recs, {}, &rep);
+  CHECK(m.predict(recs[0].features, 32) == 4);
+  CHECK(m.predict(recs[0].features, 128) == 7);
+  CHECK(rep["training_set"]["fixed_order_per_n"] ==
+        nlohmann::json{{"32", "lpt"}, {"128", "hybrid1"}});
+  CHECK(rep["test"]["fixed_per_n_share_of_oracle_gain"].get<double>() == Approx(1.0));
+  CHECK(rep["test"]["predicted_share_of_oracle_gain"].get<double>() == Approx(1.0));
+
+  // The priors travel with the model: the same predictions at the trained Ns and between them.
+  testing::TempDir t("sparsetune-row-order-priors");
+  models::ModelFile f;
+  f.arch = "sm_90";
+  const auto paths = m.write(t.path.string(), f);
+  const auto booster = nlohmann::json::parse(io::read_file(paths[1]));
+  REQUIRE(booster.contains("priors"));
+  CHECK(booster["priors"]["lpt"].size() == 2);
+  const auto back = models::RowOrderModel::read(paths[0]);
+  for (std::int64_t n : {16, 32, 64, 128, 512}) {
+    const auto p = m.predict_log_ratio(recs[0].features, n),
+               q = back.predict_log_ratio(recs[0].features, n);
+    for (std::size_t k = 0; k < p.size(); ++k) CHECK(q[k] == Approx(p[k]).margin(1e-6));
+  }
+  // A prior that is not a pair is named.
+  auto j = booster;
+  j["priors"]["lpt"][0] = {5.0};
+  io::write_file_atomic(paths[1], j.dump());
+  CHECK_THROWS_WITH(models::RowOrderModel::read(paths[0]),
+                    Catch::Contains("priors") && Catch::Contains("lpt"));
 }
