@@ -67,6 +67,11 @@ expect_fail "row-orders collect with --n 0" "--n must be 1 to 1024 \\(got 0\\)" 
 [ ! -e "$tmp/ro-gen" ] && ok || bad "row-orders collect generated matrices before checking --n"
 expect_fail "row-orders collect with both --n and --n-square" "excludes" \
   "$st" row-orders collect "$tmp/ro.list" -o "$tmp/ro-out.csv" --n 64 --n-square
+printf '%%%%MatrixMarket matrix coordinate real general\n3 5 2\n1 1 1.0\n3 5 2.0\n' >"$tmp/wide.mtx"
+expect_fail "row-orders collect --n-square on a rectangular matrix" \
+  "wide: --n-square needs a square matrix \\(this one is 3 x 5\\)" \
+  "$st" row-orders collect "$tmp/wide.mtx" --n-square -o "$tmp/ro-sq.csv"
+[ ! -e "$tmp/ro-sq.csv" ] && ok || bad "row-orders collect --n-square wrote a CSV for a refused matrix"
 
 # --- gen + features --------------------------------------------------------------------------
 expect_ok "gen kron scale 16" "$st" gen kron --scale 16 --seed 1 -o "$tmp/k.mtx"
