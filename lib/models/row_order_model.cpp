@@ -186,8 +186,10 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
   RowOrderModel m;
   m.regressors_.resize(order_count());
   m.priors_.resize(order_count());
-  if (o.priors)
-    for (std::size_t k = 1; k < order_count(); ++k) {
+  // The original order is the scale (its ratio is 0): no prior, no regressor.
+  for (std::size_t k = 1; k < order_count(); ++k) {
+    if (!is_class[k]) continue;  // never picked
+    if (o.priors) {
       std::map<std::int64_t, std::pair<double, int>> sum;
       for (const auto* r : train)
         if (r->time_us[k] > 0) {
@@ -198,8 +200,6 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
       for (const auto& [n, sc] : sum)
         m.priors_[k].push_back({std::log2(static_cast<double>(n)), sc.first / sc.second});
     }
-  for (std::size_t k = 0; k < order_count(); ++k) {
-    if (!is_class[k]) continue;  // never picked
     std::vector<std::vector<double>> x;
     std::vector<double> y, w;
     for (const auto* r : train)
