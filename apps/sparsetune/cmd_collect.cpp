@@ -26,6 +26,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
     search::CollectOptions c;
     search::SliceTimingOptions slices;
     bool row_orders = false;
+    std::string candidates = "shared-lines";
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("LIST", o->list,
@@ -41,6 +42,12 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag("--row-orders", o->row_orders,
                 "SpMM: time the warp-per-row kernel under each of the eleven row orders instead of "
                 "tuning (the row-order predictor's labels; f32 unless --dtype)");
+  cmd->add_option("--candidates", o->candidates,
+                  "--row-orders: where the Hamming orders take their candidates: shared-lines "
+                  "(rows sharing a line of B with the reference first) or matrix (the matrix's "
+                  "order)")
+      ->check(CLI::IsMember({"matrix", "shared-lines"}))
+      ->capture_default_str();
   cmd->add_option("--max-slices", o->slices.max_slices,
                   "SpTV: slices sampled per tensor and mode, each timed in every slice format")
       ->check(CLI::Range(1, 1 << 20))
@@ -95,6 +102,8 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
     };
     if (o->row_orders && o->c.op != "spmm")
       throw Error("collect --row-orders times SpMM; add --op spmm");
+    if (!o->row_orders && cmd->count("--candidates"))
+      throw Error("collect: --candidates applies to --row-orders only");
     search::CollectSummary s;
     if (o->row_orders) {
       if (o->c.compile_only)
@@ -104,6 +113,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
       ro.gen_dir = o->c.gen_dir;
       ro.timing.dtype = cmd->count("--dtype") ? o->c.dtype : "f32";
       if (cmd->count("--runs")) ro.timing.runs = o->slices.runs;
+      ro.timing.candidates = row_orders::parse_candidates(o->candidates);
       if (!o->c.ns.empty()) ro.timing.n.assign(o->c.ns.begin(), o->c.ns.end());
       ro.stop = o->c.stop;
       ro.progress = o->c.progress;

@@ -28,7 +28,7 @@ void add_candidates_option(CLI::App& cmd, row_orders::Candidates& into) {
          "Where the Hamming orders take their candidates: matrix (the first rows not placed, in "
          "the matrix's order) or shared-lines (rows sharing a line of B with the reference first)")
       ->check(CLI::IsMember({"matrix", "shared-lines"}))
-      ->default_str("matrix");
+      ->default_str("shared-lines");
 }
 
 void add_collect(CLI::App& cmd, const GlobalOptions& g) {

@@ -332,6 +332,11 @@ std::string name(Order o) {
 
 std::string name(Candidates c) { return c == Candidates::matrix ? "matrix" : "shared-lines"; }
 
+bool uses_candidates(Order o) {
+  return o == Order::warp_aware || o == Order::cta_aware || o == Order::hybrid2_1 ||
+         o == Order::hybrid2_2 || o == Order::hybrid2_3;
+}
+
 Candidates parse_candidates(const std::string& s) {
   for (auto c : {Candidates::matrix, Candidates::shared_lines})
     if (s == name(c)) return c;

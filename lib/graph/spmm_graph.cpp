@@ -51,11 +51,14 @@ Graph with_row_order(Graph g, int order, row_orders::Candidates candidates) {
       threads = it->params["threads"].get<int>();
     ++it;
   }
+  const auto which = orders[static_cast<std::size_t>(order)];
+  const bool shared =
+      candidates == row_orders::Candidates::shared_lines && row_orders::uses_candidates(which);
   nlohmann::json params = {{"order", order}, {"warps", std::max(1, threads / 32)}};
-  if (candidates == row_orders::Candidates::shared_lines) params["candidates"] = 1;
+  if (shared) params["candidates"] = 1;
   g.ops.insert(g.ops.begin(), OpNode{"ROW_ORDER", params, {}});
-  g.name += "-" + row_orders::name(orders[static_cast<std::size_t>(order)]);
-  if (candidates == row_orders::Candidates::shared_lines) g.name += "-shared-lines";
+  g.name += "-" + row_orders::name(which);
+  if (shared) g.name += "-shared-lines";
   validate(g, "spmm graph " + g.name);
   return g;
 }

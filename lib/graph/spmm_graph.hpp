@@ -14,10 +14,11 @@ Graph as_spmm(Graph g, int tn, int vec, int lanes = 1);
 // `g` (an SpMM graph of one part) with ROW_ORDER(order) first, the order made for the warps of
 // g's thread block (SET_RESOURCES threads / 32; 4 without one) as Mehrabi et al.'s N_w is.
 // Replaces a ROW_ORDER already there; validated; named "<g.name>-<order name>". The Hamming
-// searches take their candidates by `candidates` (a parameter, and "-shared-lines" after the
-// name, only when not the default).
+// searches take their candidates by `candidates`: shared lines are the parameter candidates = 1
+// and "-shared-lines" after the name; its default, 0, is the matrix's order (as graphs written
+// before shared lines have it). The other orders ignore the rule and carry neither.
 Graph with_row_order(Graph g, int order,
-                     row_orders::Candidates candidates = row_orders::Candidates::matrix);
+                     row_orders::Candidates candidates = row_orders::Candidates::shared_lines);
 
 // Mehrabi et al.'s output-stationary CSR SpMM (§II-B, Alg. 1) as a graph: CTAs of `warps`
 // warps, row i of a CTA's strip to warp i mod N_w, the warp's lanes striding over the row's

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/row_orders.hpp"
 #include "db/tuning_db.hpp"
 #include "models/matrix_split.hpp"
 #include "models/xgb_regressor.hpp"
@@ -36,6 +37,8 @@ struct TrainOptions {
                                   // frequency of its best order, as the paper weighs them)
   int order_classes = 4;   // row-order: the orders it chooses among (0: all; RowOrderTrainOptions)
   bool no_priors = false;  // row-order: regressions from zero instead of each order's mean per N
+  // row-order: the Hamming orders' candidate rule whose times it learns (core/row_orders.hpp)
+  row_orders::Candidates order_candidates = row_orders::Candidates::shared_lines;
 };
 
 // A database without the measurements a predictor learns from (`train --model all` skips that

@@ -40,7 +40,7 @@ std::string row_order_csv(const std::vector<RowOrderRecord>& records) {
   for (const auto& f : row_order_feature_names()) s << ',' << f;
   for (std::size_t k = 0; k < order_count(); ++k) s << ",t_" << order_name(k);
   for (std::size_t k = 0; k < order_count(); ++k) s << ",ms_" << order_name(k);
-  s << ",cusparse_us,notes\n";
+  s << ",cusparse_us,candidates,notes\n";
   for (const auto& r : records) {
     if (r.matrix.find_first_of(",\n") != std::string::npos)
       throw Error("row-order CSV: matrix name '" + r.matrix + "' holds a comma or a newline");
@@ -48,7 +48,7 @@ std::string row_order_csv(const std::vector<RowOrderRecord>& records) {
     for (double v : r.features) s << ',' << number_text(v);
     for (double v : r.time_us) s << ',' << number_text(v);
     for (double v : r.order_ms) s << ',' << number_text(v);
-    s << ',' << number_text(r.cusparse_us);
+    s << ',' << number_text(r.cusparse_us) << ',' << row_orders::name(r.candidates);
     std::string notes = r.notes;
     std::replace(notes.begin(), notes.end(), ',', ';');
     std::replace(notes.begin(), notes.end(), '\n', ' ');
@@ -65,7 +65,7 @@ std::vector<RowOrderRecord> read_row_order_csv(const std::string& path) {
   std::vector<RowOrderRecord> out;
   const std::size_t nf = row_order_feature_names().size(), no_ = order_count();
   std::size_t width = 5 + nf + 2 * no_ + 1;
-  bool has_cusparse = false;
+  bool has_cusparse = false, has_candidates = false;
   while (std::getline(in, line)) {
     ++no;
     if (line.empty() || line[0] == '#') continue;
@@ -79,6 +79,9 @@ std::vector<RowOrderRecord> read_row_order_csv(const std::string& path) {
       for (std::size_t k = 0; k < no_; ++k) want.push_back("ms_" + order_name(k));
       has_cusparse = header.size() > want.size() && header[want.size()] == "cusparse_us";
       if (has_cusparse) want.push_back("cusparse_us");
+      has_candidates =
+          has_cusparse && header.size() > want.size() && header[want.size()] == "candidates";
+      if (has_candidates) want.push_back("candidates");
       want.push_back("notes");
       width = want.size();
       for (std::size_t i = 0; i < want.size(); ++i)
@@ -114,6 +117,16 @@ std::vector<RowOrderRecord> read_row_order_csv(const std::string& path) {
     for (std::size_t k = 0; k < no_; ++k) r.time_us.push_back(number(i++));
     for (std::size_t k = 0; k < no_; ++k) r.order_ms.push_back(number(i++));
     if (has_cusparse) r.cusparse_us = number(i++);
+    // Files without the column were written when the matrix's order was the only rule.
+    r.candidates = row_orders::Candidates::matrix;
+    if (has_candidates) {
+      try {
+        r.candidates = row_orders::parse_candidates(cells[i]);
+      } catch (const Error& e) {
+        throw Error(where + ": field 'candidates': " + e.what());
+      }
+      ++i;
+    }
     r.notes = cells[i];
     out.push_back(std::move(r));
   }

@@ -343,7 +343,10 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
   }
   m.file_.split = split.description;
   m.file_.split["test"] = test_names;
-  m.file_.options = {{"test_fraction", o.test_fraction},
+  // The rule the Hamming orders' times were taken under: tune builds the pick under the same.
+  const auto rule = records.empty() ? row_orders::Candidates::matrix : records.front().candidates;
+  m.file_.options = {{"candidates", row_orders::name(rule)},
+                     {"test_fraction", o.test_fraction},
                      {"seed", o.seed},
                      {"classes", o.classes},
                      {"priors", o.priors},
@@ -389,6 +392,11 @@ double RowOrderModel::prior(std::size_t order, std::int64_t n) const {
 int RowOrderModel::predict(const std::vector<double>& features, std::int64_t n) const {
   const auto p = predict_log_ratio(features, n);
   return static_cast<int>(std::min_element(p.begin(), p.end()) - p.begin());
+}
+
+row_orders::Candidates RowOrderModel::candidates() const {
+  // Models written before the rule was recorded learned the matrix rule's times.
+  return row_orders::parse_candidates(file_.options.value("candidates", std::string("matrix")));
 }
 
 int RowOrderModel::classify(const std::vector<double>& features, std::int64_t n) const {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/row_orders.hpp"
 #include "models/model_file.hpp"
 #include "models/xgb_classifier.hpp"
 #include "models/xgb_regressor.hpp"
@@ -33,6 +34,8 @@ struct RowOrderRecord {
   std::vector<double> order_ms;  // per order: computing the permutation on the host
   double cusparse_us = -1;       // cuSPARSE's fastest verified SpMM at this N; < 0: not measured
   std::string notes;             // why an order has no time
+  // Where the Hamming orders took their candidates (the other orders do not depend on it).
+  row_orders::Candidates candidates = row_orders::Candidates::shared_lines;
 };
 
 // "permutation.<name>" for the 24 features; the model adds "log2_n".
@@ -40,8 +43,9 @@ std::vector<std::string> row_order_feature_names();
 std::vector<std::string> row_order_model_inputs();
 std::vector<double> row_order_inputs(const std::vector<double>& features, std::int64_t n);
 
-// The CSV: matrix,rows,cols,nnz,n, the features, t_<order>..., ms_<order>..., cusparse_us, notes.
-// Reading also takes the older header without cusparse_us (the records then have -1).
+// The CSV: matrix,rows,cols,nnz,n, the features, t_<order>..., ms_<order>..., cusparse_us,
+// candidates, notes. Reading also takes the older headers without candidates (the matrix rule)
+// and without cusparse_us (-1).
 std::string row_order_csv(const std::vector<RowOrderRecord>& records);
 // Throws Error naming PATH:LINE and the column at fault ('#' lines are comments).
 std::vector<RowOrderRecord> read_row_order_csv(const std::string& path);
@@ -101,6 +105,8 @@ class RowOrderModel {
   static std::optional<RowOrderModel> find(const std::string& dir, const std::string& arch,
                                            std::string* why);
   const ModelFile& file() const { return file_; }
+  // The candidate rule of the Hamming orders it learned (options "candidates"; matrix if absent).
+  row_orders::Candidates candidates() const;
 
  private:
   ModelFile file_;

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& opt) {
   const std::string source = opt.database.empty() ? db.path() : opt.database;
-  auto rows = read_row_order_rows(db, opt.arch, source);
+  auto rows = read_row_order_rows(db, opt.arch, source, opt.order_candidates);
   const std::string& arch = rows.arch;
   const auto& devices = rows.devices;
   auto& records = rows.records;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "core/error.hpp"
@@ -10,7 +11,7 @@
 namespace sparsetune::models {
 
 RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch,
-                                 const std::string& source) {
+                                 const std::string& source, row_orders::Candidates candidates) {
   using nlohmann::json;
   const auto& orders = row_orders::all_orders();
   std::map<std::string, std::size_t> index;
@@ -26,6 +27,8 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     double cusparse_log_sum = 0, cusparse_count = 0;
   };
   std::map<std::pair<std::string, std::int64_t>, Entry> by_key;
+  std::set<std::string> other_rules;  // of the Hamming rows skipped
+  std::int64_t hamming_rows = 0;
   for (const auto& m : db.measurements()) {
     if (m.op != kRowOrderOp) continue;
     if (out.arch.empty()) out.arch = m.arch;
@@ -54,6 +57,14 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     }
     const auto k = index.find(p.value("order", std::string()));
     if (k == index.end()) continue;  // collect/failed rows, or an order this build lacks
+    if (row_orders::uses_candidates(orders[k->second])) {
+      const auto rule = p.value("candidates", std::string("matrix"));
+      if (rule != row_orders::name(candidates)) {
+        other_rules.insert(rule);
+        continue;
+      }
+      ++hamming_rows;
+    }
     if (p.contains("features") && r.features.empty())
       r.features = p["features"].get<std::vector<double>>();
     r.order_ms[k->second] = p.value("order_ms", -1.0);
@@ -63,8 +74,17 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     if (m.ok && m.time_us > 0) e.collections[c][k->second] = m.time_us;
     out.devices.insert(m.device);
   }
+  if (hamming_rows == 0 && !other_rules.empty()) {
+    std::string held;
+    for (const auto& s : other_rules) held += (held.empty() ? "" : ", ") + s;
+    throw Error(source + ": the Hamming orders were timed with candidates from " + held +
+                ", none from " + row_orders::name(candidates) +
+                " (collect --row-orders --candidates " + row_orders::name(candidates) +
+                " times them; or read the rule the database holds)");
+  }
   for (auto& [k, e] : by_key) {
     RowOrderRecord& r = e.r;
+    r.candidates = candidates;
     for (std::size_t o = 0; o < orders.size(); ++o) {
       double log_sum = 0;
       int count = 0;

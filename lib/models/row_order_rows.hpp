@@ -24,8 +24,12 @@ struct RowOrderRows {
 // Only `arch`'s rows ("": the first architecture met). A time measured more than once (several
 // collections merged) is the geometric mean of its measurements: keeping the fastest would keep
 // the luckiest draw of the timing noise, which is as large as most orders' gains.
-// Throws Error naming `source` on a row whose params are not JSON.
-RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch,
-                                 const std::string& source);
+// The Hamming orders are read from the rows of `candidates`' rule alone (a row without the
+// rule took the matrix's order); the other orders, which no rule changes, from every row.
+// Throws Error naming `source` on a row whose params are not JSON, and when Hamming orders were
+// timed but none under `candidates`.
+RowOrderRows read_row_order_rows(
+    const db::TuningDb& db, const std::string& arch, const std::string& source,
+    row_orders::Candidates candidates = row_orders::Candidates::shared_lines);
 
 }  // namespace sparsetune::models

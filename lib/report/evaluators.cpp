@@ -86,7 +86,8 @@ Evals eval_row_order(const db::TuningDb& db, const EvalOptions& o, std::string* 
   auto model = o.model.empty() ? models::RowOrderModel::find(o.models_dir, o.arch, why)
                                : std::optional(models::RowOrderModel::read(o.model));
   if (!model) return {};
-  const auto rows = models::read_row_order_rows(db, model->file().arch, o.database);
+  const auto rows =
+      models::read_row_order_rows(db, model->file().arch, o.database, model->candidates());
   if (rows.records.empty())
     return *why = "no row-order times for " + model->file().arch +
                   " (collect --op spmm --row-orders measures them)",

@@ -28,10 +28,11 @@ std::vector<db::Measurement> row_order_measurements(const models::RowOrderRecord
     const std::string name = row_orders::name(orders[k]);
     auto m = base();
     m.candidate = "row-order/" + name;
-    m.params = json{{"order", name},
-                    {"order_ms", k < r.order_ms.size() ? r.order_ms[k] : -1.0},
-                    {"features", r.features}}
-                   .dump();
+    json p = {{"order", name},
+              {"order_ms", k < r.order_ms.size() ? r.order_ms[k] : -1.0},
+              {"features", r.features}};
+    if (row_orders::uses_candidates(orders[k])) p["candidates"] = row_orders::name(r.candidates);
+    m.params = p.dump();
     const double t = k < r.time_us.size() ? r.time_us[k] : -1.0;
     if (t > 0) {
       m.time_us = t;

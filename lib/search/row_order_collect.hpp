@@ -4,7 +4,11 @@
 // One matrix at a time, resumable per matrix and N (the runs table: op "spmm-row-order", n = N,
 // value type, device). Each order's time at each N is a measurement row: candidate
 // "row-order/<ORDER>", params {"order", "order_ms" (the permutation's host cost), "features"
-// (Table II's 24)}; cuSPARSE's fastest SpMM beside them is "cusparse/spmm-best".
+// (Table II's 24), and for the Hamming orders "candidates" (their rule; rows written before it
+// was recorded took the matrix's order)}; cuSPARSE's fastest SpMM beside them is
+// "cusparse/spmm-best". The runs table does not hold the rule: a database resumes as done
+// whatever rule timed it, so each rule's rounds go to databases of their own (`db merge` joins
+// them; `train` reads the Hamming orders of one rule and every other order from all rounds).
 #include <atomic>
 #include <functional>
 #include <string>

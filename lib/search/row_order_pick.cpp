@@ -17,6 +17,8 @@ nlohmann::json RowOrderPick::to_json() const {
                       {"by", by},
                       {"ms", pick_ms}};
   if (!why_not.empty()) j["why_not_predicted"] = why_not;
+  if (row_orders::uses_candidates(orders.at(static_cast<std::size_t>(order))))
+    j["candidates"] = row_orders::name(candidates);
   if (classified >= 0)
     j["classifier_pick"] = row_orders::name(orders.at(static_cast<std::size_t>(classified)));
   return j;
@@ -37,6 +39,7 @@ RowOrderPick predict_row_order(const Csr64& a, std::int64_t n, bool learned,
   const auto feats = features::feature_values(features::permutation_features(a));
   p.order = model->predict(feats, n);
   p.classified = model->classify(feats, n);
+  p.candidates = model->candidates();
   p.by = "the row-order model (" + arch + ")";
   p.why_not.clear();
   p.pick_ms =
@@ -48,7 +51,7 @@ RowOrderPick place_row_order_seed(std::vector<graph::Graph>& seeds, const graph:
                                   const Csr64& a, std::int64_t n, bool learned,
                                   const std::string& models_dir, const std::string& arch) {
   const auto p = predict_row_order(a, n, learned, models_dir, arch);
-  graph::Graph g = graph::with_row_order(row_kernel, p.order);
+  graph::Graph g = graph::with_row_order(row_kernel, p.order, p.candidates);
   std::erase_if(seeds, [&](const graph::Graph& s) { return s.name == g.name; });
   seeds.insert(seeds.begin(), std::move(g));
   return p;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/matrix.hpp"
+#include "core/row_orders.hpp"
 #include "graph/graph.hpp"
 
 namespace sparsetune::search {
@@ -17,7 +18,9 @@ struct RowOrderPick {
   std::string by;       // "row-order model (sm_90)" or "default"
   std::string why_not;  // why no model picked it ("" when one did)
   int classified = -1;  // the model's direct classifier's pick (-1: none)
-  double pick_ms = 0;   // features and prediction
+  // The rule the pick's Hamming search runs under: the model's, else the default.
+  row_orders::Candidates candidates = row_orders::Candidates::shared_lines;
+  double pick_ms = 0;  // features and prediction
   nlohmann::json to_json() const;
 };
 

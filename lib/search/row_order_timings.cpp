@@ -174,6 +174,7 @@ std::vector<models::RowOrderRecord> time_row_orders(const Csr64& a, const std::s
     r.n = n;
     r.features = feats;
     r.order_ms = costs;
+    r.candidates = o.candidates;
     for (std::size_t k = 0; k < orders.size(); ++k) {
       const bool ok = k < ev.size() && ev[k].ok && ev[k].measured;
       r.time_us.push_back(ok ? ev[k].time_us : -1.0);

@@ -34,7 +34,7 @@ struct RowOrderTimingOptions {
   int ctas_per_sm = 0;  // CTAs the grid holds per multiprocessor, over all column tiles, each
                         // walking strips in turn (0: lanes uncapped, stationary 2)
   // Where the Hamming orders take their candidates (core/row_orders.hpp).
-  row_orders::Candidates candidates = row_orders::Candidates::matrix;
+  row_orders::Candidates candidates = row_orders::Candidates::shared_lines;
   std::string graphs_dir;  // the warp-per-row graph csr-vector.json ("": the shipped one)
   double timeout_s = 120;  // per order
   runtime::WorkerLaunch launch = runtime::self_worker_launch();

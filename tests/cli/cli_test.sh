@@ -375,6 +375,9 @@ expect_fail "tune --op spmm with --n 2000" "--n" "$st" tune "$example" --op spmm
 expect_fail "collect --op spmm with --n 2000" "not in range 1 to 1024" "$st" collect "$example" \
   --op spmm --n 2000 --db "$tmp/spmm-bad.db"
 [ ! -e "$tmp/spmm-bad.db" ] && ok || bad "a refused collect left a database"
+expect_fail "collect --candidates without --row-orders" "--candidates applies to --row-orders" \
+  "$st" collect "$example" --op spmm --candidates matrix --db "$tmp/cand-bad.db"
+[ ! -e "$tmp/cand-bad.db" ] && ok || bad "collect with a misplaced --candidates left a database"
 expect_fail "tune --op spmv with --n" "goes with --op spmm" "$st" tune "$example" --n 4 --budget 0
 [ ! -e "$tmp/spmm-bad" ] && ok || bad "a refused spmm tune left an output folder"
 # f16: fp16 values and B, fp32 C; a value beyond fp16's range refused, naming the file.

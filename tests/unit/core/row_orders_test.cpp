@@ -47,7 +47,8 @@ TEST_CASE("row orders by hand: LPT, warp-aware, CTA-aware and its window", "[cor
   CHECK(ro::max_warp_load(a, ro::row_order(a, ro::Order::original, o), o) == 10);
 
   const auto m = mask_matrix();
-  ro::Options h{2, 32, 1, 64};  // 2 warps, line = one column, every warp load 1
+  // 2 warps, line = one column, every warp load 1; candidates in the matrix's order.
+  ro::Options h{2, 32, 1, 64, ro::Candidates::matrix};
   // Warp-aware: the two lightest rows (0, 1) start; row i is the nearest to row i - 2: to {0}
   // row 4 (distance 0), to {5} row 2 (1), to {0} row 3.
   CHECK(ro::row_order(m, ro::Order::warp_aware, h) == std::vector<std::int64_t>{0, 1, 4, 2, 3});
@@ -72,6 +73,13 @@ TEST_CASE("row orders by hand: LPT, warp-aware, CTA-aware and its window", "[cor
   CHECK(ro::row_order(m, ro::Order::warp_aware, h) == std::vector<std::int64_t>{0, 1, 4, 2, 3});
 
   CHECK(ro::parse_candidates("shared-lines") == ro::Candidates::shared_lines);
+  CHECK(ro::Options{}.candidates == ro::Candidates::shared_lines);  // the default
+  // Only the five Hamming searches take candidates.
+  int hamming = 0;
+  for (auto order : ro::all_orders()) hamming += ro::uses_candidates(order);
+  CHECK(hamming == 5);
+  CHECK(ro::uses_candidates(ro::Order::hybrid2_3));
+  CHECK_FALSE(ro::uses_candidates(ro::Order::hybrid1));
   CHECK(ro::name(ro::Candidates::matrix) == "matrix");
   CHECK_THROWS_WITH(ro::parse_candidates("nearby"), Catch::Contains("shared-lines"));
   CHECK(ro::parse("hybrid2.1") == ro::Order::hybrid2_1);
@@ -217,7 +225,7 @@ TEST_CASE("each Hamming order takes the nearest of its candidates", "[core][rows
     // The matrix's order, a window of 3: CTA-aware's row i is the first of the next three rows
     // not placed that is nearest to row i - 1.
     {
-      const auto p = ro::row_order(a, ro::Order::cta_aware, {4, 2, 4, 3});
+      const auto p = ro::row_order(a, ro::Order::cta_aware, {4, 2, 4, 3, ro::Candidates::matrix});
       std::vector<bool> placed(rows, false);
       placed[p[0]] = true;
       for (std::int64_t i = 1; i < rows; ++i) {

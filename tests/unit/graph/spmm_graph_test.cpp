@@ -237,10 +237,19 @@ TEST_CASE("with_row_order puts one ROW_ORDER first, made for the block's warps",
   CHECK(a.ops[0].op == "ROW_ORDER");
   CHECK(a.ops[0].params["order"] == 6);
   CHECK(a.ops[0].params["warps"] == 4);  // csr-vector: 128 threads
-  CHECK(a.name == "csr-vector-cta-aware");
+  // A Hamming search takes its candidates from shared lines unless told otherwise; the matrix
+  // rule is the parameter's default, 0 (as graphs were written before shared lines).
+  CHECK(a.ops[0].params["candidates"] == 1);
+  CHECK(a.name == "csr-vector-cta-aware-shared-lines");
+  const auto m = graph::with_row_order(g, 6, row_orders::Candidates::matrix);
+  CHECK(m.ops[0].params.value("candidates", 0) == 0);
+  CHECK(m.name == "csr-vector-cta-aware");
   const auto b = graph::with_row_order(a, 1);  // replaces, never stacks
   CHECK(b.ops.size() == a.ops.size());
   CHECK(b.ops[0].params["order"] == 1);
+  // DCSR ignores the rule: the default and no suffix.
+  CHECK(b.ops[0].params.value("candidates", 0) == 0);
+  CHECK(b.name == a.name + "-dcsr");
   CHECK_THROWS_AS(graph::with_row_order(g, 11), graph::GraphError);
   CHECK_THROWS_AS(graph::with_row_order(g, -1), graph::GraphError);
 }

@@ -32,6 +32,7 @@ TEST_CASE("the row-order CSV round trips and names bad fields", "[models][row-or
   recs[1].time_us[5] = -1;
   recs[1].notes = "warp-aware: failed, badly";
   recs[1].cusparse_us = 12.5;
+  recs[2].candidates = row_orders::Candidates::matrix;
   const auto path = (t.path / "t.csv").string();
   io::write_file_atomic(path, models::row_order_csv(recs));
   const auto back = models::read_row_order_csv(path);
@@ -44,16 +45,34 @@ TEST_CASE("the row-order CSV round trips and names bad fields", "[models][row-or
   CHECK(back[1].cusparse_us == 12.5);
   CHECK(back[0].cusparse_us == -1);
   CHECK(models::best_order(back[2]) == 4);
+  CHECK(back[1].candidates == row_orders::Candidates::shared_lines);
+  CHECK(back[2].candidates == row_orders::Candidates::matrix);
 
-  // A CSV written before cuSPARSE was timed beside the orders still reads.
-  {
-    // Each line without its next-to-last field (the header's cusparse_us).
+  // Each line without `drop` of the fields before its last (the notes).
+  auto without = [&](int drop) {
     std::istringstream in(io::read_file(path));
     std::string old, line;
     while (std::getline(in, line)) {
-      const auto last = line.rfind(',');
-      old += line.substr(0, line.rfind(',', last - 1)) + line.substr(last) + "\n";
+      auto cut = line.rfind(',');
+      const auto last = cut;
+      for (int i = 0; i < drop; ++i) cut = line.rfind(',', cut - 1);
+      old += line.substr(0, cut) + line.substr(last) + "\n";
     }
+    return old;
+  };
+  // A CSV written before the candidate rule was recorded reads as the matrix rule's.
+  {
+    const auto old = without(1);
+    REQUIRE(old.find("candidates") == std::string::npos);
+    io::write_file_atomic(path + ".old", old);
+    const auto was = models::read_row_order_csv(path + ".old");
+    REQUIRE(was.size() == recs.size());
+    CHECK(was[1].cusparse_us == 12.5);
+    CHECK(was[1].candidates == row_orders::Candidates::matrix);
+  }
+  // And one written before cuSPARSE was timed beside the orders.
+  {
+    const auto old = without(2);
     REQUIRE(old.find("cusparse_us") == std::string::npos);
     io::write_file_atomic(path + ".old", old);
     const auto was = models::read_row_order_csv(path + ".old");
@@ -61,6 +80,16 @@ TEST_CASE("the row-order CSV round trips and names bad fields", "[models][row-or
     CHECK(was[1].time_us == recs[1].time_us);
     CHECK(was[1].notes == "warp-aware: failed; badly");
     CHECK(was[1].cusparse_us == -1);
+    CHECK(was[1].candidates == row_orders::Candidates::matrix);
+  }
+  // A rule the program does not know is named with its line.
+  {
+    std::string text = io::read_file(path);
+    text.replace(text.find(",shared-lines,"), 14, ",nearest,");
+    io::write_file_atomic(path + ".bad", text);
+    CHECK_THROWS_WITH(models::read_row_order_csv(path + ".bad"),
+                      Catch::Contains("t.csv.bad:2") && Catch::Contains("'candidates'") &&
+                          Catch::Contains("nearest"));
   }
 
   std::string text = io::read_file(path);

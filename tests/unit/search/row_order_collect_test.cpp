@@ -123,6 +123,8 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
     REQUIRE(r.files.size() == 3);
     const auto back = models::RowOrderModel::read(r.files[0]);
     CHECK(back.file().arch == "sm_90");
+    // The rule its Hamming orders were timed under, which tune then builds its pick with.
+    CHECK(back.candidates() == row_orders::Candidates::shared_lines);
   }
   SECTION("a time collected twice reads back as the geometric mean of the two") {
     // A second collection of the same matrices (another database, as a second GPU or a later
@@ -166,6 +168,50 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
     CHECK(rep["records"] == 48);
     CHECK(rep["same_best"].get<double>() == 1.0);
     CHECK(rep["share_of_oracle_gain"].get<double>() == Approx(1.0));
+  }
+  SECTION("the Hamming orders are read from their own rule's rows, the others from all") {
+    // A second round with the matrix's order as candidates, every time four times the first's.
+    search::RowOrderCollectOptions again = o;
+    again.db_path = dir.file("round-matrix.db");
+    again.time_one = [&](const Csr64& a, const std::string& label,
+                         const search::RowOrderTimingOptions& t) {
+      auto r = fake_orders(a, label, t);
+      for (auto& x : r) {
+        for (auto& us : x.time_us)
+          if (us > 0) us *= 4;
+        x.candidates = row_orders::Candidates::matrix;
+      }
+      return r;
+    };
+    CHECK(search::collect_row_orders_db(items, again).done == 24);
+    {
+      // That round alone holds no shared-lines times: said, with the database's name.
+      db::TuningDb only(again.db_path);
+      CHECK_THROWS_WITH(models::read_row_order_rows(only, "", "round-matrix.db"),
+                        Catch::Contains("round-matrix.db") && Catch::Contains("matrix") &&
+                            Catch::Contains("--candidates shared-lines"));
+    }
+    db::TuningDb db(o.db_path);
+    db.merge(again.db_path);
+    const int lpt = 4, cta = 6;  // LPT ignores the rule; CTA-aware is a Hamming search
+    REQUIRE_FALSE(row_orders::uses_candidates(row_orders::all_orders()[lpt]));
+    REQUIRE(row_orders::uses_candidates(row_orders::all_orders()[cta]));
+    for (auto rule : {row_orders::Candidates::shared_lines, row_orders::Candidates::matrix}) {
+      const auto rows = models::read_row_order_rows(db, "", "merged", rule);
+      REQUIRE(rows.records.size() == direct.size());
+      const double hamming = rule == row_orders::Candidates::matrix ? 4 : 1;
+      for (const auto& r : rows.records) {
+        const auto d = std::find_if(direct.begin(), direct.end(), [&](const auto& x) {
+          return x.matrix == r.matrix && x.n == r.n;
+        });
+        REQUIRE(d != direct.end());
+        INFO(r.matrix << " N = " << r.n << ", " << row_orders::name(rule));
+        CHECK(r.candidates == rule);
+        CHECK(r.time_us[0] == Approx(2 * d->time_us[0]));  // both rounds: sqrt(t * 4t)
+        CHECK(r.time_us[lpt] == Approx(2 * d->time_us[lpt]));
+        CHECK(r.time_us[cta] == Approx(hamming * d->time_us[cta]));  // its rule's round only
+      }
+    }
   }
   SECTION("a database without row-order times has nothing for row-order") {
     db::TuningDb empty(dir.file("empty.db"));
