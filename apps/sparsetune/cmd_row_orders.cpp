@@ -125,7 +125,13 @@ void add_train(CLI::App& cmd, const GlobalOptions& g) {
       ->check(CLI::Range(0.05, 0.9))
       ->capture_default_str();
   c->add_option("--seed", o->t.seed, "Seed of the split")->capture_default_str();
-  c->add_option("--rounds", o->t.xgb.rounds, "Boosting rounds")->capture_default_str();
+  c->add_option("--rounds", o->t.xgb.rounds,
+                "The regressions' boosting rounds (default: chosen by --inner-folds "
+                "cross-validation among 0, 5, 10, 20 and 40; the classifier's: 20)");
+  c->add_option("--inner-folds", o->t.inner_folds,
+                "Folds of the training matrices the rounds are chosen over (0: --rounds)")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
   c->add_option("--max-depth", o->t.xgb.max_depth, "Tree depth")->capture_default_str();
   c->add_flag("--no-class-weights", o->no_weights,
               "Weigh every sample alike (default: inversely to its best order's frequency)");
@@ -139,9 +145,10 @@ void add_train(CLI::App& cmd, const GlobalOptions& g) {
               "records at each N, with few shallow rounds: the fixed order per N is the baseline)");
   c->add_option("--eta", o->t.xgb.eta, "Learning rate")->capture_default_str();
   c->add_option("--report", o->report, "Also write the full report (every held-out pick) here");
-  c->callback([o, &g] {
+  c->callback([o, &g, c] {
     o->t.class_weights = !o->no_weights;
     o->t.priors = !o->no_priors;
+    if (c->count("--rounds") && !c->count("--inner-folds")) o->t.inner_folds = 0;
     const auto records = models::read_row_order_csv(o->timings);
     nlohmann::json rep;
     const auto m = models::RowOrderModel::train(records, o->t, &rep);

@@ -137,31 +137,39 @@ int fixed_order_at(const std::map<std::int64_t, int>& fixed, std::int64_t n) {
              : it->second;
 }
 
+// Each training matrix's inner fold: the matrices in the order of a seeded hash of their names,
+// dealt round-robin (both N of a matrix in one fold).
+std::map<std::string, int> inner_folds(const std::vector<const RowOrderRecord*>& train, int folds,
+                                       std::uint64_t seed) {
+  std::vector<std::pair<std::uint64_t, std::string>> keyed;
+  std::map<std::string, int> out;
+  for (const auto* r : train)
+    if (out.emplace(r->matrix, 0).second) {
+      std::uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
+      for (unsigned char c : r->matrix) h = (h ^ c) * 1099511628211ull;
+      keyed.push_back({h, r->matrix});
+    }
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t i = 0; i < keyed.size(); ++i)
+    out[keyed[i].second] = static_cast<int>(i % static_cast<std::size_t>(folds));
+  return out;
+}
+
 }  // namespace
 
-RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
-                                   const RowOrderTrainOptions& o, nlohmann::json* report) {
-  std::vector<RowOrderRecord> records;
-  for (const auto& r : all)
-    if (usable_record(r)) records.push_back(r);
-  // Matrices, not records, are split: both N of a matrix fall on one side.
-  std::map<std::string, std::int64_t> nnz_of;
-  for (const auto& r : records) nnz_of[r.matrix] = r.nnz;
-  if (nnz_of.size() < 4)
-    throw Error("row-order training: " + std::to_string(nnz_of.size()) +
-                " matrices with the original order measured; at least 4 are needed");
-
-  SplitOptions so;
-  so.test_fraction = o.test_fraction;
-  so.seed = o.seed;
-  auto [split, is_test] = hold_out(nnz_of, so);
-
-  std::vector<const RowOrderRecord*> train, test;
-  for (const auto& r : records) (is_test[r.matrix] ? test : train).push_back(&r);
+RowOrderModel RowOrderModel::fit(const std::vector<const RowOrderRecord*>& train,
+                                 const RowOrderTrainOptions& o, int rounds, nlohmann::json* why) {
   // The classes: every order, or the greedy few of the paper's Fig. 10. A record's best is its
   // fastest among them.
   std::vector<double> class_oracle;
-  const auto classes = greedy_order_classes(train, o.classes, &class_oracle);
+  auto classes = greedy_order_classes(train, o.classes, &class_oracle);
+  // The best fixed order of each N joins them: with its prior, the model starts from the
+  // baseline it has to beat, and the boosting can only move it from there.
+  for (const auto& [n, k] : fixed_order_per_n(train))
+    if (std::find(classes.begin(), classes.end(), k) == classes.end()) {
+      classes.push_back(k);
+      class_oracle.push_back(class_oracle.back());
+    }
   std::vector<char> is_class(order_count(), 0);
   for (int k : classes) is_class[k] = 1;
   auto best_class = [&](const RowOrderRecord& r) {  // ties (equal orders) to the first
@@ -200,6 +208,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
       for (const auto& [n, sc] : sum)
         m.priors_[k].push_back({std::log2(static_cast<double>(n)), sc.first / sc.second});
     }
+    if (rounds == 0) continue;  // the priors alone
     std::vector<std::vector<double>> x;
     std::vector<double> y, w;
     for (const auto* r : train)
@@ -210,6 +219,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
       }
     if (x.empty()) continue;  // never measured: never predicted
     XgbOptions xo = o.xgb;
+    xo.rounds = rounds;
     if (o.priors) xo.base_score = 0.0;  // the prior is the start
     XgbRegressor reg(xo);
     reg.fit(x, y, w);
@@ -234,7 +244,69 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
     cls.fit(x, y, w);
     m.classifier_.emplace(std::move(cls));
   }
+  if (why) {
+    nlohmann::json counts = nlohmann::json::object();
+    for (std::size_t k = 0; k < order_count(); ++k) counts[order_name(k)] = best_count[k];
+    nlohmann::json cj = nlohmann::json::array();
+    for (std::size_t i = 0; i < classes.size(); ++i)
+      cj.push_back({{"order", order_name(static_cast<std::size_t>(classes[i]))},
+                    {"train_oracle_speedup", class_oracle[i]}});
+    *why = {{"best_order_counts_train", counts}, {"classes", cj}};
+  }
+  return m;
+}
 
+RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
+                                   const RowOrderTrainOptions& o, nlohmann::json* report) {
+  std::vector<RowOrderRecord> records;
+  for (const auto& r : all)
+    if (usable_record(r)) records.push_back(r);
+  // Matrices, not records, are split: both N of a matrix fall on one side.
+  std::map<std::string, std::int64_t> nnz_of;
+  for (const auto& r : records) nnz_of[r.matrix] = r.nnz;
+  if (nnz_of.size() < 4)
+    throw Error("row-order training: " + std::to_string(nnz_of.size()) +
+                " matrices with the original order measured; at least 4 are needed");
+
+  SplitOptions so;
+  so.test_fraction = o.test_fraction;
+  so.seed = o.seed;
+  auto [split, is_test] = hold_out(nnz_of, so);
+
+  std::vector<const RowOrderRecord*> train, test;
+  for (const auto& r : records) (is_test[r.matrix] ? test : train).push_back(&r);
+
+  // The boosting rounds, by cross-validation over the training matrices.
+  int rounds = o.xgb.rounds;
+  nlohmann::json selection;
+  if (o.inner_folds >= 2 && !o.rounds_grid.empty()) {
+    const auto fold_of = inner_folds(train, o.inner_folds, o.seed);
+    std::vector<double> gain(o.rounds_grid.size(), 0.0);
+    double oracle = 0;
+    for (int f = 0; f < o.inner_folds; ++f) {
+      std::vector<const RowOrderRecord*> in, out;
+      for (const auto* r : train) (fold_of.at(r->matrix) == f ? out : in).push_back(r);
+      if (in.empty() || out.empty()) continue;
+      for (const auto* r : out) oracle += std::log(r->time_us[0] / r->time_us[best_order(*r)]);
+      for (std::size_t g = 0; g < o.rounds_grid.size(); ++g) {
+        const auto m = fit(in, o, o.rounds_grid[g], nullptr);
+        for (const auto* r : out)
+          gain[g] += std::log(r->time_us[0] / order_time_us(*r, m.predict(r->features, r->n)));
+      }
+    }
+    std::size_t pick = 0;
+    for (std::size_t g = 1; g < gain.size(); ++g)
+      if (gain[g] > gain[pick] + 1e-12) pick = g;
+    rounds = o.rounds_grid[pick];
+    nlohmann::json shares = nlohmann::json::object();
+    for (std::size_t g = 0; g < gain.size(); ++g)
+      shares[std::to_string(o.rounds_grid[g])] = oracle > 0 ? gain[g] / oracle : 0.0;
+    selection = {{"inner_folds", o.inner_folds},
+                 {"share_of_oracle_log_gain_by_rounds", shares},
+                 {"rounds", rounds}};
+  }
+  nlohmann::json why;
+  RowOrderModel m = fit(train, o, rounds, &why);
   const auto fixed_per_n = fixed_order_per_n(train);
   auto fixed_pick = [&](std::int64_t n) { return fixed_order_at(fixed_per_n, n); };
 
@@ -310,8 +382,6 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                           {"each_order_speedup", fixed_json},
                           {"rows", rows}};
   };
-  nlohmann::json best_counts = nlohmann::json::object();
-  for (std::size_t k = 0; k < order_count(); ++k) best_counts[order_name(k)] = best_count[k];
   std::vector<std::string> test_names;
   for (const auto& [name, t] : is_test)
     if (t) test_names.push_back(name);
@@ -327,15 +397,12 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                           {"matrices", nnz_of.size()},
                           {"train_records", train.size()},
                           {"test_records", test.size()},
-                          {"best_order_counts_train", best_counts},
+                          {"best_order_counts_train", why["best_order_counts_train"]},
                           {"class_weights", o.class_weights}};
   {
     // The classes and, as in the paper's Fig. 10, the training records' oracle as each joins.
-    nlohmann::json cj = nlohmann::json::array();
-    for (std::size_t i = 0; i < classes.size(); ++i)
-      cj.push_back({{"order", order_name(static_cast<std::size_t>(classes[i]))},
-                    {"train_oracle_speedup", class_oracle[i]}});
-    m.file_.training_set["classes"] = cj;
+    m.file_.training_set["classes"] = why["classes"];
+    if (!selection.is_null()) m.file_.training_set["rounds_selection"] = selection;
     nlohmann::json fj = nlohmann::json::object();
     for (const auto& [n, k] : fixed_per_n)
       fj[std::to_string(n)] = order_name(static_cast<std::size_t>(k));
@@ -350,7 +417,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                      {"seed", o.seed},
                      {"classes", o.classes},
                      {"priors", o.priors},
-                     {"rounds", o.xgb.rounds},
+                     {"rounds", rounds},
                      {"max_depth", o.xgb.max_depth},
                      {"eta", o.xgb.eta}};
   if (report) {
@@ -370,7 +437,11 @@ std::vector<double> RowOrderModel::predict_log_ratio(const std::vector<double>& 
   std::vector<double> out(order_count(), std::numeric_limits<double>::infinity());
   out[0] = 0.0;  // the original order against itself
   for (std::size_t k = 1; k < order_count(); ++k) {
-    if (regressors_[k].fitted()) out[k] = prior(k, n) + regressors_[k].predict({x})[0];
+    // A class has a regressor, a prior or both (0 rounds: the prior alone); others are never
+    // picked.
+    const bool fitted = regressors_[k].fitted();
+    if (!fitted && (k >= priors_.size() || priors_[k].empty())) continue;
+    out[k] = prior(k, n) + (fitted ? regressors_[k].predict({x})[0] : 0.0);
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // trip; a model for other features is refused as stale.
 #include "models/row_order_model.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -251,4 +252,54 @@ TEST_CASE("with priors a model without informative features picks the best order
   io::write_file_atomic(paths[1], j.dump());
   CHECK_THROWS_WITH(models::RowOrderModel::read(paths[0]),
                     Catch::Contains("priors") && Catch::Contains("lpt"));
+}
+
+TEST_CASE("the best fixed order per N joins the classes, and the rounds are cross-validated",
+          "[models][row-order]") {
+  // At N = 32, LPT (4) runs 1.3x on every third matrix and 1/1.1x on the others; plain (2) runs
+  // 1.05x on all. LPT adds most to the oracle (a third of log 1.3 against log 1.05), so the two
+  // greedy classes are the original and LPT; plain has the better mean (log 1.05 against
+  // (log 1.3 - 2 log 1.1) / 3), so it is the best fixed order. The features are alike: nothing
+  // tells the matrices apart, and the model must answer plain.
+  std::vector<models::RowOrderRecord> recs;
+  for (int i = 0; i < 30; ++i)
+    recs.push_back(timed("m" + std::to_string(i), 32,
+                         {{2, 10.0 / 1.05}, {4, i % 3 == 0 ? 10.0 / 1.3 : 10.0 * 1.1}}));
+  models::RowOrderTrainOptions o;
+  o.classes = 2;
+  nlohmann::json rep;
+  const auto m = models::RowOrderModel::train(recs, o, &rep);
+  const auto& ts = rep["training_set"];
+  CHECK(ts["fixed_order_per_n"] == nlohmann::json{{"32", "plain"}});
+  REQUIRE(ts["classes"].size() == 3);
+  CHECK(ts["classes"][1]["order"] == "lpt");
+  CHECK(ts["classes"][2]["order"] == "plain");
+  CHECK(m.predict(recs[0].features, 32) == 2);
+  // Boosting cannot split alike features, but each leaf is the class-weighted mean of the
+  // residuals, which the matrices where LPT is best pull towards LPT: with any rounds the picks
+  // turn to LPT and lose. The folds see it and keep the priors alone.
+  REQUIRE(ts.contains("rounds_selection"));
+  CHECK(ts["rounds_selection"]["rounds"] == 0);
+  const auto& shares = ts["rounds_selection"]["share_of_oracle_log_gain_by_rounds"];
+  CHECK(shares.size() == o.rounds_grid.size());
+  // With the priors alone every training record keeps log 1.05 of its oracle's gain, which is
+  // log 1.3 where LPT is best and log 1.05 elsewhere.
+  const auto test = rep["split"]["test"].get<std::vector<std::string>>();
+  double kept = 0, oracle = 0;
+  for (int i = 0; i < 30; ++i)
+    if (std::find(test.begin(), test.end(), "m" + std::to_string(i)) == test.end()) {
+      kept += std::log(1.05);
+      oracle += i % 3 == 0 ? std::log(1.3) : std::log(1.05);
+    }
+  CHECK(shares["0"].get<double>() == Approx(kept / oracle));
+  for (const auto& [rounds, share] : shares.items()) {
+    INFO(rounds << " rounds");
+    CHECK(share.get<double>() <= shares["0"].get<double>() + 1e-9);
+  }
+  // Without the folds, the rounds given are the rounds used.
+  o.inner_folds = 0;
+  o.xgb.rounds = 7;
+  nlohmann::json plain;
+  models::RowOrderModel::train(recs, o, &plain);
+  CHECK_FALSE(plain["training_set"].contains("rounds_selection"));
 }
