@@ -242,8 +242,20 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
                   "the same for any number")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  cmd->callback([o, &g] {
+  cmd->callback([o, &g, cmd] {
     models::check_train_request(o->model, o->t, !o->holdout_like.empty());
+    // One predictor's options name that predictor (or all): elsewhere they would do nothing.
+    static const std::vector<std::pair<const char*, const char*>> served_by = {
+        {"--no-class-weights", "row-order"}, {"--order-classes", "row-order"},
+        {"--no-priors", "row-order"},        {"--order-candidates", "row-order"},
+        {"--epochs", "slice-gcn"},           {"--fiber-globals", "slice-gcn"},
+        {"--degree-buckets", "slice-gcn"},   {"--global-bins", "slice-gcn"},
+        {"--average-last", "slice-gcn"},     {"--soft-labels", "slice-gcn"},
+        {"--data-dir", "slice-gcn"}};
+    for (const auto& [flag, model] : served_by)
+      if (cmd->count(flag) && o->model != "all" && o->model != model)
+        throw Error(std::string("train ") + flag + " applies to --model " + model +
+                    " (or all), not '" + o->model + "'");
     if (!o->holdout_like.empty()) {
       o->t.split.held_out =
           models::held_out_matrices(models::read_model_file(o->holdout_like), o->holdout_like);

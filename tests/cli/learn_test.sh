@@ -70,6 +70,13 @@ expect_out "the bagged model ranks" '"ranked_by": "the learned spmv-rank model'
 expect_fail "train --bag of a classifier" \
   "train --bag averages the models of spmv-rank, spmm-rank or slice-gcn, not 'crux'" \
   "$st" train --model crux --db "$tmp/f.db" --bag 2 --no-write
+expect_fail "train --order-classes of another predictor" \
+  "train --order-classes applies to --model row-order .or all., not 'crux'" \
+  "$st" train --model crux --db "$tmp/f.db" --order-classes 3 --no-write
+expect_fail "train --epochs of another predictor" \
+  "train --epochs applies to --model slice-gcn .or all., not 'spmv-rank'" \
+  "$st" train --model spmv-rank --db "$tmp/f.db" --epochs 5 -o "$tmp/epochs"
+[ ! -e "$tmp/epochs" ] && ok || bad "a refused train --epochs wrote a models folder"
 expect_fail "train of an unknown predictor" "no predictor named 'nope'" \
   "$st" train --model nope --db "$tmp/f.db" --no-write
 echo '{"format": "something else"}' >"$tmp/bad.json"
