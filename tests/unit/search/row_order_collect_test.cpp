@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
+#include <functional>
 
 #include "core/fingerprint.hpp"
 #include "core/row_orders.hpp"
@@ -43,6 +44,25 @@ std::vector<models::RowOrderRecord> fake_orders(const Csr64& a, const std::strin
     out.push_back(r);
   }
   return out;
+}
+
+// A second round of the same matrices into its own database (as a second GPU or a later round
+// writes it): the stand-in's times four times over, then `edit` applied to each record.
+search::RowOrderCollectOptions second_round(search::RowOrderCollectOptions o, std::string db,
+                                            std::function<void(models::RowOrderRecord&)> edit) {
+  o.db_path = std::move(db);
+  o.time_one = [edit](const Csr64& a, const std::string& label,
+                      const search::RowOrderTimingOptions& t) {
+    auto r = fake_orders(a, label, t);
+    for (auto& x : r) {
+      for (auto& us : x.time_us)
+        if (us > 0) us *= 4;
+      x.cusparse_us *= 4;
+      edit(x);
+    }
+    return r;
+  };
+  return o;
 }
 
 }  // namespace
@@ -127,21 +147,9 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
     CHECK(back.candidates() == row_orders::Candidates::shared_lines);
   }
   SECTION("a time collected twice reads back as the geometric mean of the two") {
-    // A second collection of the same matrices (another database, as a second GPU or a later
-    // round writes it) with every time four times the first, one order failing there only.
-    search::RowOrderCollectOptions again = o;
-    again.db_path = dir.file("round-b.db");
-    again.time_one = [&](const Csr64& a, const std::string& label,
-                         const search::RowOrderTimingOptions& t) {
-      auto r = fake_orders(a, label, t);
-      for (auto& x : r) {
-        for (auto& us : x.time_us)
-          if (us > 0) us *= 4;
-        x.time_us[2] = -1;
-        x.cusparse_us *= 4;
-      }
-      return r;
-    };
+    // A second collection, one order failing there only.
+    const auto again = second_round(o, dir.file("round-b.db"),
+                                    [](models::RowOrderRecord& x) { x.time_us[2] = -1; });
     CHECK(search::collect_row_orders_db(items, again).done == 24);
     db::TuningDb db(o.db_path);
     db.merge(again.db_path);
@@ -170,19 +178,10 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
     CHECK(rep["share_of_oracle_gain"].get<double>() == Approx(1.0));
   }
   SECTION("the Hamming orders are read from their own rule's rows, the others from all") {
-    // A second round with the matrix's order as candidates, every time four times the first's.
-    search::RowOrderCollectOptions again = o;
-    again.db_path = dir.file("round-matrix.db");
-    again.time_one = [&](const Csr64& a, const std::string& label,
-                         const search::RowOrderTimingOptions& t) {
-      auto r = fake_orders(a, label, t);
-      for (auto& x : r) {
-        for (auto& us : x.time_us)
-          if (us > 0) us *= 4;
-        x.candidates = row_orders::Candidates::matrix;
-      }
-      return r;
-    };
+    // A second round with the matrix's order as candidates.
+    const auto again = second_round(o, dir.file("round-matrix.db"), [](models::RowOrderRecord& x) {
+      x.candidates = row_orders::Candidates::matrix;
+    });
     CHECK(search::collect_row_orders_db(items, again).done == 24);
     {
       // That round alone holds no shared-lines times: said, with the database's name.
