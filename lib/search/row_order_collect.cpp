@@ -52,6 +52,32 @@ std::vector<db::Measurement> row_order_measurements(const models::RowOrderRecord
   return out;
 }
 
+namespace {
+
+// Whether (fingerprint, n) was timed on `key`'s device with the Hamming orders under `rule`: its
+// rows carry the rule (rows without it took the matrix's order).
+bool timed_under(const db::TuningDb& db, const CollectKey& key, const std::string& fp,
+                 std::int64_t n, row_orders::Candidates rule) {
+  const auto& orders = row_orders::all_orders();
+  for (const auto& m : db.measurements(fp)) {
+    if (m.op != kRowOrderOp || m.n != n || m.device != key.device || m.dtype != key.dtype) continue;
+    json p;
+    try {
+      p = json::parse(m.params);
+    } catch (const json::exception&) {
+      continue;
+    }
+    const auto name = p.value("order", std::string());
+    for (const auto o : orders)
+      if (row_orders::uses_candidates(o) && row_orders::name(o) == name &&
+          p.value("candidates", std::string("matrix")) == row_orders::name(rule))
+        return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 CollectSummary collect_row_orders_db(std::vector<CollectItem> items,
                                      const RowOrderCollectOptions& o) {
   check_row_order_options(o.timing);
@@ -75,12 +101,16 @@ CollectSummary collect_row_orders_db(std::vector<CollectItem> items,
         materialize(it, gen_dir);
         const Csr64 a = io::read_matrix(it.path);
         fp = fingerprint(a);
-        // Only the N not yet measured on this device.
+        // Only the N not yet measured on this device under this candidate rule.
         auto opt = o.timing;
         opt.n.clear();
         for (auto k : o.timing.n)
-          if (!db.last_search(fp, kRowOrderOp, key.dtype, k, key.device)) opt.n.push_back(k);
-        if (opt.n.empty()) return {"skipped", "every N timed before on " + key.device};
+          if (!db.last_search(fp, kRowOrderOp, key.dtype, k, key.device) ||
+              !timed_under(db, key, fp, k, o.timing.candidates))
+            opt.n.push_back(k);
+        if (opt.n.empty())
+          return {"skipped", "every N timed before on " + key.device + " with candidates from " +
+                                 row_orders::name(o.timing.candidates)};
         n = opt.n.front();
         const auto records =
             o.time_one ? o.time_one(a, it.name, opt) : time_row_orders(a, it.name, opt);

@@ -6,9 +6,9 @@
 // "row-order/<ORDER>", params {"order", "order_ms" (the permutation's host cost), "features"
 // (Table II's 24), and for the Hamming orders "candidates" (their rule; rows written before it
 // was recorded took the matrix's order)}; cuSPARSE's fastest SpMM beside them is
-// "cusparse/spmm-best". The runs table does not hold the rule: a database resumes as done
-// whatever rule timed it, so each rule's rounds go to databases of their own (`db merge` joins
-// them; `train` reads the Hamming orders of one rule and every other order from all rounds).
+// "cusparse/spmm-best". A matrix and N count as done on a device once a run is recorded and its
+// Hamming rows carry the rule asked for: timing the other rule adds a round to the same database
+// (`train` reads the Hamming orders of one rule and every other order from all rounds).
 #include <atomic>
 #include <functional>
 #include <string>

@@ -108,6 +108,28 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
     CHECK(search::collect_row_orders_db(items, o).done == 24);
     CHECK(asked == 24);
   }
+  SECTION("a database timed under one candidate rule is timed again under the other") {
+    // The first collect timed shared lines (the default); the matrix rule is a round of its own,
+    // every N again, and then done under either rule.
+    auto m = o;
+    m.timing.candidates = row_orders::Candidates::matrix;
+    int asked = 0;
+    m.time_one = [&](const Csr64& a, const std::string& label,
+                     const search::RowOrderTimingOptions& t) {
+      asked += static_cast<int>(t.n.size());
+      CHECK(t.candidates == row_orders::Candidates::matrix);
+      auto r = fake_orders(a, label, t);
+      for (auto& x : r) x.candidates = t.candidates;
+      return r;
+    };
+    CHECK(search::collect_row_orders_db(items, m).done == 24);
+    CHECK(asked == 48);
+    CHECK(search::collect_row_orders_db(items, m).skipped == 24);
+    CHECK(search::collect_row_orders_db(items, o).skipped == 24);
+    db::TuningDb db(o.db_path);
+    const auto rows = models::read_row_order_rows(db, "", "both", row_orders::Candidates::matrix);
+    CHECK(rows.records.size() == direct.size());
+  }
   SECTION("train --model row-order gives what row-orders train gives the same records") {
     db::TuningDb db(o.db_path);
     models::TrainOptions opt;
