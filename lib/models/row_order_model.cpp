@@ -137,24 +137,6 @@ int fixed_order_at(const std::map<std::int64_t, int>& fixed, std::int64_t n) {
              : it->second;
 }
 
-// Each training matrix's inner fold: the matrices in the order of a seeded hash of their names,
-// dealt round-robin (both N of a matrix in one fold).
-std::map<std::string, int> inner_folds(const std::vector<const RowOrderRecord*>& train, int folds,
-                                       std::uint64_t seed) {
-  std::vector<std::pair<std::uint64_t, std::string>> keyed;
-  std::map<std::string, int> out;
-  for (const auto* r : train)
-    if (out.emplace(r->matrix, 0).second) {
-      std::uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
-      for (unsigned char c : r->matrix) h = (h ^ c) * 1099511628211ull;
-      keyed.push_back({h, r->matrix});
-    }
-  std::sort(keyed.begin(), keyed.end());
-  for (std::size_t i = 0; i < keyed.size(); ++i)
-    out[keyed[i].second] = static_cast<int>(i % static_cast<std::size_t>(folds));
-  return out;
-}
-
 }  // namespace
 
 RowOrderModel RowOrderModel::fit(const std::vector<const RowOrderRecord*>& train,
@@ -271,6 +253,8 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
   SplitOptions so;
   so.test_fraction = o.test_fraction;
   so.seed = o.seed;
+  const bool select_rounds = o.inner_folds >= 2 && !o.rounds_grid.empty();
+  if (select_rounds) so.folds = o.inner_folds;  // the split deals the training matrices into them
   auto [split, is_test] = hold_out(nnz_of, so);
 
   std::vector<const RowOrderRecord*> train, test;
@@ -279,8 +263,10 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
   // The boosting rounds, by cross-validation over the training matrices.
   int rounds = o.xgb.rounds;
   nlohmann::json selection;
-  if (o.inner_folds >= 2 && !o.rounds_grid.empty()) {
-    const auto fold_of = inner_folds(train, o.inner_folds, o.seed);
+  if (select_rounds) {
+    std::map<std::string, int> fold_of;  // hold_out's items are nnz_of's keys, in order
+    std::size_t item = 0;
+    for (const auto& [name, nnz] : nnz_of) fold_of[name] = split.fold[item++];
     std::vector<double> gain(o.rounds_grid.size(), 0.0);
     double oracle = 0;
     for (int f = 0; f < o.inner_folds; ++f) {

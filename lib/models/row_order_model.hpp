@@ -77,8 +77,8 @@ struct RowOrderTrainOptions {
   bool priors = true;
   XgbOptions xgb = {20, 2, 0.1};  // rounds, depth, learning rate
   // The regressions' boosting rounds, chosen by cross-validation over the training matrices
-  // (`inner_folds` folds, the rounds of `rounds_grid` that keep the most of the held-in-fold
-  // oracle's gain, the fewer on a tie); 0 folds: xgb.rounds. 0 rounds is the priors alone, the
+  // (the split's `inner_folds` folds, models/matrix_split.hpp; the rounds of `rounds_grid` that
+  // keep the most of the held-out folds' oracle gain, the fewer on a tie); 0 folds: xgb.rounds. 0 rounds is the priors alone, the
   // best class per N: the noisy ratios often teach the boosting less than they mislead it.
   int inner_folds = 4;
   std::vector<int> rounds_grid = {0, 5, 10, 20, 40};
