@@ -9,6 +9,9 @@
 namespace sparsetune::search {
 struct SptvTuneOptions;
 }
+namespace sparsetune::row_orders {
+enum class Candidates;
+}
 
 namespace sparsetune::cli {
 
@@ -33,6 +36,12 @@ void run_tune_sptv(const search::SptvTuneOptions& o, const GlobalOptions& g);
 void add_train_command(CLI::App& app, const GlobalOptions& g);
 void add_collect_command(CLI::App& app, const GlobalOptions& g);
 void add_row_orders_command(CLI::App& app, const GlobalOptions& g);
+
+// `flag` (--candidates, or another name) matrix|shared-lines into `into`, default shared-lines;
+// `serves` is put before the help text (e.g. "row-order: ").
+CLI::Option* add_candidates_option(CLI::App& cmd, row_orders::Candidates& into,
+                                   const std::string& flag = "--candidates",
+                                   const std::string& serves = "");
 
 // Prints rows as an aligned two-or-more-column text table.
 void print_table(const std::vector<std::vector<std::string>>& rows);

@@ -26,7 +26,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
     search::CollectOptions c;
     search::SliceTimingOptions slices;
     bool row_orders = false;
-    std::string candidates = "shared-lines";
+    row_orders::Candidates candidates = row_orders::Candidates::shared_lines;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("LIST", o->list,
@@ -42,12 +42,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag("--row-orders", o->row_orders,
                 "SpMM: time the warp-per-row kernel under each of the eleven row orders instead of "
                 "tuning (the row-order predictor's labels; f32 unless --dtype)");
-  cmd->add_option("--candidates", o->candidates,
-                  "--row-orders: where the Hamming orders take their candidates: shared-lines "
-                  "(rows sharing a line of B with the reference first) or matrix (the matrix's "
-                  "order)")
-      ->check(CLI::IsMember({"matrix", "shared-lines"}))
-      ->capture_default_str();
+  add_candidates_option(*cmd, o->candidates, "--candidates", "--row-orders: ");
   cmd->add_option("--max-slices", o->slices.max_slices,
                   "SpTV: slices sampled per tensor and mode, each timed in every slice format")
       ->check(CLI::Range(1, 1 << 20))
@@ -113,7 +108,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
       ro.gen_dir = o->c.gen_dir;
       ro.timing.dtype = cmd->count("--dtype") ? o->c.dtype : "f32";
       if (cmd->count("--runs")) ro.timing.runs = o->slices.runs;
-      ro.timing.candidates = row_orders::parse_candidates(o->candidates);
+      ro.timing.candidates = o->candidates;
       if (!o->c.ns.empty()) ro.timing.n.assign(o->c.ns.begin(), o->c.ns.end());
       ro.stop = o->c.stop;
       ro.progress = o->c.progress;

@@ -19,17 +19,20 @@
 
 namespace sparsetune::cli {
 
-namespace {
-
-// --candidates matrix|shared-lines, into `into`.
-void add_candidates_option(CLI::App& cmd, row_orders::Candidates& into) {
-  cmd.add_option_function<std::string>(
-         "--candidates", [&into](const std::string& s) { into = row_orders::parse_candidates(s); },
-         "Where the Hamming orders take their candidates: matrix (the first rows not placed, in "
-         "the matrix's order) or shared-lines (rows sharing a line of B with the reference first)")
+CLI::Option* add_candidates_option(CLI::App& cmd, row_orders::Candidates& into,
+                                   const std::string& flag, const std::string& serves) {
+  return cmd
+      .add_option_function<std::string>(
+          flag, [&into](const std::string& s) { into = row_orders::parse_candidates(s); },
+          serves +
+              "Where the Hamming orders take their candidates: shared-lines (rows sharing a line "
+              "of B with the reference first) or matrix (the first rows not placed, in the "
+              "matrix's order)")
       ->check(CLI::IsMember({"matrix", "shared-lines"}))
-      ->default_str("shared-lines");
+      ->default_str(row_orders::name(into));
 }
+
+namespace {
 
 void add_collect(CLI::App& cmd, const GlobalOptions& g) {
   struct Args {

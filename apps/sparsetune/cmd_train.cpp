@@ -227,13 +227,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag("--no-priors", o->t.no_priors,
                 "row-order: regress each order's ratio from zero, as row-orders train --no-priors "
                 "(default: from its mean over the training records at each N)");
-  cmd->add_option_function<std::string>(
-         "--order-candidates",
-         [o](const std::string& s) { o->t.order_candidates = row_orders::parse_candidates(s); },
-         "row-order: learn the Hamming orders timed with this candidate rule (the other orders "
-         "from every collection)")
-      ->check(CLI::IsMember({"matrix", "shared-lines"}))
-      ->default_str("shared-lines");
+  add_candidates_option(*cmd, o->t.order_candidates, "--order-candidates",
+                        "row-order: learn the Hamming orders timed under this rule, the other "
+                        "orders from every collection. ");
   cmd->add_option("--data-dir", o->t.data_dir,
                   "slice-gcn: find the tensors here by file name (default: the paths the "
                   "database records)");
