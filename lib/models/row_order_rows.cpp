@@ -10,6 +10,15 @@
 
 namespace sparsetune::models {
 
+std::string hamming_rule(const nlohmann::json& params) {
+  const auto name = params.value("order", std::string());
+  for (const auto o : row_orders::all_orders())
+    if (row_orders::name(o) == name)
+      return row_orders::uses_candidates(o) ? params.value("candidates", std::string("matrix"))
+                                            : "";
+  return "";
+}
+
 RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch,
                                  const std::string& source, row_orders::Candidates candidates) {
   using nlohmann::json;
@@ -57,8 +66,7 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
     }
     const auto k = index.find(p.value("order", std::string()));
     if (k == index.end()) continue;  // collect/failed rows, or an order this build lacks
-    if (row_orders::uses_candidates(orders[k->second])) {
-      const auto rule = p.value("candidates", std::string("matrix"));
+    if (const auto rule = hamming_rule(p); !rule.empty()) {
       if (rule != row_orders::name(candidates)) {
         other_rules.insert(rule);
         continue;

@@ -28,6 +28,11 @@ struct RowOrderRows {
 // rule took the matrix's order); the other orders, which no rule changes, from every row.
 // Throws Error naming `source` on a row whose params are not JSON, and when Hamming orders were
 // timed but none under `candidates`.
+// The candidate rule a row-order measurement's params hold for its order: the rule's name for a
+// Hamming order ("matrix" where the row was written before the rule was recorded), "" for the
+// other orders and for params of no known order.
+std::string hamming_rule(const nlohmann::json& params);
+
 RowOrderRows read_row_order_rows(
     const db::TuningDb& db, const std::string& arch, const std::string& source,
     row_orders::Candidates candidates = row_orders::Candidates::shared_lines);

@@ -7,6 +7,7 @@
 #include "core/fingerprint.hpp"
 #include "core/row_orders.hpp"
 #include "io/matrix_file.hpp"
+#include "models/row_order_rows.hpp"
 #include "runtime/device.hpp"
 #include "search/collect_loop.hpp"
 
@@ -58,7 +59,6 @@ namespace {
 // rows carry the rule (rows without it took the matrix's order).
 bool timed_under(const db::TuningDb& db, const CollectKey& key, const std::string& fp,
                  std::int64_t n, row_orders::Candidates rule) {
-  const auto& orders = row_orders::all_orders();
   for (const auto& m : db.measurements(fp)) {
     if (m.op != kRowOrderOp || m.n != n || m.device != key.device || m.dtype != key.dtype) continue;
     json p;
@@ -67,11 +67,7 @@ bool timed_under(const db::TuningDb& db, const CollectKey& key, const std::strin
     } catch (const json::exception&) {
       continue;
     }
-    const auto name = p.value("order", std::string());
-    for (const auto o : orders)
-      if (row_orders::uses_candidates(o) && row_orders::name(o) == name &&
-          p.value("candidates", std::string("matrix")) == row_orders::name(rule))
-        return true;
+    if (models::hamming_rule(p) == row_orders::name(rule)) return true;
   }
   return false;
 }
