@@ -152,7 +152,8 @@ int fixed_order_at(const std::map<std::int64_t, int>& fixed, std::int64_t n) {
 }  // namespace
 
 RowOrderModel RowOrderModel::fit(const std::vector<const RowOrderRecord*>& train,
-                                 const RowOrderTrainOptions& o, int rounds, nlohmann::json* why) {
+                                 const RowOrderTrainOptions& o, int rounds, bool classifier,
+                                 nlohmann::json* why) {
   // The classes: every order, or the greedy few of the paper's Fig. 10. A record's best is its
   // fastest among them.
   std::vector<double> class_oracle;
@@ -222,7 +223,7 @@ RowOrderModel RowOrderModel::fit(const std::vector<const RowOrderRecord*>& train
   // The direct classifier over the orders that were ever best.
   for (std::size_t k = 0; k < order_count(); ++k)
     if (best_count[k] > 0) m.classifier_orders_.push_back(static_cast<int>(k));
-  if (m.classifier_orders_.size() >= 2) {
+  if (classifier && m.classifier_orders_.size() >= 2) {
     std::vector<std::vector<double>> x;
     std::vector<int> y;
     std::vector<double> w;
@@ -287,7 +288,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
       if (in.empty() || out.empty()) continue;
       for (const auto* r : out) oracle += std::log(r->time_us[0] / r->time_us[best_order(*r)]);
       for (std::size_t g = 0; g < o.rounds_grid.size(); ++g) {
-        const auto m = fit(in, o, o.rounds_grid[g], nullptr);
+        const auto m = fit(in, o, o.rounds_grid[g], false, nullptr);
         for (const auto* r : out)
           gain[g] += std::log(r->time_us[0] / order_time_us(*r, m.predict(r->features, r->n)));
       }
@@ -304,7 +305,7 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
                  {"rounds", rounds}};
   }
   nlohmann::json why;
-  RowOrderModel m = fit(train, o, rounds, &why);
+  RowOrderModel m = fit(train, o, rounds, true, &why);
   const auto fixed_per_n = fixed_order_per_n(train);
   auto fixed_pick = [&](std::int64_t n) { return fixed_order_at(fixed_per_n, n); };
 

@@ -78,8 +78,9 @@ struct RowOrderTrainOptions {
   XgbOptions xgb = {20, 2, 0.1};  // rounds, depth, learning rate
   // The regressions' boosting rounds, chosen by cross-validation over the training matrices
   // (the split's `inner_folds` folds, models/matrix_split.hpp; the rounds of `rounds_grid` that
-  // keep the most of the held-out folds' oracle gain, the fewer on a tie); 0 folds: xgb.rounds. 0 rounds is the priors alone, the
-  // best class per N: the noisy ratios often teach the boosting less than they mislead it.
+  // keep the most of the held-out folds' oracle gain, the fewer on a tie); 0 folds: xgb.rounds. 0
+  // rounds is the priors alone, the best class per N: the noisy ratios often teach the boosting
+  // less than they mislead it.
   int inner_folds = 4;
   std::vector<int> rounds_grid = {0, 5, 10, 20, 40};
 };
@@ -123,11 +124,12 @@ class RowOrderModel {
   std::vector<std::vector<std::pair<double, double>>> priors_;
   // The prior at n: linear in log2 N between the trained Ns, the nearest one's outside them.
   double prior(std::size_t order, std::int64_t n) const;
-  // The model of `train`'s records (each usable) with the regressions boosted `rounds` times;
-  // `why` (if given) receives the classes, their oracle, the best-order counts and the fixed
-  // order per N for the report.
+  // The model of `train`'s records (each usable) with the regressions boosted `rounds` times,
+  // and with `classifier` the direct classifier too (the folds score the regressions alone);
+  // `why` (if given) receives the classes with their oracle and the best-order counts.
   static RowOrderModel fit(const std::vector<const RowOrderRecord*>& train,
-                           const RowOrderTrainOptions& o, int rounds, nlohmann::json* why);
+                           const RowOrderTrainOptions& o, int rounds, bool classifier,
+                           nlohmann::json* why);
 };
 
 }  // namespace sparsetune::models
