@@ -37,7 +37,7 @@ const std::vector<Predictor>& predictors() {
        "Mehrabi et al.'s row order for output-stationary SpMM: an XGBoost regression of each "
        "order's log time over the original's from Table II's features and N (the argmin), and "
        "the direct classifier beside it, from collect --op spmm --row-orders",
-       &train_row_order_model, "row-order draws its split from --test-fraction and --seed"},
+       &train_row_order_model},
   };
   return all;
 }

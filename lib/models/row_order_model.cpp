@@ -266,6 +266,8 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
   SplitOptions so;
   so.test_fraction = o.test_fraction;
   so.seed = o.seed;
+  so.held_out = o.held_out;
+  so.held_out_from = o.held_out_from;
   const bool select_rounds = o.inner_folds >= 2 && !o.rounds_grid.empty();
   if (select_rounds) so.folds = o.inner_folds;  // the split deals the training matrices into them
   auto [split, is_test] = hold_out(nnz_of, so);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,10 @@ bool usable_record(const RowOrderRecord& r);
 struct RowOrderTrainOptions {
   double test_fraction = 0.25;  // of the matrices, stratified by nnz quantile
   std::uint64_t seed = 1;
+  // Not empty: exactly these matrices are held out (test_fraction unused), as an earlier model
+  // held them out (train --holdout-like), so that models of two databases meet the same test.
+  std::set<std::string> held_out;
+  std::string held_out_from;  // where held_out's names came from (recorded in the split)
   bool class_weights = true;  // weigh samples inversely to their best order's frequency
   // The orders the model chooses among (0: every order). K > 0 keeps the original order and the
   // K - 1 others that add most to the training records' oracle, one at a time (the paper's

@@ -25,6 +25,8 @@ TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& op
   RowOrderTrainOptions t;
   t.seed = opt.split.seed;
   t.test_fraction = opt.split.test_fraction;
+  t.held_out = opt.split.held_out;
+  t.held_out_from = opt.split.held_out_from;
   t.xgb.seed = opt.split.seed;
   t.xgb.threads = opt.threads;
   t.class_weights = !opt.no_class_weights;

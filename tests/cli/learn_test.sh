@@ -46,7 +46,7 @@ expect_out "train --holdout-like names the model it followed" '"held_out_like": 
 expect_fail "train --holdout-like of slice-gcn" "slice-gcn train --holdout-like" \
   "$st" train --model slice-gcn --db "$tmp/f.db" --holdout-like "$like" --no-write
 expect_fail "train --holdout-like of every predictor" \
-  "one model named by --model \(spmv-rank, spmm-rank, crux, liteform-cell or liteform-partitions\)" \
+  "one model named by --model \(spmv-rank, spmm-rank, crux, liteform-cell, liteform-partitions or row-order\)" \
   "$st" train --db "$tmp/f.db" --holdout-like "$like" --no-write
 python3 -c "import json,sys; m=json.load(open(sys.argv[1])); del m['split']['test']
 json.dump(m, open(sys.argv[2], 'w'))" "$like" "$tmp/no-test.json"
@@ -226,6 +226,19 @@ expect_fail "collect --row-orders --compile-only" "compile-only does not" \
   "$st" collect "$tmp/small.mtx" --op spmm --row-orders --compile-only --db "$tmp/r.db"
 expect_fail "train --model row-order without row-order times" "no row-order times" \
   "$st" train --model row-order --db "$tmp/f.db" --no-write
+
+# The shipped labels: another seed, the shipped model's held-out matrices again.
+labels=$root/configs/models/sm_90/row-order-labels.json.gz
+shipped=$root/configs/models/sm_90/row-order.json
+expect_ok "train --model row-order --holdout-like" "$st" --json train --model row-order \
+  --db "$labels" --seed 5 --holdout-like "$shipped" --no-write
+python3 - "$tmp/out" "$shipped" <<'PY' && ok || bad "train --model row-order --holdout-like did not hold out the shipped model's test matrices"
+import json, sys
+report, model = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+split = report["reports"][0]["split"] if "reports" in report else report["split"]
+assert sorted(split["test"]) == sorted(model["split"]["test"]), "test part differs"
+assert split["held_out_like"] == "row-order.json" and split["seed"] == 5
+PY
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
