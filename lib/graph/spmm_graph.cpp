@@ -44,6 +44,16 @@ Graph with_row_order(Graph g, int order, row_orders::Candidates candidates) {
   int threads = 128;
   for (auto it = g.ops.begin(); it != g.ops.end();) {
     if (it->op == "ROW_ORDER") {
+      // The order replaced leaves the name with its suffix, so that orders replaced in turn
+      // name the last one alone ("csr-vector-dcsr", never "csr-vector-plain-dcsr").
+      const int old = it->params.value("order", -1);
+      if (old >= 0 && old < static_cast<int>(orders.size())) {
+        std::string suffix = "-" + row_orders::name(orders[static_cast<std::size_t>(old)]);
+        if (it->params.value("candidates", 0) == 1) suffix += "-shared-lines";
+        if (g.name.size() > suffix.size() &&
+            g.name.compare(g.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+          g.name.resize(g.name.size() - suffix.size());
+      }
       it = g.ops.erase(it);
       continue;
     }

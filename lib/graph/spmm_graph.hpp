@@ -13,7 +13,8 @@ Graph as_spmm(Graph g, int tn, int vec, int lanes = 1);
 
 // `g` (an SpMM graph of one part) with ROW_ORDER(order) first, the order made for the warps of
 // g's thread block (SET_RESOURCES threads / 32; 4 without one) as Mehrabi et al.'s N_w is.
-// Replaces a ROW_ORDER already there; validated; named "<g.name>-<order name>". The Hamming
+// Replaces a ROW_ORDER already there (and its suffix of the name); validated; named
+// "<g.name>-<order name>". The Hamming
 // searches take their candidates by `candidates`: shared lines are the parameter candidates = 1
 // and "-shared-lines" after the name; its default, 0, is the matrix's order (as graphs written
 // before shared lines have it). The other orders ignore the rule and carry neither.

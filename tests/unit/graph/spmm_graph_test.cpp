@@ -249,7 +249,14 @@ TEST_CASE("with_row_order puts one ROW_ORDER first, made for the block's warps",
   CHECK(b.ops[0].params["order"] == 1);
   // DCSR ignores the rule: the default and no suffix.
   CHECK(b.ops[0].params.value("candidates", 0) == 0);
-  CHECK(b.name == a.name + "-dcsr");
+  // The name says the order it has now, not every order it had.
+  CHECK(b.name == "csr-vector-dcsr");
+  CHECK(graph::with_row_order(m, 2).name == "csr-vector-plain");
+  CHECK(graph::with_row_order(b, 6).name == "csr-vector-cta-aware-shared-lines");
+  // A name that does not end with its order's suffix (renamed since) is kept whole.
+  auto renamed = a;
+  renamed.name = "mine";
+  CHECK(graph::with_row_order(renamed, 3).name == "mine-flipped");
   CHECK_THROWS_AS(graph::with_row_order(g, 11), graph::GraphError);
   CHECK_THROWS_AS(graph::with_row_order(g, -1), graph::GraphError);
 }
