@@ -257,6 +257,13 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
           models::held_out_matrices(models::read_model_file(o->holdout_like), o->holdout_like);
       o->t.split.held_out_from = std::filesystem::path(o->holdout_like).filename().string();
     }
+    // An empty -o is a mistake (a variable unset in a script), not a request for the default:
+    // the default is the shipped models, which it would overwrite.
+    if (cmd->count("--out") && o->t.out_dir.empty())
+      throw Error("train -o: the models folder is empty; leave -o out to write configs/models");
+    if (!o->t.out_dir.empty() && std::filesystem::exists(o->t.out_dir) &&
+        !std::filesystem::is_directory(o->t.out_dir))
+      throw Error("train -o " + o->t.out_dir + ": exists and is not a folder");
     const auto db = db::open_database(o->db);
     if (o->dry)
       o->t.out_dir.clear();

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 
 #include "cli.hpp"
 #include "core/error.hpp"
@@ -60,6 +61,11 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::bad_alloc&) {
     spdlog::error("out of memory");
+    return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path that cannot be made or written (a file where a folder goes, no permission): the
+    // message names the path; it is the user's to fix, not an internal fault.
+    spdlog::error("{}", e.what());
     return 1;
   } catch (const std::exception& e) {
     spdlog::error("internal error: {}", e.what());

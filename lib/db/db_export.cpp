@@ -143,9 +143,11 @@ json export_json(const TuningDb& db, const ExportFilter& f) {
 }
 
 void import_json(TuningDb& db, const json& j, const std::string& source) {
-  if (!j.is_object() || j.value("format", "") != kFormat)
+  const auto format = j.is_object() ? j.find("format") : j.end();
+  if (!j.is_object() || format == j.end() || *format != kFormat)
     throw Error(source + ": not a tuning-database export (\"format\": \"" + kFormat + "\")");
-  if (j.value("version", 0) != kVersion)
+  const auto version = j.find("version");
+  if (version == j.end() || !version->is_number_integer() || *version != kVersion)
     throw Error(source + ": export version " + j.value("version", json(nullptr)).dump() +
                 ", this tool reads " + std::to_string(kVersion));
   const auto& matrices = list(j, "matrices", source);

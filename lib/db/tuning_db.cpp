@@ -273,6 +273,16 @@ TuningDb::TuningDb(const std::string& path) : path_(path) {
   // Writers wait for each other (several tune processes may share a database) rather than fail.
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   try {
+    // A SQLite file of something else is refused before anything is written into it: the schema
+    // below would add this tool's tables beside its own.
+    {
+      Statement t(db_,
+                  "SELECT count(*), sum(name = 'meta') FROM sqlite_master WHERE type = 'table'",
+                  path_);
+      if (t.step() && t.integer(0) > 0 && t.integer(1) == 0)
+        throw Error(path_ + ": a SQLite file, but not a sparsetune tuning database (" +
+                    std::to_string(t.integer(0)) + " tables of its own and no 'meta')");
+    }
     // WAL: readers never block the writer, and a writer killed at any point (kill -9) leaves the
     // file consistent with every committed transaction; each measurement is its own transaction.
     // synchronous=FULL makes a commit durable once add() returns.

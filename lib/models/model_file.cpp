@@ -89,6 +89,13 @@ ModelFile model_file_from_json(const nlohmann::json& j, const std::string& sourc
   }
   m.training_set = object(j, "training_set", source);
   m.split = object(j, "split", source);
+  // The held-out matrices (what eval --test-split and train --holdout-like read), if listed.
+  if (const auto t = m.split.find("test"); t != m.split.end()) {
+    bool names = t->is_array();
+    if (names)
+      for (const auto& n : *t) names = names && n.is_string();
+    if (!names) throw Error(source + ": field 'split.test' must be a list of matrix names");
+  }
   m.options = object(j, "options", source);
   return m;
 }

@@ -1,8 +1,10 @@
 #include "models/row_order_rows.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "core/error.hpp"
@@ -58,12 +60,23 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
       if (m.ok && m.time_us > 0) e.cusparse_log_sum += std::log(m.time_us), ++e.cusparse_count;
       continue;
     }
-    json p;
-    try {
-      p = json::parse(m.params);
-    } catch (const json::exception&) {
-      throw Error(source + ": a row-order time of " + r.matrix + " has malformed params");
-    }
+    const std::string where = source + ": the row-order time of " + r.matrix +
+                              " at N = " + std::to_string(m.n) + " (" + m.candidate + ")";
+    json p = json::parse(m.params, nullptr, false);
+    if (p.is_discarded()) throw Error(where + " has malformed params");
+    if (!p.is_object()) throw Error(where + ": params must be a JSON object");
+    // A field of the wrong type is named here, not met later as a bare conversion error.
+    const auto numbers = [](const json& v) {
+      return v.is_array() &&
+             std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); });
+    };
+    for (const auto& [field, ok, what] :
+         {std::tuple<const char*, bool, const char*>{
+              "order", !p.contains("order") || p["order"].is_string(), "a name"},
+          {"candidates", !p.contains("candidates") || p["candidates"].is_string(), "a name"},
+          {"features", !p.contains("features") || numbers(p["features"]), "a list of numbers"},
+          {"order_ms", !p.contains("order_ms") || p["order_ms"].is_number(), "a number"}})
+      if (!ok) throw Error(where + ": params field '" + field + "' must be " + what);
     const auto k = index.find(p.value("order", std::string()));
     if (k == index.end()) continue;  // collect/failed rows, or an order this build lacks
     if (const auto rule = hamming_rule(p); !rule.empty()) {

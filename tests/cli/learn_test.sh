@@ -240,5 +240,13 @@ assert sorted(split["test"]) == sorted(model["split"]["test"]), "test part diffe
 assert split["held_out_like"] == "row-order.json" and split["seed"] == 5
 PY
 
+# -o that names no folder: refused before training, the shipped models untouched.
+expect_fail "train -o empty" "the models folder is empty" \
+  "$st" train --model row-order --db "$labels" -o ""
+: >"$tmp/a-file"
+expect_fail "train -o a file" "a-file: exists and is not a folder" \
+  "$st" train --model row-order --db "$labels" -o "$tmp/a-file"
+[ ! -s "$tmp/a-file" ] && ok || bad "train -o a file wrote into it"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,12 +1,15 @@
 // The tuning database: schema, cache lookups, de-duplication, merging, and bad files.
 #include "db/tuning_db.hpp"
 
+#include <sqlite3.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "core/error.hpp"
 #include "db/db_export.hpp"
+#include "io/file_bytes.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetune;
@@ -107,6 +110,22 @@ TEST_CASE("bad database files are clear errors", "[db]") {
   // A failed merge leaves the database usable.
   a.add(sample("graph/a", 1.0));
   CHECK(a.measurements().size() == 1);
+
+  // Another program's SQLite file is refused and left as it was, no tables added to it.
+  const auto foreign = dir.file("foreign.sqlite");
+  {
+    sqlite3* f = nullptr;
+    REQUIRE(sqlite3_open(foreign.c_str(), &f) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(f, "CREATE TABLE foo(x); INSERT INTO foo VALUES(1)", nullptr, nullptr,
+                         nullptr) == SQLITE_OK);
+    sqlite3_close(f);
+  }
+  const auto before = io::read_file(foreign);
+  CHECK_THROWS_WITH(TuningDb(foreign), Catch::Contains("foreign.sqlite") &&
+                                           Catch::Contains("not a sparsetune tuning database"));
+  CHECK(io::read_file(foreign) == before);
+  CHECK_THROWS_WITH(db::open_database(foreign),
+                    Catch::Contains("not a sparsetune tuning database"));
 }
 
 TEST_CASE("default path follows XDG_DATA_HOME", "[db]") {

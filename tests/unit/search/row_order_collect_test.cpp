@@ -239,3 +239,33 @@ TEST_CASE("collect --row-orders records each order's time per N and trains the r
     REQUIRE_THROWS_AS(models::find_predictor("row-order").train(empty, {}), models::NothingToLearn);
   }
 }
+
+TEST_CASE("a row-order time with params of the wrong shape names the field",
+          "[models][row-order]") {
+  const auto bad = [&](const std::string& params) {
+    db::TuningDb one(":memory:");
+    one.put_matrix({"fp1", "m1", 10, 10, 30, "{}"});
+    db::Measurement m;
+    m.fingerprint = "fp1";
+    m.op = models::kRowOrderOp;
+    m.dtype = "f32";
+    m.n = 32;
+    m.arch = "sm_90";
+    m.candidate = "row-order/original";
+    m.params = params;
+    m.time_us = 5;
+    one.add(m);
+    return models::read_row_order_rows(one, "", "x.json");
+  };
+  const auto where = Catch::Contains("x.json: the row-order time of m1 at N = 32");
+  CHECK_THROWS_WITH(bad("{"), where && Catch::Contains("malformed params"));
+  CHECK_THROWS_WITH(bad("[1, 2]"), where && Catch::Contains("params must be a JSON object"));
+  CHECK_THROWS_WITH(bad(R"({"order": 0})"), where && Catch::Contains("field 'order'"));
+  CHECK_THROWS_WITH(bad(R"({"order": "original", "features": [1, "x"]})"),
+                    where && Catch::Contains("field 'features' must be a list of numbers"));
+  CHECK_THROWS_WITH(bad(R"({"order": "original", "order_ms": "fast"})"),
+                    Catch::Contains("field 'order_ms' must be a number"));
+  CHECK_THROWS_WITH(bad(R"({"order": "cta-aware", "candidates": 1})"),
+                    Catch::Contains("field 'candidates' must be a name"));
+  CHECK(bad(R"({"order": "original", "order_ms": 0.5})").records.empty());  // no features: unused
+}
