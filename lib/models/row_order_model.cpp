@@ -517,6 +517,15 @@ RowOrderModel RowOrderModel::read(const std::string& description_path) {
     throw Error(description_path + ": stale model: " + why);
   if (m.file_.kind != "xgboost-regressor-per-order")
     throw Error(description_path + ": field 'kind' must be \"xgboost-regressor-per-order\"");
+  if (const auto c = m.file_.options.find("candidates"); c != m.file_.options.end()) {
+    if (!c->is_string())
+      throw Error(description_path + ": field 'options.candidates' must be a rule's name");
+    try {
+      row_orders::parse_candidates(c->get<std::string>());
+    } catch (const Error& e) {
+      throw Error(description_path + ": field 'options.candidates': " + e.what());
+    }
+  }
   const auto path =
       (std::filesystem::path(description_path).parent_path() / m.file_.booster).string();
   const auto j = nlohmann::json::parse(io::read_file(path), nullptr, false);

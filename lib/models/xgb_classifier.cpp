@@ -95,6 +95,7 @@ XgbClassifier XgbClassifier::load(std::string_view bytes, int classes, std::size
   BoosterHandle b = nullptr;
   xgb::check(XGBoosterCreate(nullptr, 0, &b), "booster");
   c.booster_ = b;
+  xgb::check_model(bytes, source, classes);
   if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0)
     throw Error(source + ": not an XGBoost model: " + XGBGetLastError());
   bst_ulong features = 0;

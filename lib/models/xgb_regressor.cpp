@@ -82,6 +82,7 @@ XgbRegressor XgbRegressor::load(std::string_view bytes, std::size_t width,
   BoosterHandle b = nullptr;
   check(XGBoosterCreate(nullptr, 0, &b), "booster");
   r.booster_ = b;
+  xgb::check_model(bytes, source, 0);
   if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0)
     throw Error(source + ": not an XGBoost model: " + XGBGetLastError());
   bst_ulong features = 0;

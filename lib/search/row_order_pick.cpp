@@ -1,8 +1,12 @@
 #include "search/row_order_pick.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
+#include "core/error.hpp"
 #include "core/row_orders.hpp"
 #include "features/matrix_features.hpp"
 #include "graph/spmm_graph.hpp"
@@ -33,13 +37,26 @@ RowOrderPick predict_row_order(const Csr64& a, std::int64_t n, bool learned,
     return p;
   }
   const auto t0 = std::chrono::steady_clock::now();
+  // A model that is missing, stale or unreadable leaves the default order, and says so once.
+  const auto fall_back = [&p] {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) spdlog::warn("{}; the row order is the default (LPT)", p.why_not);
+    return p;
+  };
   const auto model = models::RowOrderModel::find(
       models_dir.empty() ? default_models_dir() : models_dir, arch, &p.why_not);
-  if (!model) return p;
-  const auto feats = features::feature_values(features::permutation_features(a));
-  p.order = model->predict(feats, n);
-  p.classified = model->classify(feats, n);
-  p.candidates = model->candidates();
+  if (!model) return fall_back();
+  try {
+    const auto feats = features::feature_values(features::permutation_features(a));
+    const int order = model->predict(feats, n);
+    const int classified = model->classify(feats, n);
+    p.order = order;
+    p.classified = classified;
+    p.candidates = model->candidates();
+  } catch (const Error& e) {  // a model that loads but cannot answer (its boosters disagree)
+    p.why_not = std::string("the row-order model cannot predict: ") + e.what();
+    return fall_back();
+  }
   p.by = "the row-order model (" + arch + ")";
   p.why_not.clear();
   p.pick_ms =

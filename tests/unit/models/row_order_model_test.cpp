@@ -160,6 +160,17 @@ TEST_CASE("the row-order model learns a feature-decided best order", "[models][r
         std::nullopt);
   CHECK_THAT(why, Catch::Contains("no row-order model"));
 
+  // A rule that is not one is named with its field, whatever its type.
+  const auto original = io::read_file(paths[0]);
+  for (const auto& bad : {nlohmann::json("bogus"), nlohmann::json(5)}) {
+    auto o = nlohmann::json::parse(original);
+    o["options"]["candidates"] = bad;
+    io::write_file_atomic(paths[0], o.dump());
+    CHECK_THROWS_WITH(models::RowOrderModel::read(paths[0]),
+                      Catch::Contains("field 'options.candidates'"));
+  }
+  io::write_file_atomic(paths[0], original);
+
   // A description listing other inputs is stale.
   auto j = nlohmann::json::parse(io::read_file(paths[0]));
   j["features"].push_back("permutation.something_new");

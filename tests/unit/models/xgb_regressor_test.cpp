@@ -2,8 +2,11 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "models/xgb_classifier.hpp"
 
 using sparsetune::models::XgbRegressor;
 
@@ -97,4 +100,47 @@ TEST_CASE("xgboost average predicts the mean of its models", "[models]") {
   CHECK_THROWS_AS(XgbRegressor::average(one), sparsetune::Error);
   one.back().fit({{0}, {1}, {2}}, {0, 1, 4});
   CHECK_THROWS_WITH(XgbRegressor::average(one), Catch::Contains("different widths"));
+}
+
+TEST_CASE("a saved model whose trees do not form trees is refused, not loaded", "[models]") {
+  using nlohmann::json;
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (int a = 0; a < 8; ++a) x.push_back({double(a), double(a % 3)}), y.push_back(a * a);
+  XgbRegressor m({5, 3, 0.3, 1.0, 7, 1});
+  m.fit(x, y);
+  const json good = json::parse(m.save());
+  CHECK(XgbRegressor::load(good.dump(), 2, "good").predict(x) == m.predict(x));
+  // The same bytes in UBJSON, as the rankings are shipped.
+  CHECK_NOTHROW(XgbRegressor::load(m.save_binary(), 2, "good.ubj"));
+  const auto edit = [&](const std::function<void(json&)>& f) {
+    json j = good;
+    f(j["learner"]["gradient_booster"]["model"]["trees"][0]);
+    return j.dump();
+  };
+  // A child that points back at the root: XGBoost would walk the loop forever.
+  const auto loop = edit([](json& t) {
+    t["left_children"][1] = 0;
+    t["right_children"][1] = 0;
+  });
+  CHECK_THROWS_WITH(XgbRegressor::load(loop, 2, "loop.json"),
+                    Catch::Contains("loop.json") && Catch::Contains("tree 0") &&
+                        Catch::Contains("not a new node"));
+  CHECK_THROWS_WITH(
+      XgbRegressor::load(edit([](json& t) { t["left_children"][0] = 999; }), 2, "far.json"),
+      Catch::Contains("links to node 999"));
+  CHECK_THROWS_WITH(
+      XgbRegressor::load(edit([](json& t) { t["split_indices"][0] = 7; }), 2, "feature.json"),
+      Catch::Contains("splits on feature 7 of 2"));
+  CHECK_THROWS_WITH(
+      XgbRegressor::load(edit([](json& t) { t["right_children"].erase(0); }), 2, "short.json"),
+      Catch::Contains("different lengths"));
+}
+
+TEST_CASE("a classifier of another number of classes is refused", "[models]") {
+  sparsetune::models::XgbClassifier c(3);
+  c.fit({{0.0}, {1.0}, {2.0}, {0.1}, {1.1}, {2.1}}, {0, 1, 2, 0, 1, 2});
+  CHECK_NOTHROW(sparsetune::models::XgbClassifier::load(c.save(), 3, 1, "three"));
+  CHECK_THROWS_WITH(sparsetune::models::XgbClassifier::load(c.save(), 4, 1, "four.json"),
+                    Catch::Contains("four.json") && Catch::Contains("4 expected"));
 }
