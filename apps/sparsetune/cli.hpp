@@ -44,6 +44,11 @@ CLI::Option* add_candidates_option(CLI::App& cmd, row_orders::Candidates& into,
                                    const std::string& serves = "");
 
 // Prints rows as an aligned two-or-more-column text table.
+// Every option of `app` and its subcommands that takes a value refuses "nan", "inf" and other
+// non-finite numbers (CLI11's ranges let NaN through, and no option means either); positional
+// arguments, which are file names, are left alone.
+void refuse_non_finite_values(CLI::App& app);
+
 void print_table(const std::vector<std::vector<std::string>>& rows);
 void print_json(const nlohmann::json& j);
 

@@ -130,12 +130,15 @@ void add_train(CLI::App& cmd, const GlobalOptions& g) {
   c->add_option("--seed", o->t.seed, "Seed of the split")->capture_default_str();
   c->add_option("--rounds", o->t.xgb.rounds,
                 "The regressions' boosting rounds (default: chosen by --inner-folds "
-                "cross-validation among 0, 5, 10, 20 and 40; the classifier's: 20)");
+                "cross-validation among 0, 5, 10, 20 and 40; the classifier's: 20)")
+      ->check(CLI::Range(0, 100000));
   c->add_option("--inner-folds", o->t.inner_folds,
                 "Folds of the training matrices the rounds are chosen over (0: --rounds)")
       ->check(CLI::Range(0, 20))
       ->capture_default_str();
-  c->add_option("--max-depth", o->t.xgb.max_depth, "Tree depth")->capture_default_str();
+  c->add_option("--max-depth", o->t.xgb.max_depth, "Tree depth")
+      ->check(CLI::Range(1, 32))
+      ->capture_default_str();
   c->add_flag("--no-class-weights", o->no_weights,
               "Weigh every sample alike (default: inversely to its best order's frequency)");
   c->add_option("--classes", o->t.classes,
@@ -146,12 +149,22 @@ void add_train(CLI::App& cmd, const GlobalOptions& g) {
   c->add_flag("--no-priors", o->no_priors,
               "Regress each order's ratio from zero (default: from its mean over the training "
               "records at each N, with few shallow rounds: the fixed order per N is the baseline)");
-  c->add_option("--eta", o->t.xgb.eta, "Learning rate")->capture_default_str();
+  c->add_option("--eta", o->t.xgb.eta, "Learning rate")
+      ->check(CLI::Range(1e-6, 1.0))
+      ->capture_default_str();
   c->add_option("--report", o->report, "Also write the full report (every held-out pick) here");
   c->callback([o, &g, c] {
     o->t.class_weights = !o->no_weights;
     o->t.priors = !o->no_priors;
     if (c->count("--rounds") && !c->count("--inner-folds")) o->t.inner_folds = 0;
+    // Where the report goes is checked before the model is written, not after.
+    if (!o->report.empty()) {
+      const auto parent = std::filesystem::path(o->report).parent_path();
+      if (std::filesystem::is_directory(o->report))
+        throw Error("row-orders train --report " + o->report + ": a folder, not a file");
+      if (!parent.empty() && !std::filesystem::is_directory(parent))
+        throw Error("row-orders train --report " + o->report + ": no folder " + parent.string());
+    }
     const auto records = models::read_row_order_csv(o->timings);
     nlohmann::json rep;
     const auto m = models::RowOrderModel::train(records, o->t, &rep);

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   cli::add_train_command(app, g);
   cli::add_collect_command(app, g);
   cli::add_row_orders_command(app, g);
+  cli::refuse_non_finite_values(app);
 
   try {
     app.parse(argc, argv);

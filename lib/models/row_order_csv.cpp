@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -66,8 +67,12 @@ std::vector<RowOrderRecord> read_row_order_csv(const std::string& path) {
   const std::size_t nf = row_order_feature_names().size(), no_ = order_count();
   std::size_t width = 5 + nf + 2 * no_ + 1;
   bool has_cusparse = false, has_candidates = false;
+  std::map<std::pair<std::string, std::int64_t>, int> line_of;  // (matrix, N) -> its line
   while (std::getline(in, line)) {
     ++no;
+    // A file saved on Windows or by a spreadsheet: CR line ends and a UTF-8 byte-order mark.
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     if (line.empty() || line[0] == '#') continue;
     const auto where = path + ":" + std::to_string(no);
     auto cells = split_csv(line);
@@ -105,13 +110,26 @@ std::vector<RowOrderRecord> read_row_order_csv(const std::string& path) {
                     "'");
       }
     };
+    // A count: a whole number from `low` up to 2^53 (what a double holds exactly).
+    auto count = [&](std::size_t i, double low) {
+      const double v = number(i);
+      if (v != std::floor(v) || v < low || v > 9007199254740992.0)
+        throw Error(where + ": field '" + header[i] + "' must be a whole number from " +
+                    std::to_string(static_cast<long long>(low)) + " up to 2^53, not '" + cells[i] +
+                    "'");
+      return static_cast<std::int64_t>(v);
+    };
     RowOrderRecord r;
     r.matrix = cells[0];
-    r.rows = static_cast<std::int64_t>(number(1));
-    r.cols = static_cast<std::int64_t>(number(2));
-    r.nnz = static_cast<std::int64_t>(number(3));
-    r.n = static_cast<std::int64_t>(number(4));
-    if (r.n < 1) throw Error(where + ": field 'n' must be at least 1");
+    r.rows = count(1, 0);
+    r.cols = count(2, 0);
+    r.nnz = count(3, 0);
+    r.n = count(4, 1);
+    if (const auto [it, fresh] = line_of.try_emplace({r.matrix, r.n}, no); !fresh)
+      throw Error(where + ": " + r.matrix + " at N = " + std::to_string(r.n) +
+                  " again (first on line " + std::to_string(it->second) +
+                  "): a CSV holds one collection; repeated ones go into a tuning database, "
+                  "whose reading averages their times");
     std::size_t i = 5;
     for (std::size_t k = 0; k < nf; ++k) r.features.push_back(number(i++));
     for (std::size_t k = 0; k < no_; ++k) r.time_us.push_back(number(i++));

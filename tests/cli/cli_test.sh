@@ -54,6 +54,9 @@ expect_fail "row-orders with an unknown order" "unknown row order 'zig'.*hybrid1
 [ ! -e "$tmp/zig.mtx" ] && ok || bad "row-orders left a file behind for an unknown order"
 expect_fail "row-orders --order without -o" "go together" "$st" row-orders "$example" --order lpt
 expect_fail "row-orders without a matrix" "FILE.*collect / train" "$st" row-orders
+expect_fail "a number option refuses nan" "--budget: 'nan' is not a finite number" \
+  "$st" tune "$example" --budget nan --compile-only -o "$tmp/nan-tune"
+[ ! -e "$tmp/nan-tune" ] && ok || bad "tune --budget nan wrote a folder"
 printf 'matrix,rows,cols\nm,1,1\n' >"$tmp/ro.csv"
 expect_fail "row-orders train on a foreign CSV" "ro.csv:1: column 4 must be 'nnz'" \
   "$st" row-orders train "$tmp/ro.csv" -o "$tmp/ro-model"

@@ -93,6 +93,36 @@ TEST_CASE("the row-order CSV round trips and names bad fields", "[models][row-or
                           Catch::Contains("nearest"));
   }
 
+  // Saved on Windows, with a byte-order mark: read as written.
+  {
+    std::string text = "\xEF\xBB\xBF" + io::read_file(path);
+    for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 2))
+      text.insert(at, "\r");
+    io::write_file_atomic(path + ".crlf", text);
+    const auto was = models::read_row_order_csv(path + ".crlf");
+    REQUIRE(was.size() == recs.size());
+    CHECK(was[1].notes == "warp-aware: failed; badly");
+    CHECK(was[2].candidates == row_orders::Candidates::matrix);
+  }
+  // One matrix at one N twice in a file: refused with both lines, not counted twice.
+  {
+    const std::string text = io::read_file(path);
+    const auto second = text.find('\n') + 1, third = text.find('\n', second) + 1;
+    io::write_file_atomic(path + ".dup", text + text.substr(second, third - second));
+    CHECK_THROWS_WITH(models::read_row_order_csv(path + ".dup"),
+                      Catch::Contains("t.csv.dup:8") && Catch::Contains("first on line 2"));
+  }
+  // Counts are whole numbers in range.
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{",32,", ",0.5,"},
+                                 {",32,", ",1e30,"}, {"m1,", "m1,-3"}}) {
+    std::string text = io::read_file(path);
+    const auto at = text.find(from, text.find("\nm1,"));
+    text.replace(at, from.size(), to);
+    io::write_file_atomic(path + ".count", text);
+    CHECK_THROWS_WITH(models::read_row_order_csv(path + ".count"),
+                      Catch::Contains("must be a whole number"));
+  }
+
   std::string text = io::read_file(path);
   text.replace(text.find("\nm0,1000"), 8, "\nm0,abc!");
   io::write_file_atomic(path, text);
@@ -194,6 +224,21 @@ TEST_CASE("row-order training holds out the matrices it is told to", "[models][r
   // Names of no matrix trained on are refused, not read as an empty test part.
   o.held_out = {"not-there"};
   CHECK_THROWS_WITH(models::RowOrderModel::train(recs, o, nullptr), Catch::Contains("none of the"));
+}
+
+TEST_CASE("row-order training with no boosting rounds is the priors, the classifier still boosted",
+          "[models][row-order]") {
+  const auto recs = synthetic(40);
+  models::RowOrderTrainOptions o;
+  o.xgb.rounds = 0;
+  o.inner_folds = 0;
+  nlohmann::json rep;
+  const auto m = models::RowOrderModel::train(recs, o, &rep);
+  // Priors alone pick one order per N; the classifier, fitted, picks the feature-decided best.
+  CHECK(rep["test"]["classified_exact"].get<double>() == Approx(1.0));
+  std::set<int> picks;
+  for (const auto& r : recs) picks.insert(m.predict(r.features, r.n) * 1000 + int(r.n));
+  CHECK(picks.size() <= 2);
 }
 
 TEST_CASE("row-order training refuses too few measured matrices", "[models][row-order]") {
