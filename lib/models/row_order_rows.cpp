@@ -40,9 +40,23 @@ RowOrderRows read_row_order_rows(const db::TuningDb& db, const std::string& arch
   std::map<std::pair<std::string, std::int64_t>, Entry> by_key;
   std::set<std::string> other_rules;  // of the Hamming rows skipped
   std::int64_t hamming_rows = 0;
-  for (const auto& m : db.measurements()) {
+  const auto measurements = db.measurements();
+  if (out.arch.empty()) {
+    // None asked: the database's one architecture, or an error naming them all.
+    std::map<std::string, std::int64_t> per_arch;
+    for (const auto& m : measurements)
+      if (m.op == kRowOrderOp) ++per_arch[m.arch];
+    if (per_arch.size() > 1) {
+      std::string held;
+      for (const auto& [a, count] : per_arch)
+        held += (held.empty() ? "" : ", ") + a + " (" + std::to_string(count) + " rows)";
+      throw Error(source + ": row-order times of several architectures, " + held +
+                  ": name one with --arch");
+    }
+    if (!per_arch.empty()) out.arch = per_arch.begin()->first;
+  }
+  for (const auto& m : measurements) {
     if (m.op != kRowOrderOp) continue;
-    if (out.arch.empty()) out.arch = m.arch;
     if (m.arch != out.arch) continue;
     auto [it, fresh] = by_key.try_emplace({m.fingerprint, m.n});
     Entry& e = it->second;

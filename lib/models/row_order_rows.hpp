@@ -13,24 +13,23 @@
 namespace sparsetune::models {
 
 struct RowOrderRows {
-  std::string arch;               // the architecture read (the first one met when none is asked)
-  std::set<std::string> devices;  // that measured the orders
+  std::string arch;                     // the architecture read
+  std::set<std::string> devices;        // that measured the orders
   std::vector<RowOrderRecord> records;  // with the full feature vector, by (fingerprint, N)
   // Per record, its times in each collection apart: an order's k-th row in the database is
   // counted as collection k's (merged collections keep their rows in order).
   std::vector<CollectionTimes> collections;
 };
 
-// Only `arch`'s rows ("": the first architecture met). A time measured more than once (several
-// collections merged) is the geometric mean of its measurements: keeping the fastest would keep
-// the luckiest draw of the timing noise, which is as large as most orders' gains.
-// The Hamming orders are read from the rows of `candidates`' rule alone (a row without the
-// rule took the matrix's order); the other orders, which no rule changes, from every row.
-// Throws Error naming `source` on a row whose params are not JSON, and when Hamming orders were
-// timed but none under `candidates`.
-// The candidate rule a row-order measurement's params hold for its order: the rule's name for a
-// Hamming order ("matrix" where the row was written before the rule was recorded), "" for the
-// other orders and for params of no known order.
+// Only `arch`'s rows ("": the one architecture of the row-order rows; several are an error). A time
+// measured more than once (several collections merged) is the geometric mean of its measurements:
+// keeping the fastest would keep the luckiest draw of the timing noise, which is as large as most
+// orders' gains. The Hamming orders are read from the rows of `candidates`' rule alone (a row
+// without the rule took the matrix's order); the other orders, which no rule changes, from every
+// row. Throws Error naming `source` on a row whose params are not JSON, and when Hamming orders
+// were timed but none under `candidates`. The candidate rule a row-order measurement's params hold
+// for its order: the rule's name for a Hamming order ("matrix" where the row was written before the
+// rule was recorded), "" for the other orders and for params of no known order.
 std::string hamming_rule(const nlohmann::json& params);
 
 RowOrderRows read_row_order_rows(

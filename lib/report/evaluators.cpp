@@ -221,10 +221,13 @@ EvalRun run_evaluators(const db::TuningDb& db, const EvalOptions& o,
     if (evals.empty()) run.skipped.emplace_back(e.name, why);
     for (auto& x : evals) run.evals.push_back(std::move(x));
   }
-  if (o.test_split && run.evals.empty()) {
+  // Nothing scored is no answer: an error that says why for each predictor asked, not an empty
+  // table and success.
+  if (run.evals.empty()) {
     std::string why;
     for (const auto& [name, w] : run.skipped) why += "; " + name + ": " + w;
-    throw Error("eval --test-split: nothing to score" + why);
+    throw Error(std::string(o.test_split ? "eval --test-split" : "eval") + ": nothing to score" +
+                why);
   }
   return run;
 }

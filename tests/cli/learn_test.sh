@@ -108,10 +108,14 @@ expect_out "eval scores the cost model" "cost-model over [0-9]+ matrices"
 grep -q '"predictor": "spmv-rank"' "$tmp/eval.json" && ok || bad "eval -o lacks spmv-rank"
 expect_ok "eval --test-split" "$st" eval "$tmp/f.db" --models-dir "$tmp/models" --test-split
 expect_out "eval --test-split scores the held-out matrices only" "spmv-rank over [1-9] matrices"
-expect_ok "eval of predictors without a model or rows" "$st" eval "$tmp/f.db" \
-  --models-dir "$tmp/models" --predictor row-order slice-gcn
-expect_out "eval says why row-order is not scored" "row-order: not scored: .*no row-order model"
-expect_out "eval says why slice-gcn is not scored" "slice-gcn: not scored: .*does not exist"
+expect_fail "eval of predictors without a model or rows" "eval: nothing to score" "$st" eval \
+  "$tmp/f.db" --models-dir "$tmp/models" --predictor row-order slice-gcn
+expect_err "eval says why row-order is not scored" "row-order: .*no row-order model"
+expect_err "eval says why slice-gcn is not scored" "slice-gcn: .*does not exist"
+expect_ok "eval of one predictor scored and one not" "$st" eval "$tmp/f.db" \
+  --models-dir "$tmp/models" --predictor spmv-rank row-order
+expect_out "eval says why row-order is not scored beside the one scored" \
+  "row-order: not scored: .*no row-order model"
 # LiteForm's shipped models on the export they were trained from, held-out cases only: eval's
 # figures are the training report's (configs/models/sm_90/liteform-*.report.json: test accuracy
 # 1.0 and 0.810 on 21 cases).

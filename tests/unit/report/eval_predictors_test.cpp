@@ -121,14 +121,17 @@ TEST_CASE("eval reads the row orders collect wrote, with the shipped model or wi
   const auto held = report::run_evaluators(d, o, {"row-order"});
   REQUIRE(held.evals.size() == 2);
   CHECK(held.evals[0].matrices.empty());
-  // Without a model the predictor is not scored, and says why.
+  // Without a model the predictor is not scored, and says why; with nothing scored at all that
+  // is an error naming each.
   o.test_split = false;
   o.models_dir = (dir.path / "none").string();
-  const auto none = report::run_evaluators(d, o, {"row-order", "slice-gcn"});
-  CHECK(none.evals.empty());
-  REQUIRE(none.skipped.size() == 2);
-  CHECK_THAT(none.skipped[0].second, Catch::Contains("no row-order model"));
-  CHECK_THAT(none.skipped[1].second, Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(report::run_evaluators(d, o, {"row-order", "slice-gcn"}),
+                    Catch::Contains("eval: nothing to score; row-order: no row-order model") &&
+                        Catch::Contains("slice-gcn: ") && Catch::Contains("does not exist"));
+  const auto some = report::run_evaluators(d, o, {"cost-model", "row-order"});
+  CHECK_FALSE(some.evals.empty());
+  REQUIRE(some.skipped.size() == 1);
+  CHECK_THAT(some.skipped[0].second, Catch::Contains("no row-order model"));
   CHECK_THROWS_WITH(report::run_evaluators(d, o, {"nope"}), Catch::Contains("no predictor named"));
 }
 
@@ -229,5 +232,6 @@ TEST_CASE("eval scores slice formats: the rule and a Slice-GCN, all slices or th
   // --only names tensors by file.
   o.test_split = false;
   o.only = {"other.tns"};
-  CHECK(report::run_evaluators(d, o, {"slice-gcn"}).skipped.size() == 1);
+  CHECK_THROWS_WITH(report::run_evaluators(d, o, {"slice-gcn"}),
+                    Catch::Contains("slice-gcn: no labelled slice left to score"));
 }

@@ -268,4 +268,24 @@ TEST_CASE("a row-order time with params of the wrong shape names the field",
   CHECK_THROWS_WITH(bad(R"({"order": "cta-aware", "candidates": 1})"),
                     Catch::Contains("field 'candidates' must be a name"));
   CHECK(bad(R"({"order": "original", "order_ms": 0.5})").records.empty());  // no features: unused
+
+  // Times of two architectures and none asked: both named, not the first one met taken.
+  db::TuningDb two(":memory:");
+  two.put_matrix({"fp1", "m1", 10, 10, 30, "{}"});
+  for (const char* arch : {"sm_80", "sm_90", "sm_90"}) {
+    db::Measurement m;
+    m.fingerprint = "fp1";
+    m.op = models::kRowOrderOp;
+    m.dtype = "f32";
+    m.n = arch[3] == '8' ? 32 : 128;
+    m.arch = arch;
+    m.candidate = std::string("row-order/") + (m.n == 32 ? "original" : "plain");
+    m.params = R"({"order": ")" + m.candidate.substr(10) + R"("})";
+    m.time_us = 5;
+    two.add(m);
+  }
+  CHECK_THROWS_WITH(
+      models::read_row_order_rows(two, "", "two.db"),
+      Catch::Contains("two.db") && Catch::Contains("sm_80 (1 rows)") && Catch::Contains("--arch"));
+  CHECK(models::read_row_order_rows(two, "sm_90", "two.db").arch == "sm_90");
 }
