@@ -283,8 +283,17 @@ std::unique_ptr<TuningDb> open_database(const std::string& path) {
     throw Error(path + ": no such tuning database or export");
   if (is_sqlite(path)) return std::make_unique<TuningDb>(path);
   const std::string text = io::read_file_decompressed(path);
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) throw Error(path + ": neither a SQLite tuning database nor a JSON export");
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // A file that starts as JSON and breaks off (a truncated download) says where.
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && text[first] == '{')
+      throw Error(path + ": a JSON export that is not valid JSON at byte " +
+                  std::to_string(e.byte) + " of " + std::to_string(text.size()));
+    throw Error(path + ": neither a SQLite tuning database nor a JSON export");
+  }
   auto db = std::make_unique<TuningDb>(":memory:");
   import_json(*db, j, path);
   return db;
