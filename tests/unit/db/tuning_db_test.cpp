@@ -126,6 +126,11 @@ TEST_CASE("bad database files are clear errors", "[db]") {
   CHECK(io::read_file(foreign) == before);
   CHECK_THROWS_WITH(db::open_database(foreign),
                     Catch::Contains("not a sparsetune tuning database"));
+  // A JSON export cut off says where it breaks.
+  const auto cut = dir.file("cut.json");
+  std::ofstream(cut) << R"({"format": "sparsetune-tuning-db", "matrices": [)";
+  CHECK_THROWS_WITH(db::open_database(cut),
+                    Catch::Contains("cut.json") && Catch::Contains("not valid JSON at byte"));
 }
 
 TEST_CASE("default path follows XDG_DATA_HOME", "[db]") {
