@@ -107,8 +107,10 @@ class RowOrderModel {
   // Predicted log(time / original time) of every order; the pick is the lowest.
   std::vector<double> predict_log_ratio(const std::vector<double>& features, std::int64_t n) const;
   int predict(const std::vector<double>& features, std::int64_t n) const;
-  // The direct classifier's pick.
+  // The direct classifier's pick (the first of its orders when it has none).
   int classify(const std::vector<double>& features, std::int64_t n) const;
+  // Whether the direct classifier was trained (two or more orders were ever best).
+  bool has_classifier() const { return classifier_.has_value(); }
 
   // Writes row-order.json and row-order.xgb.json into `dir` (together); returns the paths.
   std::vector<std::string> write(const std::string& dir, ModelFile file) const;

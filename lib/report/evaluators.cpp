@@ -97,8 +97,10 @@ Evals eval_row_order(const db::TuningDb& db, const EvalOptions& o, std::string* 
     only = model->file().split.value("test", std::vector<std::string>{});
     if (only.empty()) return *why = "row-order's file lists no test matrices", Evals{};
   }
-  return {evaluate_row_order(rows.records, *model, only),
-          evaluate_row_order(rows.records, *model, only, true)};
+  Evals out = {evaluate_row_order(rows.records, *model, only)};
+  // A model without the direct classifier has no second pick to score.
+  if (model->has_classifier()) out.push_back(evaluate_row_order(rows.records, *model, only, true));
+  return out;
 }
 
 // The held-out matrices of a LiteForm model's file, or `only`.
