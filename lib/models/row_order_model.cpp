@@ -235,9 +235,9 @@ RowOrderModel RowOrderModel::fit(const std::vector<const RowOrderRecord*>& train
                            m.classifier_orders_.begin()));
       w.push_back(class_weight[b]);
     }
-    // The comparison classifier keeps its rounds when the regressions are asked for none.
+    // The comparison classifier keeps its own rounds whatever the regressions are given.
     XgbOptions co = o.xgb;
-    if (co.rounds < 1) co.rounds = RowOrderTrainOptions{}.xgb.rounds;
+    co.rounds = RowOrderTrainOptions{}.xgb.rounds;
     XgbClassifier cls(static_cast<int>(m.classifier_orders_.size()), co);
     cls.fit(x, y, w);
     m.classifier_.emplace(std::move(cls));
