@@ -46,7 +46,8 @@ CLI::Option* add_candidates_option(CLI::App& cmd, row_orders::Candidates& into,
 // Prints rows as an aligned two-or-more-column text table.
 // Every option of `app` and its subcommands that takes a value refuses "nan", "inf" and other
 // non-finite numbers (CLI11's ranges let NaN through, and no option means either); positional
-// arguments, which are file names, are left alone.
+// arguments, which are file names, are left alone. Every --seed takes a whole number from 0 to
+// 2^63 - 1 (not -1 read as 2^64 - 1).
 void refuse_non_finite_values(CLI::App& app);
 
 void print_table(const std::vector<std::vector<std::string>>& rows);

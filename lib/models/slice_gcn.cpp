@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -534,8 +535,12 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
     throw Error("slice-gcn: training needs one label per sample, and at least one sample");
   if (targets && targets->size() != x.size())
     throw Error("slice-gcn: training needs one target per sample");
-  if (o.epochs < 1 || o.batch < 1 || !(o.learning_rate > 0) || !(o.weight_decay >= 0))
-    throw Error("slice-gcn: bad training options");
+  if (o.epochs < 1) throw Error("slice-gcn: epochs must be at least 1");
+  if (o.batch < 1) throw Error("slice-gcn: the batch must hold at least 1 slice");
+  if (!(o.learning_rate > 0) || !std::isfinite(o.learning_rate))
+    throw Error("slice-gcn: the learning rate must be a positive number");
+  if (!(o.weight_decay >= 0) || !std::isfinite(o.weight_decay))
+    throw Error("slice-gcn: the weight decay must be 0 or more");
   if (o.average_last < 0 || o.average_last > o.epochs)
     throw Error("slice-gcn: average_last " + std::to_string(o.average_last) +
                 " must be between 0 and the epochs (" + std::to_string(o.epochs) + ")");
@@ -621,6 +626,14 @@ std::vector<double> SliceGcn::train(const std::vector<features::SliceInput>& x,
       }
     }
     epoch_loss.push_back(total / static_cast<double>(x.size()));
+    // A step too large diverges; its weights are no model, and nothing after it recovers.
+    if (!std::isfinite(epoch_loss.back())) {
+      char rates[96];
+      std::snprintf(rates, sizeof rates, "learning rate %g, weight decay %g", o.learning_rate,
+                    o.weight_decay);
+      throw Error("slice-gcn: the training loss is not finite after epoch " +
+                  std::to_string(e + 1) + " (" + rates + "): lower them");
+    }
     if (e >= o.epochs - o.average_last)
       for (std::size_t k = 0; k < w_.size(); ++k) mean[k] += w_[k] / o.average_last;
   }

@@ -317,6 +317,26 @@ TEST_CASE("Slice-GCN standardizes the globals by its training slices and keeps t
   std::filesystem::remove(path);
 }
 
+TEST_CASE("Slice-GCN training refuses bad options by name and a loss that diverges",
+          "[models][gcn]") {
+  const auto x = synthetic(16, 31);
+  const auto y = rule_labels(x);
+  SliceGcn net(GcnShape{}, 3);
+  GcnTrainOptions o;
+  o.epochs = 0;
+  CHECK_THROWS_WITH(net.train(x, y, o), Catch::Contains("epochs must be at least 1"));
+  o.epochs = 2;
+  o.learning_rate = 0;
+  CHECK_THROWS_WITH(net.train(x, y, o), Catch::Contains("learning rate must be a positive"));
+  o.learning_rate = 1e-2;
+  o.weight_decay = -1;
+  CHECK_THROWS_WITH(net.train(x, y, o), Catch::Contains("weight decay must be 0 or more"));
+  // Steps of 1e300 overflow the weights within an epoch or two.
+  o.weight_decay = 0;
+  o.learning_rate = 1e300;
+  CHECK_THROWS_WITH(net.train(x, y, o), Catch::Contains("loss is not finite after epoch"));
+}
+
 TEST_CASE("Slice-GCN training drives the loss down and classifies held-out slices",
           "[models][gcn]") {
   const auto train_x = synthetic(160, 21), test_x = synthetic(80, 22);
