@@ -52,6 +52,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--coo-block-nnz", t->coo_block_nnz,
                   "sptv: entries a column-sorted COO thread block holds at most (0: a "
                   "thousandth of the part's, 4096 to 65536)")
+      ->needs(coo_sorted)
       ->capture_default_str();
   cmd->add_option(
       "--hyb-width", t->hyb_width,

@@ -329,12 +329,19 @@ expect_fail "tune --op sptv without --mode" "needs --mode" "$st" tune "$tns" --o
 expect_fail "tune --op sptv with a mode too large" "--mode 3 is not a mode" \
   "$st" tune "$tns" --op sptv --mode 3 --budget 0 -o "$tmp/sptv-bad"
 [ ! -e "$tmp/sptv-bad" ] && ok || bad "a refused sptv tune left an output folder"
-for opt in "--hyb-width -3" "--coo-block-nnz -5" "--batches 0"; do
+for opt in "--hyb-width -3" "--coo-sorted --coo-block-nnz -5" "--batches 0"; do
   # shellcheck disable=SC2086  # the option and its value are two words
-  expect_fail "tune --op sptv $opt" "${opt%% *} must be" \
+  flag=${opt% *}
+  expect_fail "tune --op sptv $opt" "${flag##* } must be" \
     "$st" tune "$tns" --op sptv --mode 0 --budget 0 $opt -o "$tmp/sptv-bad"
   [ ! -e "$tmp/sptv-bad" ] && ok || bad "a refused sptv tune ($opt) left an output folder"
 done
+expect_fail "tune --op sptv --coo-block-nnz alone" "--coo-block-nnz requires --coo-sorted" \
+  "$st" tune "$tns" --op sptv --mode 0 --budget 0 --coo-block-nnz 5000 -o "$tmp/sptv-bad"
+printf '300000000000000 1 1 1.0\n' >"$tmp/long.tns"
+expect_fail "tune --op sptv of a mode of billions, one entry" "needs about .* GiB of memory" \
+  "$st" tune "$tmp/long.tns" --op sptv --mode 0 --budget 0 --compile-only -o "$tmp/sptv-bad"
+[ ! -e "$tmp/sptv-bad" ] && ok || bad "a refused sptv tune (memory) left an output folder"
 printf '1 1 1 x\n' >"$tmp/bad.tns"
 expect_fail "tune --op sptv of a malformed tensor" "bad.tns" \
   "$st" tune "$tmp/bad.tns" --op sptv --mode 0 --budget 0 -o "$tmp/sptv-bad"
