@@ -1,8 +1,10 @@
 // `sparsetune db stats|export|merge`: look into and combine tuning databases.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
+#include "core/error.hpp"
 #include "db/db_export.hpp"
 #include "db/tuning_db.hpp"
 
@@ -19,13 +21,13 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--db", o->path, "Database file (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
-  auto open = [o] {
-    return db::TuningDb(o->path.empty() ? db::TuningDb::default_path() : o->path);
-  };
+  auto path = [o] { return o->path.empty() ? db::TuningDb::default_path() : o->path; };
 
   cmd->add_subcommand("stats", "Counts of matrices, measurements and failures")
-      ->callback([&g, open] {
-        auto tdb = open();
+      ->callback([&g, path] {
+        // Reading never creates: a mistyped --db is an error, not an empty database.
+        const auto db = db::open_database(path());
+        const auto& tdb = *db;
         const auto st = tdb.stats();
         nlohmann::json j = {{"path", tdb.path()},
                             {"matrices", st.matrices},
@@ -54,18 +56,18 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
       "every measurement as JSON lines on stdout");
   exp->add_option("DB", o->export_db, "Database to export (default: --db)")
       ->check(CLI::ExistingFile);
-  exp->add_option("-o,--out", o->out, "Output: .json, .json.gz (one JSON document) or .db");
-  exp->add_option("--fingerprint", o->fingerprint, "JSON lines: only this matrix");
+  auto* out =
+      exp->add_option("-o,--out", o->out, "Output: .json, .json.gz (one JSON document) or .db");
+  exp->add_option("--fingerprint", o->fingerprint, "JSON lines: only this matrix")->excludes(out);
   exp->add_option("--only", o->filter.only, "Only these matrices (names)");
   exp->add_option("--arch", o->filter.arch, "Only rows of this architecture");
   exp->add_flag("--measured-only", o->filter.measured_only,
                 "Leave out predictions and failures (what train reads)");
   exp->callback([&g, o] {
     // DB may itself be an export (a JSON one is read into memory).
-    const auto tdb = o->export_db.empty()
-                         ? std::make_unique<db::TuningDb>(
-                               o->path.empty() ? db::TuningDb::default_path() : o->path)
-                         : db::open_database(o->export_db);
+    const auto tdb = db::open_database(
+        o->export_db.empty() ? (o->path.empty() ? db::TuningDb::default_path() : o->path)
+                             : o->export_db);
     if (o->out.empty()) {
       for (const auto& m : tdb->measurements(o->fingerprint))
         std::printf("%s\n", db::measurement_json(m).dump().c_str());
@@ -87,13 +89,31 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
   merge->add_option("OTHER", o->others, "Databases to merge in")
       ->required()
       ->check(CLI::ExistingFile);
-  merge->callback([&g, o, open] {
-    auto tdb = open();
+  merge->callback([&g, o, path] {
+    const std::string into = path();
+    const bool existed = std::filesystem::exists(into);
     nlohmann::json added = nlohmann::json::object();
-    for (const auto& other : o->others) added[other] = db::merge_from(tdb, other);
-    if (g.json) return print_json({{"path", tdb.path()}, {"added", added}});
+    try {
+      db::TuningDb tdb(into);
+      for (const auto& other : o->others) added[other] = db::merge_from(tdb, other);
+    } catch (const Error& e) {
+      // A database this merge created is removed again; one that existed keeps what the
+      // databases before the failing one added, and the error says so.
+      if (!existed) {
+        std::error_code ec;
+        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(into + suffix, ec);
+        throw;
+      }
+      std::string kept;
+      for (const auto& [other, n] : added.items())
+        kept += (kept.empty() ? "" : ", ") + other + " (" + std::to_string(n.get<long long>()) +
+                " new)";
+      if (kept.empty()) throw;
+      throw Error(std::string(e.what()) + "; " + into + " keeps what was merged before: " + kept);
+    }
+    if (g.json) return print_json({{"path", into}, {"added", added}});
     for (const auto& other : o->others)
-      std::printf("%s: %lld new measurements from %s\n", tdb.path().c_str(),
+      std::printf("%s: %lld new measurements from %s\n", into.c_str(),
                   static_cast<long long>(added[other].get<std::int64_t>()), other.c_str());
   });
 }

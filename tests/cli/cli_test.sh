@@ -123,6 +123,16 @@ expect_fail "bench --db with a bad database" "notadb.db: tuning database: file i
   "$st" bench "$example" --op spmv --db "$tmp/notadb.db"
 
 # --- tuning database -------------------------------------------------------------------------
+# Reading never creates: a database that is not there is named, and stays not there.
+expect_fail "db stats on a missing database" "t.db: no such tuning database" \
+  "$st" db --db "$tmp/db/t.db" stats
+expect_fail "db export of a missing database" "t.db: no such tuning database" \
+  "$st" db --db "$tmp/db/t.db" export -o "$tmp/t.json"
+[ ! -e "$tmp/db/t.db" ] && [ ! -e "$tmp/t.json" ] && ok || bad "reading a missing database made files"
+printf '{"format": "sparsetune-db-export", "version": 1, "matrices": [], "measurements": [], "runs": []}\n' \
+  >"$tmp/empty.json"
+expect_ok "db merge of an empty export makes a database" "$st" db --db "$tmp/db/t.db" merge \
+  "$tmp/empty.json"
 expect_ok "db stats on a new database" "$st" db --db "$tmp/db/t.db" stats
 expect_out "empty database" "measurements +0"
 expect_ok "db export of an empty database" "$st" db --db "$tmp/db/t.db" export
@@ -131,6 +141,12 @@ expect_ok "db merge" "$st" db --db "$tmp/db/u.db" merge "$tmp/db/t.db"
 echo "not a database, just text of some length to look odd" >"$tmp/junk.db"
 expect_fail "db merge of a junk file" "junk.db" "$st" db --db "$tmp/db/u.db" merge "$tmp/junk.db"
 expect_fail "db stats on a junk file" "junk.db" "$st" db --db "$tmp/junk.db" stats
+# A merge that fails removes the database it made; one that existed keeps the earlier merges.
+expect_fail "db merge into a new database, failing" "junk.db" \
+  "$st" db --db "$tmp/db/v.db" merge "$tmp/empty.json" "$tmp/junk.db"
+[ ! -e "$tmp/db/v.db" ] && ok || bad "a failed merge left the database it made"
+expect_fail "db merge into a database, failing after one" "keeps what was merged before: .*empty.json" \
+  "$st" db --db "$tmp/db/u.db" merge "$tmp/empty.json" "$tmp/junk.db"
 
 # --- bad Matrix Market inputs: each error names the file and the line ------------------------
 f=$(mtx banner.mtx '%%MatrixMarkt matrix coordinate real general\n2 2 1\n1 1 1\n')
