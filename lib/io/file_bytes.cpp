@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "io/interrupt_cleanup.hpp"
 
 namespace sparsetune::io {
 
@@ -209,6 +210,7 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
          std::to_string(counter.fetch_add(1));
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd_ < 0) throw Error(path + ": cannot create a temporary file: " + errno_text());
+  interrupt_slot_ = remove_on_interrupt(tmp_);
 }
 
 AtomicFile::~AtomicFile() {
@@ -216,6 +218,7 @@ AtomicFile::~AtomicFile() {
     ::close(fd_);
     ::unlink(tmp_.c_str());
   }
+  forget_on_interrupt(interrupt_slot_);
 }
 
 void AtomicFile::fail(const std::string& what) {
@@ -223,6 +226,8 @@ void AtomicFile::fail(const std::string& what) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   ::unlink(tmp_.c_str());
+  forget_on_interrupt(interrupt_slot_);
+  interrupt_slot_ = -1;
   throw Error(path_ + ": " + what + ": " + text);
 }
 
@@ -254,6 +259,8 @@ void AtomicFile::commit() {
     ::unlink(tmp_.c_str());
     throw Error(path_ + ": cannot replace the file: " + text);
   }
+  forget_on_interrupt(interrupt_slot_);
+  interrupt_slot_ = -1;
 }
 
 void write_file_atomic(const std::string& path, std::string_view bytes) {

@@ -56,7 +56,8 @@ bool ends_with_nocase(std::string_view name, std::string_view suffix);
 
 // An output written piecewise to a temporary file in the target's folder; commit() renames it
 // over the target. Destroying it without commit() removes the temporary, so a failed write
-// leaves the previous file (or none) in place.
+// leaves the previous file (or none) in place, and so does an interrupt (SIGINT, SIGTERM, SIGHUP;
+// io/interrupt_cleanup.hpp).
 class AtomicFile {
  public:
   explicit AtomicFile(const std::string& path);
@@ -71,6 +72,7 @@ class AtomicFile {
   [[noreturn]] void fail(const std::string& what);
   std::string path_, tmp_;
   int fd_ = -1;
+  int interrupt_slot_ = -1;  // the temporary, removed if the process is interrupted
 };
 
 // Writes `bytes` to `path` through an AtomicFile.

@@ -103,3 +103,27 @@ TEST_CASE("a staged folder refuses the current folder, its parents and folders i
   CHECK(fs::is_directory(t.path / "out" / "sub"));
   CHECK_FALSE(fs::exists(t.path / "out" / "a.txt"));
 }
+
+TEST_CASE("a file being written is removed when the writer is interrupted", "[io]") {
+  testing::TempDir t("sparsetune-interrupt");
+  const fs::path out = t.path / "big.mtx";
+  io::write_file_atomic(out.string(), "old");
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      // The test runner's own handlers are not the program's: start from the defaults.
+      signal(sig, SIG_DFL);
+      io::AtomicFile f(out.string());
+      f.write(std::string(1 << 20, 'x'));
+      raise(sig);
+      _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    INFO("signal " << sig);
+    // Ended by the signal as before (not exiting normally), and the temporary is gone.
+    CHECK((WIFSIGNALED(status) && WTERMSIG(status) == sig));
+    CHECK(hidden_entries(t.path) == 0);
+    CHECK(slurp(out) == "old");
+  }
+}
