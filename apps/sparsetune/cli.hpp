@@ -50,6 +50,11 @@ CLI::Option* add_candidates_option(CLI::App& cmd, row_orders::Candidates& into,
 // 2^63 - 1 (not -1 read as 2^64 - 1).
 void refuse_non_finite_values(CLI::App& app);
 
+// CLI11's PositiveNumber and NonNegativeNumber, with a message that does not print the largest
+// double in full ("must be a positive number").
+extern const CLI::Validator kPositive;
+extern const CLI::Validator kNonNegative;
+
 void print_table(const std::vector<std::vector<std::string>>& rows);
 void print_json(const nlohmann::json& j);
 

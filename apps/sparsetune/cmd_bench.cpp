@@ -81,7 +81,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--db", args->db,
                   "Also record every result in this tuning database (for sparsetune report)");
   cmd->add_option("--timeout", args->timeout, "Seconds a baseline may take before it is killed")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd->callback([args, &g] {
     runtime::BenchOptions o;
     o.op = args->op;

@@ -57,7 +57,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();
   cmd->add_option("--budget", o->c.budget_s, "tune's search budget per matrix, seconds")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   cmd->add_option("--crux-share", o->c.crux_share,
                   "SpMV: the share of each search's time its crux search may take (tune's "
@@ -68,7 +68,7 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
                 "tune asks for (within --per-matrix-timeout when given)");
   cmd->add_option("--per-matrix-timeout", o->c.per_matrix_timeout_s,
                   "Hard limit per matrix, seconds (default 3 x budget + 60)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   cmd->add_option("--db", o->c.db_path,
                   "Tuning database (default: $XDG_DATA_HOME/sparsetune/tuning.db)");
   cmd->add_option("--gen-dir", o->c.gen_dir,

@@ -45,8 +45,7 @@ void print_eval(const report::PredictorEval& e) {
   std::printf(
       "%s over %zu %s: top-1 %.1f %%, geometric mean %.1f %% of the oracle (min %.1f %%), "
       "%d within 10 %%\n",
-      e.predictor.c_str(), e.matrices.size(),
-      noun(e.matrices.front().op), 100 * e.top1,
+      e.predictor.c_str(), e.matrices.size(), noun(e.matrices.front().op), 100 * e.top1,
       100 * e.geomean_share, 100 * e.min_share, e.within_10_percent);
 }
 

@@ -39,7 +39,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& g) {
                   "y = alpha A x + beta y; y starts random (seed + 1) when beta is not 0")
       ->capture_default_str();
   cmd->add_option("--timeout", a->o.timeout_s, "Seconds the run may take before it is killed")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   cmd->callback([a, &g] {
     const auto r = search::run_emitted(a->dir, a->o);

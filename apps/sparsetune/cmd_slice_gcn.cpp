@@ -200,18 +200,18 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->add_option("--average-last", o->t.train.average_last,
                    "The model is the mean of its weights over this many last epochs (0: the "
                    "last epoch's)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
   train
       ->add_option("--weight-decay", o->t.train.weight_decay,
                    "Decoupled weight decay per step, times the learning rate (AdamW)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
   train
       ->add_option("--soft-labels", o->t.soft_labels,
                    "Learn from the measured times: a format slower than the fastest by a share "
                    "r gets the weight exp(-ln(1 + r) / THIS) (0: the label alone)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
   auto* folds = train
                     ->add_option("--folds", o->t.folds,

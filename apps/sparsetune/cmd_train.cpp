@@ -211,11 +211,11 @@ void add_train_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(0, models::kMaxGlobalBins));
   cmd->add_option("--average-last", o->t.average_last,
                   "slice-gcn: the model is the mean of its weights over this many last epochs")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   cmd->add_option("--soft-labels", o->t.soft_labels,
                   "slice-gcn: learn from each slice's measured times, a format r slower than the "
                   "fastest weighted exp(-ln(1 + r) / THIS) (0: the label alone)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   cmd->add_flag("--no-class-weights", o->t.no_class_weights,
                 "row-order: weigh every sample alike, as row-orders train --no-class-weights does "
                 "(default: inversely to the frequency of its best order)");

@@ -68,15 +68,15 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out_dir, "Output folder (default: <matrix name>.tuned)");
   cmd->add_option("--budget", o->budget_s, "Search time in seconds; 0: predict only, no GPU")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
   cmd->add_option("--max-candidates", o->max_candidates,
                   "Most candidates scored (0: the budget decides; 64 when predicting only)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   cmd->add_option("--crux-evaluations", o->crux_evaluations,
                   "SpMV with a budget: points of the crux search (tensor-core split, Bayesian "
                   "optimisation) after the graph search, in its last --crux-share; 0: none")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
   cmd->add_option("--crux-share", o->crux_share,
                   "SpMV with a budget: the share of the search's time the crux search may take")

@@ -45,4 +45,21 @@ void refuse_in(CLI::App& app) {
 
 void refuse_non_finite_values(CLI::App& app) { refuse_in(app); }
 
+namespace {
+// "" when `s` is a number above (or, with `zero`, at least) 0.
+std::string sign_check(const std::string& s, bool zero) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || end != s.c_str() + s.size()) return "'" + s + "' is not a number";
+  if (!std::isfinite(v)) return "'" + s + "' is not a finite number";
+  if (zero ? v >= 0 : v > 0) return "";
+  return "'" + s + "' must be " + (zero ? "0 or more" : "a positive number");
+}
+}  // namespace
+
+const CLI::Validator kPositive([](std::string& s) { return sign_check(s, false); }, "POSITIVE",
+                               "positive");
+const CLI::Validator kNonNegative([](std::string& s) { return sign_check(s, true); }, "NONNEGATIVE",
+                                  "nonnegative");
+
 }  // namespace sparsetune::cli

@@ -250,6 +250,14 @@ Measurement read_measurement(const Statement& s) {
 }
 
 void check_schema(sqlite3* db, const std::string& schema, const std::string& path) {
+  {
+    Statement t(
+        db,
+        "SELECT count(*) FROM " + schema + ".sqlite_master WHERE type = 'table' AND name = 'meta'",
+        path);
+    if (!t.step() || t.integer(0) == 0)
+      throw Error(path + ": a SQLite file, but not a sparsetune tuning database (no 'meta')");
+  }
   Statement s(db, "SELECT value FROM " + schema + ".meta WHERE key = 'schema_version'", path);
   if (!s.step()) throw Error(path + ": not a sparsetune tuning database (no schema version)");
   if (std::atoi(s.text(0).c_str()) != kSchemaVersion)
