@@ -85,6 +85,8 @@ void add_collect_command(CLI::App& app, const GlobalOptions& g) {
     search::InterruptGuard guard;
     o->c.stop = &guard.flag();
     const bool sptv = o->c.op == "sptv";
+    if (cmd->count("--n") && o->c.op != "spmm")
+      throw Error("collect --n sets B's columns of SpMM; add --op spmm");
     if (sptv && o->c.compile_only)
       throw Error("collect --op sptv times slices on a GPU; --compile-only is for spmv and spmm");
     auto items = sptv ? search::read_tensor_list(o->list) : search::read_collect_list(o->list);

@@ -224,6 +224,8 @@ expect_fail "train --model slice-gcn without slice timings" "no slice timings.*c
   "$st" train --model slice-gcn --db "$tmp/f.db" --no-write
 
 # ---- collect --op spmm --row-orders, train --model row-order ----
+expect_fail "collect --n without --op spmm" "collect --n sets B's columns of SpMM; add --op spmm" \
+  "$st" collect "$tmp/small.mtx" --n 32 --compile-only --db "$tmp/r.db"
 expect_fail "collect --row-orders without --op spmm" "row-orders times SpMM; add --op spmm" \
   "$st" collect "$tmp/small.mtx" --row-orders --db "$tmp/r.db"
 expect_fail "collect --row-orders --compile-only" "compile-only does not" \
