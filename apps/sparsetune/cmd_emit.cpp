@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "codegen/emit.hpp"
+#include "core/error.hpp"
 #include "graph/format.hpp"
 #include "io/matrix_file.hpp"
 
@@ -50,7 +51,14 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
     opt.layout = o->layout;
     opt.optimizer.split_words = o->split_words;
     if (o->no_optimize) opt.optimizer = codegen::OptimizerOptions::none();
-    const auto e = codegen::generate(gr, a, opt);
+    // A rule that fails while the format is designed names the graph and matrix it met.
+    const auto e = [&] {
+      try {
+        return codegen::generate(gr, a, opt);
+      } catch (const Error& err) {
+        throw Error(o->graph + " on " + o->in + ": " + err.what());
+      }
+    }();
     io::StagedFolder out(o->out);  // all files or none
     codegen::stage_emitted(e, gr, out);
     if (o->reference) codegen::stage_reference(a, out);
