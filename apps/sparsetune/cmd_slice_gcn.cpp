@@ -371,6 +371,9 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       excluded += before - labels.size();
     }
     const auto r = models::evaluate_slice_gcn(labels, timings_dir(eo->timings), sp, model);
+    if (r.slices.empty())
+      throw Error("slice-gcn eval: no labelled slice to score in " + eo->timings +
+                  (excluded > 0 ? " (" + std::to_string(excluded) + " left out)" : std::string()));
     if (g.json) {
       nlohmann::json slices = nlohmann::json::array();
       const auto name = [](int f) {
@@ -448,6 +451,9 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       collections.push_back(std::move(records));
     }
     const auto merged = models::merge_slice_timings(collections);
+    if (merged.empty())
+      throw Error("slice-gcn merge: no slice timing in " + std::to_string(mo->inputs.size()) +
+                  " file(s); nothing written to " + mo->out);
     const auto labels = models::label_slices(merged);
     std::map<std::string, int> label_of;
     for (const auto& l : labels) label_of[models::slice_key(l.tensor, l.mode, l.slice)] = l.format;

@@ -482,6 +482,10 @@ expect_fail "slice-gcn merge names a bad field" "bad.csv:2.*field slice" \
 expect_fail "slice-gcn merge of a missing file" "nope.csv" \
   "$st" slice-gcn merge "$tmp/ra/l.csv" "$tmp/nope.csv" -o "$tmp/merged/bad.csv"
 [ ! -e "$tmp/merged/bad.csv" ] && ok || bad "a refused slice-gcn merge wrote its CSV"
+printf 'tensor,mode,slice,format,time_us\n' >"$tmp/rb/header-only.csv"
+expect_fail "slice-gcn merge of no timing" "no slice timing in 1 file" \
+  "$st" slice-gcn merge "$tmp/rb/header-only.csv" -o "$tmp/merged/bad.csv"
+[ ! -e "$tmp/merged/bad.csv" ] && ok || bad "slice-gcn merge of no timing wrote a CSV"
 
 # What the models read of a labelled slice. order3.tns along mode 1, sliced along mode 0: slice 0
 # holds (1,1,1) and (1,2,3), two fibers of one entry each over 3 rows and 3 columns.
