@@ -173,7 +173,12 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
       ->add_option("-o,--out", o->out,
                    "Model file (e.g. configs/models/sm_90/slice_gcn.safetensors)")
       ->required();
-  train->add_option("--arch", o->arch, "Architecture the timings were measured on")
+  train->add_option("--arch", o->arch, "Architecture the timings were measured on (sm_NN)")
+      ->check([](const std::string& a) {
+        const bool ok = a.size() >= 4 && a.rfind("sm_", 0) == 0 &&
+                        a.find_first_not_of("0123456789", 3) == std::string::npos;
+        return ok ? std::string() : "'" + a + "' is not an architecture such as sm_90";
+      })
       ->capture_default_str();
   train->add_option("--epochs", o->t.train.epochs, "Training epochs")->capture_default_str();
   train
@@ -238,6 +243,7 @@ void add_slice_gcn_command(CLI::App& app, const GlobalOptions& g) {
   train
       ->add_option("--threads", o->t.train.threads,
                    "Threads sharing each batch (0: every core; the model is the same)")
+      ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   train
       ->add_option("--tie-tolerance", o->tie_tolerance,
