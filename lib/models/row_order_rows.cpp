@@ -13,11 +13,15 @@
 namespace sparsetune::models {
 
 std::string hamming_rule(const nlohmann::json& params) {
-  const auto name = params.value("order", std::string());
+  const auto order = params.is_object() ? params.find("order") : params.end();
+  if (order == params.end() || !order->is_string()) return "";
   for (const auto o : row_orders::all_orders())
-    if (row_orders::name(o) == name)
-      return row_orders::uses_candidates(o) ? params.value("candidates", std::string("matrix"))
-                                            : "";
+    if (row_orders::name(o) == order->get<std::string>()) {
+      if (!row_orders::uses_candidates(o)) return "";
+      const auto rule = params.find("candidates");
+      if (rule == params.end()) return "matrix";
+      return rule->is_string() ? rule->get<std::string>() : "";
+    }
   return "";
 }
 

@@ -269,6 +269,16 @@ TEST_CASE("a row-order time with params of the wrong shape names the field",
                     Catch::Contains("field 'candidates' must be a name"));
   CHECK(bad(R"({"order": "original", "order_ms": 0.5})").records.empty());  // no features: unused
 
+  // The rule of a row read without vetting it (collect's resume check): anything else is no rule.
+  using nlohmann::json;
+  CHECK(models::hamming_rule(json{{"order", "cta-aware"}}) == "matrix");
+  CHECK(models::hamming_rule(json{{"order", "cta-aware"}, {"candidates", "shared-lines"}}) ==
+        "shared-lines");
+  CHECK(models::hamming_rule(json{{"order", "lpt"}, {"candidates", "shared-lines"}}).empty());
+  CHECK(models::hamming_rule(json{{"order", 6}}).empty());
+  CHECK(models::hamming_rule(json{{"order", "cta-aware"}, {"candidates", 1}}).empty());
+  CHECK(models::hamming_rule(json::array({1, 2})).empty());
+
   // Times of two architectures and none asked: both named, not the first one met taken.
   db::TuningDb two(":memory:");
   two.put_matrix({"fp1", "m1", 10, 10, 30, "{}"});
