@@ -77,21 +77,15 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                 std::to_string(t.order()) + " tensor (0.." + std::to_string(t.order() - 1) + ")");
   const std::string arch = o.arch.empty() ? "sm_90" : o.arch;
   runtime::check_arch(arch);
-  {
-    // Dense along two modes whatever the entries: v and a column scratch (the multiplied mode),
-    // and one start per slice (the slice mode); about 64 bytes an entry besides. Refused here,
-    // not killed half-way, when a mode of billions is declared for a few entries.
-    const int slice_mode = o.slice_mode >= 0 && o.slice_mode < t.order() && o.slice_mode != o.mode
-                               ? o.slice_mode
-                               : default_slice_mode(t, o.mode);
-    const double need = 24.0 * static_cast<double>(t.dims[o.mode]) +
-                        16.0 * static_cast<double>(t.dims[slice_mode]) +
-                        64.0 * static_cast<double>(t.nnz());
-    check_memory_need(need, o.tensor + ": SpTV along mode " + std::to_string(o.mode) + " (" +
-                                std::to_string(t.dims[o.mode]) + " long, sliced along " +
-                                std::to_string(t.dims[slice_mode]) + ")");
-  }
   const SptvMatrix m = sptv_matrix(t, o.mode, o.slice_mode);
+  // Dense along two modes whatever the entries: v and a column scratch (the multiplied mode),
+  // and one start per slice (the slice mode); about 64 bytes an entry besides. Refused here,
+  // before the slices' inputs are built, when a mode of billions is declared for a few entries.
+  check_memory_need(24.0 * static_cast<double>(m.a.cols) + 16.0 * static_cast<double>(m.slices) +
+                        64.0 * static_cast<double>(t.nnz()),
+                    o.tensor + ": SpTV along mode " + std::to_string(o.mode) + " (" +
+                        std::to_string(m.a.cols) + " long, sliced along " +
+                        std::to_string(m.slices) + ")");
   step("matrix view");
 
   // Two-stage selection, or one format forced on every slice.
