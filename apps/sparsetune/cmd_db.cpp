@@ -63,11 +63,9 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
   exp->add_option("--arch", o->filter.arch, "Only rows of this architecture");
   exp->add_flag("--measured-only", o->filter.measured_only,
                 "Leave out predictions and failures (what train reads)");
-  exp->callback([&g, o] {
+  exp->callback([&g, o, path] {
     // DB may itself be an export (a JSON one is read into memory).
-    const auto tdb = db::open_database(
-        o->export_db.empty() ? (o->path.empty() ? db::TuningDb::default_path() : o->path)
-                             : o->export_db);
+    const auto tdb = db::open_database(o->export_db.empty() ? path() : o->export_db);
     if (o->out.empty()) {
       for (const auto& m : tdb->measurements(o->fingerprint))
         std::printf("%s\n", db::measurement_json(m).dump().c_str());

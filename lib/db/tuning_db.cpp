@@ -249,15 +249,22 @@ Measurement read_measurement(const Statement& s) {
   return m;
 }
 
+// Throws unless `schema` holds this tool's 'meta' table, or (with `empty_ok`: a file about to
+// get the schema) no table at all: another program's SQLite file is named, never written into.
+void check_tuning_tables(sqlite3* db, const std::string& schema, const std::string& path,
+                         bool empty_ok) {
+  Statement t(db,
+              "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM " + schema +
+                  ".sqlite_master WHERE type = 'table'",
+              path);
+  const std::int64_t tables = t.step() ? t.integer(0) : 0;
+  if (t.integer(1) > 0 || (empty_ok && tables == 0)) return;
+  throw Error(path + ": a SQLite file, but not a sparsetune tuning database (" +
+              std::to_string(tables) + " tables and no 'meta')");
+}
+
 void check_schema(sqlite3* db, const std::string& schema, const std::string& path) {
-  {
-    Statement t(
-        db,
-        "SELECT count(*) FROM " + schema + ".sqlite_master WHERE type = 'table' AND name = 'meta'",
-        path);
-    if (!t.step() || t.integer(0) == 0)
-      throw Error(path + ": a SQLite file, but not a sparsetune tuning database (no 'meta')");
-  }
+  check_tuning_tables(db, schema, path, false);
   Statement s(db, "SELECT value FROM " + schema + ".meta WHERE key = 'schema_version'", path);
   if (!s.step()) throw Error(path + ": not a sparsetune tuning database (no schema version)");
   if (std::atoi(s.text(0).c_str()) != kSchemaVersion)
@@ -281,16 +288,9 @@ TuningDb::TuningDb(const std::string& path) : path_(path) {
   // Writers wait for each other (several tune processes may share a database) rather than fail.
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   try {
-    // A SQLite file of something else is refused before anything is written into it: the schema
-    // below would add this tool's tables beside its own.
-    {
-      Statement t(db_,
-                  "SELECT count(*), sum(name = 'meta') FROM sqlite_master WHERE type = 'table'",
-                  path_);
-      if (t.step() && t.integer(0) > 0 && t.integer(1) == 0)
-        throw Error(path_ + ": a SQLite file, but not a sparsetune tuning database (" +
-                    std::to_string(t.integer(0)) + " tables of its own and no 'meta')");
-    }
+    // Before anything is written: the schema below would add this tool's tables beside another
+    // program's.
+    check_tuning_tables(db_, "main", path_, true);
     // WAL: readers never block the writer, and a writer killed at any point (kill -9) leaves the
     // file consistent with every committed transaction; each measurement is its own transaction.
     // synchronous=FULL makes a commit durable once add() returns.

@@ -36,6 +36,16 @@ Graph as_spmm(Graph g, int tn, int vec, int lanes) {
   return g;
 }
 
+namespace {
+// What with_row_order puts after a graph's name for an order (index into all_orders) and rule.
+std::string order_suffix(int order, bool shared_lines) {
+  std::string s = "-";
+  s += row_orders::name(row_orders::all_orders()[static_cast<std::size_t>(order)]);
+  if (shared_lines) s += "-shared-lines";
+  return s;
+}
+}  // namespace
+
 Graph with_row_order(Graph g, int order, row_orders::Candidates candidates) {
   const auto& orders = row_orders::all_orders();
   if (order < 0 || order >= static_cast<int>(orders.size()))
@@ -48,8 +58,7 @@ Graph with_row_order(Graph g, int order, row_orders::Candidates candidates) {
       // name the last one alone ("csr-vector-dcsr", never "csr-vector-plain-dcsr").
       const int old = it->params.value("order", -1);
       if (old >= 0 && old < static_cast<int>(orders.size())) {
-        std::string suffix = "-" + row_orders::name(orders[static_cast<std::size_t>(old)]);
-        if (it->params.value("candidates", 0) == 1) suffix += "-shared-lines";
+        const auto suffix = order_suffix(old, it->params.value("candidates", 0) == 1);
         if (g.name.size() > suffix.size() &&
             g.name.compare(g.name.size() - suffix.size(), suffix.size(), suffix) == 0)
           g.name.resize(g.name.size() - suffix.size());
@@ -67,8 +76,7 @@ Graph with_row_order(Graph g, int order, row_orders::Candidates candidates) {
   nlohmann::json params = {{"order", order}, {"warps", std::max(1, threads / 32)}};
   if (shared) params["candidates"] = 1;
   g.ops.insert(g.ops.begin(), OpNode{"ROW_ORDER", params, {}});
-  g.name += "-" + row_orders::name(which);
-  if (shared) g.name += "-shared-lines";
+  g.name += order_suffix(order, shared);
   validate(g, "spmm graph " + g.name);
   return g;
 }

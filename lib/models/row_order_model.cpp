@@ -520,14 +520,12 @@ RowOrderModel RowOrderModel::read(const std::string& description_path) {
     throw Error(description_path + ": stale model: " + why);
   if (m.file_.kind != "xgboost-regressor-per-order")
     throw Error(description_path + ": field 'kind' must be \"xgboost-regressor-per-order\"");
-  if (const auto c = m.file_.options.find("candidates"); c != m.file_.options.end()) {
-    if (!c->is_string())
-      throw Error(description_path + ": field 'options.candidates' must be a rule's name");
-    try {
-      row_orders::parse_candidates(c->get<std::string>());
-    } catch (const Error& e) {
-      throw Error(description_path + ": field 'options.candidates': " + e.what());
-    }
+  // The rule is read where it is used (candidates()); a file whose rule that cannot read is
+  // refused here, by name, instead of failing the tune that asks.
+  try {
+    (void)m.candidates();
+  } catch (const std::exception& e) {  // an unknown name (Error) or not a string (JSON's)
+    throw Error(description_path + ": field 'options.candidates': " + e.what());
   }
   const auto path =
       (std::filesystem::path(description_path).parent_path() / m.file_.booster).string();
