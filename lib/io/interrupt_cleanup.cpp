@@ -1,5 +1,8 @@
 #include "io/interrupt_cleanup.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,12 +18,41 @@ namespace {
 constexpr int kSlots = 32;
 constexpr std::size_t kPathBytes = 4096;
 char paths[kSlots][kPathBytes];
+bool is_folder[kSlots];
 std::atomic<bool> used[kSlots];
 std::mutex claim;  // between threads claiming slots, never taken by the handler
 
+// Empties and removes a folder with system calls only: getdents64 rather than readdir, which
+// may allocate. Removing entries while reading them may skip some, so it reads again from the
+// start until a pass removes nothing.
+void remove_folder(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  alignas(8) static char buf[16384];
+  for (bool removed = true; removed;) {
+    removed = false;
+    ::lseek(fd, 0, SEEK_SET);
+    for (;;) {
+      const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0) break;
+      for (long at = 0; at < n;) {
+        const auto* e = reinterpret_cast<const struct dirent64*>(buf + at);
+        at += e->d_reclen;
+        const char* name = e->d_name;
+        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+        if (::unlinkat(fd, name, 0) == 0 || ::unlinkat(fd, name, AT_REMOVEDIR) == 0) removed = true;
+      }
+    }
+  }
+  ::close(fd);
+  ::rmdir(path);
+}
+
 extern "C" void remove_and_reraise(int sig) {
+  for (int i = 0; i < kSlots; ++i)  // files first: some of them lie in the folders
+    if (used[i].load() && !is_folder[i]) ::unlink(paths[i]);
   for (int i = 0; i < kSlots; ++i)
-    if (used[i].load()) ::unlink(paths[i]);
+    if (used[i].load() && is_folder[i]) remove_folder(paths[i]);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -39,20 +71,25 @@ void install() {
   }
 }
 
-}  // namespace
-
-int remove_on_interrupt(const std::string& path) {
+int claim_slot(const std::string& path, bool folder) {
   if (path.size() >= kPathBytes) return -1;
   std::lock_guard<std::mutex> lock(claim);
   install();
   for (int i = 0; i < kSlots; ++i)
     if (!used[i].load()) {
       std::memcpy(paths[i], path.c_str(), path.size() + 1);
+      is_folder[i] = folder;
       used[i].store(true);
       return i;
     }
   return -1;
 }
+
+}  // namespace
+
+int remove_on_interrupt(const std::string& path) { return claim_slot(path, false); }
+
+int remove_folder_on_interrupt(const std::string& path) { return claim_slot(path, true); }
 
 void forget_on_interrupt(int slot) {
   if (slot >= 0 && slot < kSlots) used[slot].store(false);

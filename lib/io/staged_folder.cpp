@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "io/file_bytes.hpp"
+#include "io/interrupt_cleanup.hpp"
 
 namespace sparsetune::io {
 
@@ -65,11 +66,13 @@ StagedFolder::StagedFolder(std::string dir) : dir_(std::move(dir)) {
                  .string();
   if (!fs::create_directory(staging_, ec) || ec)
     throw Error(dir_ + ": cannot create the staging folder " + staging_ + ": " + ec.message());
+  interrupt_slot_ = remove_folder_on_interrupt(staging_);
 }
 
 StagedFolder::~StagedFolder() {
   std::error_code ec;
   fs::remove_all(staging_, ec);
+  forget_on_interrupt(interrupt_slot_);
 }
 
 std::string StagedFolder::add(const std::string& name, std::string_view bytes) {
@@ -119,6 +122,9 @@ void StagedFolder::commit() {
     if (ec) throw Error(dir_ + ": cannot read the folder: " + ec.message());
   }
   fsync_path(staging_, O_RDONLY | O_DIRECTORY);
+  // From here the staging folder becomes the output: an interrupt must not remove it.
+  forget_on_interrupt(interrupt_slot_);
+  interrupt_slot_ = -1;
   if (existed) {
     if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, dir_.c_str(), RENAME_EXCHANGE) != 0) {
       if (errno != EINVAL && errno != ENOSYS)

@@ -3,7 +3,8 @@
 // target, and commit() swaps it with the target in one rename (renameat2 RENAME_EXCHANGE), so a
 // killed run leaves either every previous output or every new one, never a mix. Files already in
 // the target that this run does not write are carried over (hard links); a target holding
-// folders, or the current folder or one of its parents, is refused by name.
+// folders, or the current folder or one of its parents, is refused by name. An interrupt
+// (SIGINT, SIGTERM, SIGHUP) before commit() removes the staging folder (io/interrupt_cleanup).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,7 @@ class StagedFolder {
   std::string dir_, staging_;
   std::vector<std::string> names_, files_;
   bool committed_ = false;
+  int interrupt_slot_ = -1;
 };
 
 }  // namespace sparsetune::io

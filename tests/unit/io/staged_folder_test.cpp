@@ -127,3 +127,35 @@ TEST_CASE("a file being written is removed when the writer is interrupted", "[io
     CHECK(slurp(out) == "old");
   }
 }
+
+TEST_CASE("a staging folder is removed when the run is interrupted before commit", "[io][staged]") {
+  testing::TempDir t("sparsetune-interrupt-staged");
+  const fs::path out = t.path / "out";
+  {
+    io::StagedFolder s(out.string());
+    s.add("kernel.cu", "old");
+    s.commit();
+  }
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      signal(sig, SIG_DFL);
+      io::StagedFolder s(out.string());
+      // More entries than the handler reads in one system call, a file half written and an
+      // empty folder a program made there.
+      for (int i = 0; i < 2000; ++i) s.add("part-" + std::to_string(i) + ".bin", "x");
+      io::AtomicFile f(s.staging_dir() + "/format.bin");
+      f.write(std::string(1 << 16, 'x'));
+      fs::create_directory(s.staging_dir() + "/scratch");
+      raise(sig);
+      _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    INFO("signal " << sig);
+    CHECK((WIFSIGNALED(status) && WTERMSIG(status) == sig));
+    CHECK(hidden_entries(t.path) == 0);  // no staging folder left
+    CHECK(slurp(out / "kernel.cu") == "old");
+    CHECK(std::distance(fs::directory_iterator(out), fs::directory_iterator()) == 1);
+  }
+}
