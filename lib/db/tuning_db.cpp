@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <string_view>
 #include <thread>
 
 #include "core/error.hpp"
@@ -123,8 +124,50 @@ class Statement {
   }
   std::int64_t integer(int c) const { return sqlite3_column_int64(s_, c); }
   double real(int c) const { return sqlite3_column_double(s_, c); }
+  // A stored row's fields, checked: SQLite converts a value of another storage type silently (a
+  // text time reads as 0 µs), so a hand-edited or foreign row is refused by column instead.
+  std::string text_field(int c) const {
+    expect(c, sqlite3_column_type(s_, c) == SQLITE_TEXT, "text");
+    return text(c);
+  }
+  std::int64_t integer_field(int c) const {
+    expect(c, sqlite3_column_type(s_, c) == SQLITE_INTEGER, "an integer");
+    return integer(c);
+  }
+  double real_field(int c) const {
+    const int t = sqlite3_column_type(s_, c);
+    expect(c, t == SQLITE_FLOAT || t == SQLITE_INTEGER, "a number");
+    return real(c);
+  }
 
  private:
+  void expect(int c, bool holds, const char* what) const {
+    if (holds) return;
+    std::string held;
+    switch (sqlite3_column_type(s_, c)) {
+      case SQLITE_NULL:
+        held = "NULL";
+        break;
+      case SQLITE_BLOB:
+        held = "a blob";
+        break;
+      case SQLITE_TEXT: {
+        std::string v = text(c);
+        if (v.size() > 40) v = v.substr(0, 40) + "...";
+        held = "the text '" + v + "'";
+        break;
+      }
+      default:
+        held = "the number " + text(c);
+    }
+    std::string row;
+    const std::string_view first = sqlite3_column_name(s_, 0);
+    if (c != 0 && (first == "id" || first == "uid")) row = "row " + text(0) + ", ";
+    if (c != 0 && first == "fingerprint") row = "matrix " + text(0) + ", ";
+    throw Error(path_ + ": tuning database: " + row + "column '" + sqlite3_column_name(s_, c) +
+                "' holds " + held + " where " + what + " belongs");
+  }
+
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
   std::string path_;
@@ -205,47 +248,47 @@ std::string uid_of(const Run& r) {
 
 Run read_run(const Statement& s) {
   Run r;
-  r.fingerprint = s.text(1);
-  r.op = s.text(2);
-  r.dtype = s.text(3);
-  r.n = s.integer(4);
-  r.device = s.text(5);
-  r.arch = s.text(6);
-  r.tool_version = s.text(7);
-  r.family = s.text(8);
-  r.winner = s.text(9);
-  r.winner_us = s.real(10);
-  r.baseline = s.text(11);
-  r.baseline_us = s.real(12);
-  r.peak_gbs = s.real(13);
-  r.search_s = s.real(14);
-  r.wall_s = s.real(15);
-  r.candidates = s.integer(16);
-  r.structures = s.integer(17);
-  r.failures = s.integer(18);
-  r.from_database = s.integer(19) != 0;
-  r.created_at = s.text(20);
+  r.fingerprint = s.text_field(1);
+  r.op = s.text_field(2);
+  r.dtype = s.text_field(3);
+  r.n = s.integer_field(4);
+  r.device = s.text_field(5);
+  r.arch = s.text_field(6);
+  r.tool_version = s.text_field(7);
+  r.family = s.text_field(8);
+  r.winner = s.text_field(9);
+  r.winner_us = s.real_field(10);
+  r.baseline = s.text_field(11);
+  r.baseline_us = s.real_field(12);
+  r.peak_gbs = s.real_field(13);
+  r.search_s = s.real_field(14);
+  r.wall_s = s.real_field(15);
+  r.candidates = s.integer_field(16);
+  r.structures = s.integer_field(17);
+  r.failures = s.integer_field(18);
+  r.from_database = s.integer_field(19) != 0;
+  r.created_at = s.text_field(20);
   return r;
 }
 
 Measurement read_measurement(const Statement& s) {
   Measurement m;
-  m.fingerprint = s.text(1);
-  m.op = s.text(2);
-  m.dtype = s.text(3);
-  m.n = s.integer(4);
-  m.device = s.text(5);
-  m.arch = s.text(6);
-  m.tool_version = s.text(7);
-  m.candidate = s.text(8);
-  m.graph = s.text(9);
-  m.params = s.text(10);
-  m.time_us = s.real(11);
-  m.gflops = s.real(12);
-  m.gbps = s.real(13);
-  m.error = s.real(14);
-  m.ok = s.integer(15) != 0;
-  m.failure = s.text(16);
+  m.fingerprint = s.text_field(1);
+  m.op = s.text_field(2);
+  m.dtype = s.text_field(3);
+  m.n = s.integer_field(4);
+  m.device = s.text_field(5);
+  m.arch = s.text_field(6);
+  m.tool_version = s.text_field(7);
+  m.candidate = s.text_field(8);
+  m.graph = s.text_field(9);
+  m.params = s.text_field(10);
+  m.time_us = s.real_field(11);
+  m.gflops = s.real_field(12);
+  m.gbps = s.real_field(13);
+  m.error = s.real_field(14);
+  m.ok = s.integer_field(15) != 0;
+  m.failure = s.text_field(16);
   return m;
 }
 
@@ -335,7 +378,8 @@ std::optional<MatrixRow> TuningDb::matrix(const std::string& fingerprint) const 
               path_);
   s.bind(1, fingerprint);
   if (!s.step()) return std::nullopt;
-  return MatrixRow{s.text(0), s.text(1), s.integer(2), s.integer(3), s.integer(4), s.text(5)};
+  return MatrixRow{s.text_field(0),    s.text_field(1),    s.integer_field(2),
+                   s.integer_field(3), s.integer_field(4), s.text_field(5)};
 }
 
 void TuningDb::add(const Measurement& m) {
@@ -422,7 +466,8 @@ std::vector<MatrixRow> TuningDb::matrices() const {
               path_);
   std::vector<MatrixRow> out;
   while (s.step())
-    out.push_back({s.text(0), s.text(1), s.integer(2), s.integer(3), s.integer(4), s.text(5)});
+    out.push_back({s.text_field(0), s.text_field(1), s.integer_field(2), s.integer_field(3),
+                   s.integer_field(4), s.text_field(5)});
   return out;
 }
 

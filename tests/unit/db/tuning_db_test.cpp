@@ -291,3 +291,39 @@ TEST_CASE("a JSON export merged twice, or into the database it came from, adds e
   CHECK(c.stats().runs == 1);
   CHECK_THROWS_WITH(db::merge_from(c, dir.file("missing.json")), Catch::Contains("missing.json"));
 }
+
+TEST_CASE("a stored value of the wrong type is refused by column, never converted", "[db]") {
+  testing::TempDir dir("sparsetune-db-test");
+  const auto path = dir.file("tuning.db");
+  { TuningDb(path).add(sample("graph/a", 4.0)); }
+  const auto edit = [&](const char* sql) {
+    sqlite3* f = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &f) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(f, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(f);
+  };
+  // Integer storage where REAL is declared stays a number: read as such.
+  edit("UPDATE measurements SET time_us = 4");
+  CHECK(TuningDb(path).measurements().at(0).time_us == 4.0);
+  // Text would read as 0 µs, the fastest time there is.
+  edit("UPDATE measurements SET time_us = 'fast'");
+  CHECK_THROWS_WITH(TuningDb(path).measurements(),
+                    Catch::Contains("tuning.db") && Catch::Contains("column 'time_us'") &&
+                        Catch::Contains("the text 'fast' where a number belongs"));
+  CHECK_THROWS_WITH(TuningDb(path).best("csr1-0123456789abcdef", "spmv", "f32", 1, "Test GPU"),
+                    Catch::Contains("column 'time_us'"));
+  edit("UPDATE measurements SET time_us = 4, n = 1.5");
+  CHECK_THROWS_WITH(TuningDb(path).measurements(),
+                    Catch::Contains("column 'n' holds the number 1.5 where an integer belongs"));
+  edit("UPDATE measurements SET n = 1, op = x'00'");
+  CHECK_THROWS_WITH(TuningDb(path).measurements(),
+                    Catch::Contains("column 'op' holds a blob where text belongs"));
+  edit("UPDATE measurements SET op = 'spmv'");
+  CHECK(TuningDb(path).measurements().size() == 1);
+  edit(
+      "INSERT INTO matrices(fingerprint, name, rows, cols, nnz, features) "
+      "VALUES('csr1-0123456789abcdef', 'm', 2, 2, 'many', '{}')");
+  CHECK_THROWS_WITH(TuningDb(path).matrices(),
+                    Catch::Contains("matrix csr1-0123456789abcdef, column 'nnz' holds the text "
+                                    "'many' where an integer belongs"));
+}
