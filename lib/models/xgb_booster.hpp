@@ -19,10 +19,7 @@ void check(int rc, const char* what);
 // Throws Error naming `source` unless `bytes` (an XGBoost model, JSON or UBJSON) holds trees
 // whose child links form trees, every split reading one of the model's features, and, with
 // `classes` > 0, that many classes. XGBoost's loader takes the links on trust, and one that
-// loops would make every prediction hang.
-// UBJSON boosters larger than this are not checked (their parse would cost more than the
-// decision it serves).
-inline constexpr std::size_t kCheckedUbjsonBytes = std::size_t{2} << 20;
+// loops would make every prediction hang. (In xgb_model_check.cpp.)
 void check_model(std::string_view bytes, const std::string& source, int classes = 0);
 
 // A DMatrix that frees itself.

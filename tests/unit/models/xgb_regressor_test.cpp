@@ -112,29 +112,53 @@ TEST_CASE("a saved model whose trees do not form trees is refused, not loaded", 
   const json good = json::parse(m.save());
   CHECK(XgbRegressor::load(good.dump(), 2, "good").predict(x) == m.predict(x));
   // The same bytes in UBJSON, as the rankings are shipped.
-  CHECK_NOTHROW(XgbRegressor::load(m.save_binary(), 2, "good.ubj"));
+  CHECK(XgbRegressor::load(m.save_binary(), 2, "good.ubj").predict(x) == m.predict(x));
   const auto edit = [&](const std::function<void(json&)>& f) {
     json j = good;
     f(j["learner"]["gradient_booster"]["model"]["trees"][0]);
-    return j.dump();
+    return j;
+  };
+  // Each fault in JSON text, and in UBJSON with and without typed arrays (the walker that reads
+  // UBJSON is not the JSON parser).
+  const auto refused = [&](const json& j, const std::string& name, const std::string& why) {
+    std::vector<std::uint8_t> typed, plain;
+    json::to_ubjson(j, typed, true, true);
+    json::to_ubjson(j, plain, false, false);
+    for (const auto& [bytes, as] :
+         {std::pair{j.dump(), name + ".json"},
+          std::pair{std::string(typed.begin(), typed.end()), name + ".typed.ubj"},
+          std::pair{std::string(plain.begin(), plain.end()), name + ".ubj"}}) {
+      INFO(as);
+      CHECK_THROWS_WITH(XgbRegressor::load(bytes, 2, as),
+                        Catch::Contains(as) && Catch::Contains(why));
+    }
   };
   // A child that points back at the root: XGBoost would walk the loop forever.
-  const auto loop = edit([](json& t) {
-    t["left_children"][1] = 0;
-    t["right_children"][1] = 0;
-  });
-  CHECK_THROWS_WITH(XgbRegressor::load(loop, 2, "loop.json"),
-                    Catch::Contains("loop.json") && Catch::Contains("tree 0") &&
-                        Catch::Contains("not a new node"));
-  CHECK_THROWS_WITH(
-      XgbRegressor::load(edit([](json& t) { t["left_children"][0] = 999; }), 2, "far.json"),
-      Catch::Contains("links to node 999"));
-  CHECK_THROWS_WITH(
-      XgbRegressor::load(edit([](json& t) { t["split_indices"][0] = 7; }), 2, "feature.json"),
-      Catch::Contains("splits on feature 7 of 2"));
-  CHECK_THROWS_WITH(
-      XgbRegressor::load(edit([](json& t) { t["right_children"].erase(0); }), 2, "short.json"),
-      Catch::Contains("different lengths"));
+  refused(edit([](json& t) {
+            t["left_children"][1] = 0;
+            t["right_children"][1] = 0;
+          }),
+          "loop", "tree 0: node 1 links to node 0, which is not a new node");
+  refused(edit([](json& t) { t["left_children"][0] = 999; }), "far", "links to node 999");
+  refused(edit([](json& t) { t["split_indices"][0] = 7; }), "feature", "splits on feature 7 of 2");
+  refused(edit([](json& t) { t["right_children"].erase(0); }), "short", "different lengths");
+  refused(edit([](json& t) { t.erase("split_indices"); }), "lacks", "split");
+  refused(edit([](json& t) { t["left_children"][0] = 1.5; }), "float", "");
+  // The valid model through nlohmann's UBJSON, typed and not: the walker passes both forms
+  // (XGBoost's own reader may still refuse a form it never writes, a typed object).
+  for (const bool use_type : {false, true}) {
+    std::vector<std::uint8_t> u;
+    json::to_ubjson(good, u, use_type, use_type);
+    try {
+      XgbRegressor::load(std::string(u.begin(), u.end()), 2, "u.ubj");
+    } catch (const sparsetune::Error& e) {
+      CHECK_THAT(e.what(), !Catch::Contains("not a valid XGBoost model"));
+    }
+  }
+  // A UBJSON model cut short is refused by the walker, before XGBoost reads it.
+  const std::string ubj = m.save_binary();
+  CHECK_THROWS_WITH(XgbRegressor::load(ubj.substr(0, ubj.size() / 2), 2, "cut.ubj"),
+                    Catch::Contains("cut.ubj") && Catch::Contains("cut off"));
 }
 
 TEST_CASE("a classifier of another number of classes is refused", "[models]") {
