@@ -1,6 +1,7 @@
 #include "gen/random_tensor.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <string>
 
@@ -25,8 +26,12 @@ SparseTensor random_tensor(const RandomTensorParams& p, std::uint64_t seed) {
       throw Error("tensor: dims entries must be in [1, 2^31 - 1], got " + std::to_string(d));
     cells *= static_cast<double>(d);
   }
-  if (p.nnz < 0 || static_cast<double>(p.nnz) > cells)
-    throw Error("tensor: nnz must be in [0, product of dims], got " + std::to_string(p.nnz));
+  if (p.nnz < 0 || static_cast<double>(p.nnz) > cells) {
+    char product[32];
+    std::snprintf(product, sizeof product, "%.17g", cells);
+    throw Error("tensor: nnz " + std::to_string(p.nnz) + " does not fit: it must be in [0, " +
+                product + "], the product of the dims");
+  }
   if (!(p.skew >= 0.0 && p.skew <= 100.0))
     throw Error("tensor: skew must be in [0, 100], got " + std::to_string(p.skew));
   // Peak per entry: coordinates twice (drawn, output), hash table, sort permutations, value.

@@ -74,7 +74,8 @@ TEST_CASE("random tensors are seeded and their parameters checked", "[gen][tenso
   CHECK(a.idx == b.idx);
   CHECK(a.val == b.val);
   CHECK(a.idx != c.idx);
-  CHECK_THROWS_WITH(random_tensor({{10, 10}, 101, 0.0}, 1), Catch::Contains("nnz"));
+  CHECK_THROWS_WITH(random_tensor({{10, 10}, 101, 0.0}, 1),
+                    Catch::Contains("nnz 101 does not fit") && Catch::Contains("[0, 100]"));
   CHECK_THROWS_WITH(random_tensor({{10, 0}, 10, 0.0}, 1), Catch::Contains("dims"));
   CHECK_THROWS_WITH(random_tensor({{}, 10, 0.0}, 1), Catch::Contains("dims"));
   CHECK_THROWS_WITH(random_tensor({{10, 10}, 10, -1.0}, 1), Catch::Contains("skew"));
