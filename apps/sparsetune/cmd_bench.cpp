@@ -1,12 +1,15 @@
 // `sparsetune bench`: the cuSPARSE baselines of one matrix or tensor on the GPU, and the hidden
 // `__worker` subcommand that measures them in a child process.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "cli.hpp"
 #include "core/error.hpp"
+#include "core/operand_checks.hpp"
 #include "db/tuning_db.hpp"
 #include "io/matrix_file.hpp"
 #include "io/tensor_file.hpp"
@@ -82,7 +85,13 @@ void add_bench_command(CLI::App& app, const GlobalOptions& g) {
                   "Also record every result in this tuning database (for sparsetune report)");
   cmd->add_option("--timeout", args->timeout, "Seconds a baseline may take before it is killed")
       ->check(kPositive);
-  cmd->callback([args, &g] {
+  cmd->callback([args, cmd, &g] {
+    // Options of another op would be ignored: refused, as tune refuses them.
+    if (cmd->count("--n") && args->op != "spmm")
+      throw Error("bench: --n is the columns of B, for --op spmm only (got --op " + args->op + ")");
+    if (cmd->count("--mode") && args->op != "sptv")
+      throw Error("bench: --mode is the tensor mode, for --op sptv only (got --op " + args->op +
+                  ")");
     runtime::BenchOptions o;
     o.op = args->op;
     o.n = args->n;
@@ -98,9 +107,16 @@ void add_bench_command(CLI::App& app, const GlobalOptions& g) {
       report = runtime::bench_tensor(io::read_tensor(args->file), o);
     } else {
       const Csr64 a = io::read_matrix(args->file);
+      double widest = 1;
+      for (const auto n : o.n) widest = std::max(widest, static_cast<double>(n));
+      check_dense_operands(static_cast<double>(a.rows), static_cast<double>(a.cols),
+                           o.op == "spmm" ? widest : 1.0, args->dtype, args->file);
+      // A database that exists is opened (and checked) first; a new one is created only once
+      // there is something to record, so a failed bench leaves none behind.
       std::optional<db::TuningDb> db;
-      if (!args->db.empty()) db.emplace(args->db);
+      if (!args->db.empty() && std::filesystem::exists(args->db)) db.emplace(args->db);
       report = runtime::bench_matrix(a, o);
+      if (!args->db.empty() && !db) db.emplace(args->db);
       if (db) search::record_bench(*db, search::matrix_name(args->file), a, report);
     }
     if (g.json) return print_json(runtime::to_json(report));

@@ -5,6 +5,7 @@
 #include "cli.hpp"
 #include "codegen/emit.hpp"
 #include "core/error.hpp"
+#include "core/operand_checks.hpp"
 #include "graph/format.hpp"
 #include "io/matrix_file.hpp"
 
@@ -45,6 +46,9 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
   cmd->callback([o, &g] {
     const graph::Graph gr = graph::read_graph(o->graph);
     const Csr64 a = io::read_matrix(o->in);
+    check_values_fit(a.val, o->dtype, o->in);
+    check_dense_operands(static_cast<double>(a.rows), static_cast<double>(a.cols), 1.0, o->dtype,
+                         o->in);
     codegen::EmitOptions opt;
     opt.design.dtype = o->dtype;
     opt.design.index_bits = o->index_bits;

@@ -14,6 +14,7 @@
 #include "codegen/launch_plan.hpp"
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
+#include "core/operand_checks.hpp"
 #include "graph/format.hpp"
 #include "io/file_bytes.hpp"
 #include "io/matrix_file.hpp"
@@ -162,7 +163,17 @@ RunResult run_emitted(const std::string& dir, const RunOptions& o) {
   r.n = spmm ? (o.n > 0 ? o.n : tuned_n(d)) : 1;
   r.layout = f.layout;
   const codegen::Scaling scaling{o.alpha, o.beta};
-  const auto plan = codegen::make_launch_plan(f, k, r.graph, scaling, r.n);
+  // A --n that no grid or no memory here can hold is refused by name, before any input is made.
+  const std::string n_text = spmm && o.n > 0 ? "--n " + std::to_string(o.n) + ": " : "";
+  check_dense_operands(static_cast<double>(f.rows), static_cast<double>(f.cols),
+                       static_cast<double>(r.n), f.dtype, n_text + dir);
+  const auto plan = [&] {
+    try {
+      return codegen::make_launch_plan(f, k, r.graph, scaling, r.n);
+    } catch (const Error& e) {
+      throw Error(n_text.empty() ? std::string(e.what()) : n_text + e.what());
+    }
+  }();
   r.launches = static_cast<int>(plan.launches.size());
 
   // Inputs and the reference (CPU), before any GPU work: SpMV's x (random or a file), SpMM's

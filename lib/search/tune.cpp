@@ -12,6 +12,7 @@
 #include "codegen/emit.hpp"
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
+#include "core/operand_checks.hpp"
 #include "core/reference.hpp"
 #include "core/version.hpp"
 #include "db/tuning_db.hpp"
@@ -215,13 +216,11 @@ TuneOutcome tune(const TuneOptions& o) {
 
   const Csr64 a = io::read_matrix(o.matrix);
   if (a.nnz() == 0) throw Error(o.matrix + ": the matrix has no non-zeros; nothing to tune");
-  if (o.dtype == "f16") {  // fp16 values (and x or B), fp32 accumulation and output
-    double top = 0;
-    for (double v : a.val) top = std::max(top, std::abs(v));
-    if (!(top <= 65504.0))
-      throw Error(o.matrix + ": values up to " + std::to_string(top) +
-                  " exceed fp16's range (65504); tune it with --dtype f32 or f64");
-  }
+  // Values the kernels would store as inf, and vectors this machine cannot hold, are refused
+  // before any search (fp16 kernels store A, x and B in fp16 and accumulate in fp32).
+  check_values_fit(a.val, o.dtype, o.matrix);
+  check_dense_operands(static_cast<double>(a.rows), static_cast<double>(a.cols),
+                       static_cast<double>(std::max<std::int64_t>(spmm_n, 1)), o.dtype, o.matrix);
   const auto feats = features::matrix_features(a);
   const auto alpha = features::select_group(feats, features::kAlphaSparse);
   const std::string fp = fingerprint(a);

@@ -121,6 +121,13 @@ expect_fail "bench --db with sptv" "--db records matrices" "$st" bench "$tmp/t.t
 echo "not a database" >"$tmp/notadb.db"
 expect_fail "bench --db with a bad database" "notadb.db: tuning database: file is not a database" \
   "$st" bench "$example" --op spmv --db "$tmp/notadb.db"
+# A failed bench creates no database (here it fails for want of a GPU, or for --n 0 where one is).
+expect_fail "bench --n 0 with --db" "" "$st" bench "$example" --op spmm --n 0 --db "$tmp/bench-new.db"
+[ ! -e "$tmp/bench-new.db" ] && ok || bad "a failed bench left a new database"
+expect_fail "bench --op spmv with --n" "--n is the columns of B, for --op spmm only" \
+  "$st" bench "$example" --op spmv --n 8
+expect_fail "bench --op spmv with --mode" "--mode is the tensor mode, for --op sptv only" \
+  "$st" bench "$example" --op spmv --mode 1
 
 # --- tuning database -------------------------------------------------------------------------
 # Reading never creates: a database that is not there is named, and stays not there.
@@ -416,6 +423,21 @@ big=$(mtx big16.mtx '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1
 expect_fail "tune --op spmm --dtype f16 beyond fp16's range" "big16.mtx.*exceed fp16's range" \
   "$st" tune "$big" --op spmm --n 8 --dtype f16 --budget 0 -o "$tmp/spmm16-bad"
 [ ! -e "$tmp/spmm16-bad" ] && ok || bad "a refused f16 spmm tune left an output folder"
+# emit-kernel refuses the same values (and fp32's past 3.4e38), rather than storing them as inf.
+expect_fail "emit-kernel --dtype f16 beyond fp16's range" "big16.mtx: values up to 70000 exceed fp16" \
+  "$st" emit-kernel "$big" --graph "$root/configs/graphs/csr-vector.json" --dtype f16 -o "$tmp/e16"
+[ ! -e "$tmp/e16" ] && ok || bad "a refused emit-kernel left an output folder"
+big32=$(mtx big32.mtx '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e300\n2 2 1\n')
+expect_fail "emit-kernel --dtype f32 beyond fp32's range" "big32.mtx: values up to 1e\+300 exceed fp32" \
+  "$st" emit-kernel "$big32" --graph "$root/configs/graphs/csr-vector.json" --dtype f32 -o "$tmp/e32"
+expect_fail "tune --dtype f32 beyond fp32's range" "big32.mtx: values up to 1e\+300 exceed fp32" \
+  "$st" tune "$big32" --dtype f32 --budget 0 -o "$tmp/t32"
+# 2^63 - 1 columns: x cannot be held (or even sized); refused by size, never an internal error.
+wide=$(mtx wide.mtx '%%MatrixMarket matrix coordinate real general\n1 9223372036854775807 1\n1 9223372036854775807 1\n')
+expect_fail "tune of a matrix of 2^63 - 1 columns" "wide.mtx \(1 x 9223372036854775808, x and y\) needs about" \
+  "$st" tune "$wide" --budget 0 -o "$tmp/wide"
+expect_fail "emit-kernel of a matrix of 2^63 - 1 columns" "wide.mtx .* needs about" \
+  "$st" emit-kernel "$wide" --graph "$root/configs/graphs/csr-vector.json" -o "$tmp/wide"
 printf '{"op": "spmm", "ops": [{"op": "COMPRESS"}, {"op": "BMW_ROW_BLOCK", "rows": 1}, {"op": "THREAD_TOTAL_RED"}]}' \
   >"$tmp/notile.json"
 expect_fail "emit-kernel of an spmm graph without COL_TILE" "notile.json.*COL_TILE" \
