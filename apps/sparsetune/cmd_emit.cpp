@@ -63,7 +63,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
         throw Error(o->graph + " on " + o->in + ": " + err.what());
       }
     }();
-    io::StagedFolder out(o->out);  // all files or none
+    io::StagedFolder out(o->out, io::StagedFolder::Outputs::one_run);  // all files or none
     codegen::stage_emitted(e, gr, out);
     if (o->reference) codegen::stage_reference(a, out);
     out.commit();

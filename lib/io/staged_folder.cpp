@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "io/file_bytes.hpp"
@@ -45,7 +46,8 @@ void fsync_path(const std::string& path, int flags) {
 
 }  // namespace
 
-StagedFolder::StagedFolder(std::string dir) : dir_(std::move(dir)) {
+StagedFolder::StagedFolder(std::string dir, Outputs outputs)
+    : dir_(std::move(dir)), outputs_(outputs) {
   static std::atomic<unsigned> counter{0};
   while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
   const fs::path target(dir_);
@@ -108,11 +110,29 @@ void StagedFolder::commit() {
   if (committed_) return;
   std::error_code ec;
   const bool existed = fs::is_directory(dir_, ec);
+  // What an earlier run of one-run outputs wrote, read before anything is replaced.
+  std::vector<std::string> earlier;
+  if (outputs_ == Outputs::one_run && existed) {
+    const fs::path list = fs::path(dir_) / kOutputList;
+    if (fs::is_regular_file(list, ec)) {
+      std::string name;
+      for (std::istringstream in(read_file(list.string())); std::getline(in, name);)
+        earlier.push_back(name);
+    }
+  }
+  if (outputs_ == Outputs::one_run) {
+    std::string list;
+    for (const auto& name : names_) list += name + "\n";
+    write_file_atomic(staging_ + "/" + kOutputList, list);
+  }
   if (existed) {
     // Files this run does not write stay: hard links into the staging folder.
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
       const std::string name = e.path().filename().string();
       if (std::find(names_.begin(), names_.end(), name) != names_.end()) continue;
+      if (outputs_ == Outputs::one_run &&
+          (name == kOutputList || std::find(earlier.begin(), earlier.end(), name) != earlier.end()))
+        continue;
       if (!e.is_regular_file())
         throw Error(dir_ + ": holds " + name +
                     ", which is not a plain file; write the outputs into a new or empty folder");

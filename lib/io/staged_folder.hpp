@@ -2,8 +2,11 @@
 // An output folder replaced as a whole: files are written into a hidden staging folder beside the
 // target, and commit() swaps it with the target in one rename (renameat2 RENAME_EXCHANGE), so a
 // killed run leaves either every previous output or every new one, never a mix. Files already in
-// the target that this run does not write are carried over (hard links); a target holding
-// folders, or the current folder or one of its parents, is refused by name. An interrupt
+// the target that this run does not write are carried over (hard links), except, for a folder of
+// one run's outputs (Outputs::one_run), the files an earlier run of this tool wrote there: those
+// are listed in the folder's `.sparsetune-outputs`, so a tune's report never sits beside another
+// run's kernel while a user's own files stay. A target holding folders, or the current folder or
+// one of its parents, is refused by name. An interrupt
 // (SIGINT, SIGTERM, SIGHUP) before commit() removes the staging folder (io/interrupt_cleanup).
 #include <string>
 #include <string_view>
@@ -13,7 +16,13 @@ namespace sparsetune::io {
 
 class StagedFolder {
  public:
-  explicit StagedFolder(std::string dir);
+  enum class Outputs {
+    gathered,  // files added to a folder of others (a models folder): every other file stays
+    one_run,   // one run's outputs: what an earlier run wrote and this one does not is dropped
+  };
+  static constexpr const char* kOutputList = ".sparsetune-outputs";
+
+  explicit StagedFolder(std::string dir, Outputs outputs = Outputs::gathered);
   ~StagedFolder();  // without commit(): the staging folder is removed, the target untouched
   StagedFolder(const StagedFolder&) = delete;
   StagedFolder& operator=(const StagedFolder&) = delete;
@@ -34,6 +43,7 @@ class StagedFolder {
   std::string dir_, staging_;
   std::vector<std::string> names_, files_;
   bool committed_ = false;
+  Outputs outputs_;
   int interrupt_slot_ = -1;
 };
 

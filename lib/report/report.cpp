@@ -278,7 +278,7 @@ ReportOutcome write_report(const ReportOptions& o) {
     const auto db = db::open_database(o.database);  // a database or a JSON export of one
     out.data = collect(*db);
   }
-  io::StagedFolder staged(o.out_dir);
+  io::StagedFolder staged(o.out_dir, io::StagedFolder::Outputs::one_run);
   staged.add("matrices.csv", matrices_csv(out.data));
   staged.add("predictions.csv", predictions_csv(out.data));
   staged.add("summary.json", out.data.summary.dump(2) + "\n");

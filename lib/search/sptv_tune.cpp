@@ -251,7 +251,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
   out.out_dir = o.out_dir.empty()
                     ? tensor_name(o.tensor) + ".mode" + std::to_string(o.mode) + ".tuned"
                     : o.out_dir;
-  io::StagedFolder staged(out.out_dir);
+  io::StagedFolder staged(out.out_dir, io::StagedFolder::Outputs::one_run);
   codegen::stage_emitted(e, g, staged);
   out.files = staged.files();
   out.files.push_back((std::filesystem::path(out.out_dir) / "report.json").string());

@@ -522,7 +522,7 @@ TuneOutcome tune(const TuneOptions& o) {
   g.name = "tuned-" + name_of(o.matrix);
   // The outputs are staged and put in place together with report.json at the end: a killed tune
   // leaves the previous outputs whole.
-  io::StagedFolder staged(out.out_dir);
+  io::StagedFolder staged(out.out_dir, io::StagedFolder::Outputs::one_run);
   codegen::stage_emitted(chosen->emitted, g, staged);
   out.files = staged.files();
   out.files.push_back((std::filesystem::path(out.out_dir) / "report.json").string());

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/error.hpp"
 #include "io/file_bytes.hpp"
@@ -52,6 +53,53 @@ TEST_CASE("a staged folder appears whole, keeps other files, and replaces the ol
   CHECK(slurp(out / "b.txt") == "TWO");
   CHECK(slurp(out / "notes.txt") == "mine");  // a file this run does not write stays
   CHECK(hidden_entries(t.path) == 0);         // no staging folder left behind
+}
+
+TEST_CASE("one run's outputs drop what an earlier run wrote, and keep the user's files",
+          "[io][staged]") {
+  using Outputs = io::StagedFolder::Outputs;
+  testing::TempDir t("sparsetune-staged");
+  const fs::path out = t.path / "out";
+  const auto names = [&] {
+    std::set<std::string> n;
+    for (const auto& e : fs::directory_iterator(out)) n.insert(e.path().filename().string());
+    return n;
+  };
+  {  // a tune: its kernel, its report, a plot
+    io::StagedFolder s(out.string(), Outputs::one_run);
+    s.add("kernel.cu", "spmm");
+    s.add("report.json", "spmm report");
+    s.add("plot.png", "png");
+    s.commit();
+  }
+  std::ofstream(out / "notes.txt") << "mine";
+  {  // an emit into the same folder: no report, no plot
+    io::StagedFolder s(out.string(), Outputs::one_run);
+    s.add("kernel.cu", "spmv");
+    s.commit();
+  }
+  CHECK(names() == std::set<std::string>{"kernel.cu", "notes.txt", ".sparsetune-outputs"});
+  CHECK(slurp(out / "kernel.cu") == "spmv");
+  CHECK(slurp(out / "notes.txt") == "mine");
+  CHECK(slurp(out / ".sparsetune-outputs") == "kernel.cu\n");
+  // A folder of gathered files (models) keeps every other file, whoever wrote it.
+  {
+    io::StagedFolder s(out.string());
+    s.add("model.json", "m");
+    s.commit();
+  }
+  CHECK(names() ==
+        std::set<std::string>{"kernel.cu", "model.json", "notes.txt", ".sparsetune-outputs"});
+  // A folder without the list (written before it existed) keeps its files.
+  fs::remove(out / ".sparsetune-outputs");
+  {
+    io::StagedFolder s(out.string(), Outputs::one_run);
+    s.add("report.json", "r");
+    s.commit();
+  }
+  CHECK(names() == std::set<std::string>{"kernel.cu", "model.json", "notes.txt", "report.json",
+                                         ".sparsetune-outputs"});
+  CHECK(hidden_entries(t.path) == 0);
 }
 
 TEST_CASE("a staged folder never committed leaves the previous one as it was", "[io][staged]") {
