@@ -44,6 +44,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
       "--reference", o->reference,
       "Also write x.f64 and y_reference.f64 (fp64 A x) to check the kernel where it runs");
   cmd->callback([o, &g] {
+    io::StagedFolder::check_target(o->out);
     const graph::Graph gr = graph::read_graph(o->graph);
     const Csr64 a = io::read_matrix(o->in);
     check_values_fit(a.val, o->dtype, o->in);

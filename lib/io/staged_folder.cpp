@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,20 +47,36 @@ void fsync_path(const std::string& path, int flags) {
 
 }  // namespace
 
-StagedFolder::StagedFolder(std::string dir, Outputs outputs)
-    : dir_(std::move(dir)), outputs_(outputs) {
-  static std::atomic<unsigned> counter{0};
-  while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
-  const fs::path target(dir_);
+void StagedFolder::check_target(const std::string& dir) {
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const fs::path target(d);
   if (target.filename().empty() || target.filename() == "." || target.filename() == "..")
-    throw Error(dir_ + ": give the output folder a name of its own");
+    throw Error(d + ": give the output folder a name of its own");
   if (holds_cwd(target))
-    throw Error(dir_ +
+    throw Error(d +
                 ": is the current folder or holds it; write the outputs into a folder of "
                 "their own");
   std::error_code ec;
   if (fs::exists(target, ec) && !fs::is_directory(target, ec))
-    throw Error(dir_ + ": exists and is not a folder");
+    throw Error(d + ": exists and is not a folder");
+  // A mount point cannot be renamed over: the swap at the end would fail after all the work.
+  struct stat own {
+  }, up{};
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (::stat(d.c_str(), &own) == 0 && ::stat(parent.c_str(), &up) == 0 && own.st_dev != up.st_dev)
+    throw Error(d +
+                ": is a mount point, which the outputs cannot replace as a whole; write them "
+                "into a folder inside it");
+}
+
+StagedFolder::StagedFolder(std::string dir, Outputs outputs)
+    : dir_(std::move(dir)), outputs_(outputs) {
+  static std::atomic<unsigned> counter{0};
+  while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
+  check_target(dir_);
+  const fs::path target(dir_);
+  std::error_code ec;
   const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
   if (ec) throw Error(dir_ + ": cannot create its parent folder: " + ec.message());

@@ -23,6 +23,10 @@ class StagedFolder {
   static constexpr const char* kOutputList = ".sparsetune-outputs";
 
   explicit StagedFolder(std::string dir, Outputs outputs = Outputs::gathered);
+  // Throws Error naming `dir` when it cannot be an output folder: a file, the current folder or
+  // one of its parents, a mount point (no rename can replace it), a name such as "." or "..".
+  // The constructor checks it too; a command calls it first, before work that would be lost.
+  static void check_target(const std::string& dir);
   ~StagedFolder();  // without commit(): the staging folder is removed, the target untouched
   StagedFolder(const StagedFolder&) = delete;
   StagedFolder& operator=(const StagedFolder&) = delete;

@@ -273,6 +273,7 @@ std::string predictions_csv(const ReportData& d) {
 ReportOutcome write_report(const ReportOptions& o) {
   if (!std::filesystem::is_regular_file(o.database))
     throw Error(o.database + ": no such tuning database");
+  io::StagedFolder::check_target(o.out_dir);
   ReportOutcome out;
   {
     const auto db = db::open_database(o.database);  // a database or a JSON export of one

@@ -69,6 +69,10 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
                   std::chrono::duration<double>(now - last).count());
     last = now;
   };
+  const std::string out_dir =
+      o.out_dir.empty() ? tensor_name(o.tensor) + ".mode" + std::to_string(o.mode) + ".tuned"
+                        : o.out_dir;
+  io::StagedFolder::check_target(out_dir);  // before a search whose outputs it would refuse
   const SparseTensor t = io::read_tensor(o.tensor);
   step("read");
   if (t.order() < 2) throw Error(o.tensor + ": SpTV needs a tensor of order 2 or more");
@@ -248,9 +252,7 @@ TuneOutcome tune_sptv(const SptvTuneOptions& o) {
         gpu.dump());
 
   TuneOutcome out;
-  out.out_dir = o.out_dir.empty()
-                    ? tensor_name(o.tensor) + ".mode" + std::to_string(o.mode) + ".tuned"
-                    : o.out_dir;
+  out.out_dir = out_dir;
   io::StagedFolder staged(out.out_dir, io::StagedFolder::Outputs::one_run);
   codegen::stage_emitted(e, g, staged);
   out.files = staged.files();

@@ -226,6 +226,7 @@ TuneOutcome tune(const TuneOptions& o) {
   const std::string fp = fingerprint(a);
   TuneOutcome out;
   out.out_dir = o.out_dir.empty() ? default_out_dir(o.matrix) : o.out_dir;
+  io::StagedFolder::check_target(out.out_dir);  // before a search whose outputs it would refuse
   const std::string config_dir = o.config_dir.empty() ? default_search_config_dir() : o.config_dir;
   const std::string graphs_dir = o.graphs_dir.empty() ? default_graphs_dir() : o.graphs_dir;
 

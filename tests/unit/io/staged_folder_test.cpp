@@ -144,6 +144,12 @@ TEST_CASE("a staged folder refuses the current folder, its parents and folders i
   fs::current_path(cwd);
   std::ofstream(t.path / "file") << "x";
   CHECK_THROWS_WITH(io::StagedFolder((t.path / "file").string()), Catch::Contains("not a folder"));
+  // Checked up front too, before a command's work; a mount point cannot be renamed over.
+  CHECK_THROWS_WITH(io::StagedFolder::check_target((t.path / "file").string()),
+                    Catch::Contains("not a folder"));
+  CHECK_NOTHROW(io::StagedFolder::check_target((t.path / "new" / "out").string()));
+  if (fs::is_directory("/proc/self"))
+    CHECK_THROWS_WITH(io::StagedFolder::check_target("/proc"), Catch::Contains("mount point"));
   fs::create_directories(t.path / "out" / "sub");
   io::StagedFolder s((t.path / "out").string());
   s.add("a.txt", "x");
