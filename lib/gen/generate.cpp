@@ -299,8 +299,14 @@ const std::vector<Kind>& kinds() {
           "dense-row, dense, explicit-zeros, duplicates, poisson, tall, wide"},
          {"dense_row", "100000", "length of the dense row of dense-row"}}},
        [](Params& p, std::uint64_t, GeneratedMatrix& g) {
-         const auto dense_row = p.integer("dense_row", 100000, 1, std::int64_t{1} << 31);
-         g.matrix = scenario(p.text("name"), dense_row).a;
+         const auto dense_row = p.integer("dense_row", 100000, 1, (std::int64_t{1} << 31) - 1);
+         const std::string name = p.text("name");
+         if (p.has("dense_row") && name != "dense-row")
+           throw Error(
+               "gen scenario: --dense-row is the length of the dense-row scenario's row, "
+               "not of " +
+               (name.empty() ? std::string("no --name") : "'" + name + "'"));
+         g.matrix = scenario(name, dense_row).a;
        }},
       {{"banded",
         "band matrix, dense or partly filled",

@@ -6,6 +6,7 @@
 
 #include "core/convert.hpp"
 #include "core/error.hpp"
+#include "gen/assemble.hpp"
 
 namespace sparsetune::gen {
 
@@ -43,8 +44,10 @@ Triples random_rows(std::mt19937_64& rng, std::int64_t rows, std::int64_t cols,
 }  // namespace
 
 std::vector<Scenario> scenarios(std::int64_t dense_row) {
-  if (dense_row < 1 || dense_row > (std::int64_t{1} << 31))
-    throw Error("gen scenario: dense_row must be in 1..2^31, got " + std::to_string(dense_row));
+  if (dense_row < 1 || dense_row > (std::int64_t{1} << 31) - 1)
+    throw Error("gen scenario: dense_row must be in 1..2^31 - 1, got " + std::to_string(dense_row));
+  // Its entries as triplets, then as CSR.
+  check_entry_budget(static_cast<double>(dense_row), "scenario dense-row", 64, 40);
   std::vector<Scenario> s;
   auto add = [&](std::string id, std::string name, std::string how, Csr64 a,
                  std::int64_t dups = 0) {

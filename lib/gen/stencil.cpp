@@ -47,6 +47,8 @@ Csr64 stencil_2d(std::int64_t nx, std::int64_t ny, int points) {
   check_dims(nx, ny, 1);
   if (points != 5 && points != 9)
     throw Error("stencil2d: points must be 5 or 9, got " + std::to_string(points));
+  check_entry_budget(static_cast<double>(nx * ny) * points, "stencil2d",
+                     static_cast<double>(nx * ny));
   return points == 5 ? stencil(nx, ny, 1, false, 4.0) : stencil(nx, ny, 1, true, 8.0);
 }
 
@@ -54,6 +56,8 @@ Csr64 stencil_3d(std::int64_t nx, std::int64_t ny, std::int64_t nz, int points) 
   check_dims(nx, ny, nz);
   if (points != 7 && points != 27)
     throw Error("stencil3d: points must be 7 or 27, got " + std::to_string(points));
+  check_entry_budget(static_cast<double>(nx * ny * nz) * points, "stencil3d",
+                     static_cast<double>(nx * ny * nz));
   return points == 7 ? stencil(nx, ny, nz, false, 6.0) : stencil(nx, ny, nz, true, 26.0);
 }
 

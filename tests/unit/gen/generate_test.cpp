@@ -138,4 +138,9 @@ TEST_CASE("gen scenario writes the scenario list's matrices by name", "[gen][fro
   CHECK_THROWS_WITH(run("scenario", {{"name", "nope"}}),
                     Catch::Contains("unknown name 'nope'") && Catch::Contains("explicit-zeros"));
   CHECK_THROWS_WITH(run("scenario", {}), Catch::Contains("'name' is required"));
+  // --dense-row belongs to dense-row, and its length is a column count (at most 2^31 - 1).
+  CHECK_THROWS_WITH(run("scenario", {{"name", "1x1"}, {"dense_row", "5"}}),
+                    Catch::Contains("not of '1x1'"));
+  CHECK_THROWS_WITH(run("scenario", {{"name", "dense-row"}, {"dense_row", "2147483648"}}),
+                    Catch::Contains("dense_row"));
 }

@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 using namespace sparsetune;
 using namespace sparsetune::gen;
@@ -67,6 +68,13 @@ TEST_CASE("stencils reject bad sizes and point counts", "[gen][stencil]") {
   CHECK_THROWS_WITH(stencil_2d(0, 3, 5), Catch::Contains("nx"));
   CHECK_THROWS_WITH(stencil_2d(3, 3, 7), Catch::Contains("points"));
   CHECK_THROWS_WITH(stencil_3d(3, 3, -1, 7), Catch::Contains("nz"));
+  // Refused before anything is allocated: 2^31 - 1 grid points of 27 entries (past the entry limit)
+  CHECK_THROWS_WITH(stencil_3d(1290, 1290, 1290, 27),
+                    Catch::Contains("stencil3d: about 5.8e+10 entries"));
+  // 2^28 points of 27 entries (7.2e9, under the entry limit): about 120 GB, where that is more
+  // than this machine has (CI's 24 GiB).
+  if (physical_memory_bytes() < 1.1e11)
+    CHECK_THROWS_WITH(stencil_3d(1024, 1024, 256, 27), Catch::Contains("stencil3d needs about"));
   CHECK_THROWS_WITH(stencil_3d(3, 3, 3, 9), Catch::Contains("points"));
   CHECK_THROWS_AS(stencil_3d(2000, 2000, 2000, 7), Error);  // 8e9 rows
 }
