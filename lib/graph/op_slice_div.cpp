@@ -3,6 +3,7 @@
 // the slices of one format run as one batch, and each part continues with the sub-graph of that
 // format. Inside a part, rows keep their order slice by slice (ascending slice index).
 #include "graph/op_util.hpp"
+#include "graph/slice_assignment.hpp"
 
 namespace sparsetune::graph {
 
@@ -14,18 +15,18 @@ class SliceDiv final : public Operator {
     return "Put every slice of a tensor whole into the part of its format (SpTV)";
   }
   std::vector<ParamSpec> params() const override {
-    return {{"count", ParamType::Int, 2, 1, 1024,
-             "parts (one per slice format used, or per batch of a format's slices)"},
-            {"assign", ParamType::IntList, nullptr, 0, 1023,
-             "the part of each slice, empty slices included (one per index of the slice mode)"}};
+    return {
+        {"count", ParamType::Int, 2, 1, 1024,
+         "parts (one per slice format used, or per batch of a format's slices)"},
+        {"assign", ParamType::IntList, nlohmann::json::array(), 0, 1023,
+         "the part of each slice, empty slices included (one per index of the slice mode)", true},
+        {"assign_runs", ParamType::IntList, nlohmann::json::array(), 0, 4.0e18,
+         "the same as pairs (part, slices) in slice order, written instead where shorter", true}};
   }
   std::vector<std::string> ops() const override { return {"sptv"}; }  // it divides a tensor
   std::string precondition(const GraphState& s, const nlohmann::json& p) const override {
     if (auto r = converting_rule(s); !r.empty()) return r;
-    for (const auto& a : p.at("assign"))
-      if (a.get<std::int64_t>() >= iparam(p, "count"))
-        return "assign names part " + a.dump() + " of " + std::to_string(iparam(p, "count"));
-    return "";
+    return slice_assignment_rule(p, iparam(p, "count"));
   }
   void advance(GraphState&, const nlohmann::json&) const override {}
   int branches(const nlohmann::json& p) const override {
@@ -36,10 +37,7 @@ class SliceDiv final : public Operator {
     if (!part.slices)
       throw DesignError("SLICE_DIV: rule: the matrix is not a tensor's view (no slices)");
     const auto& sl = *part.slices;
-    const auto& assign = p.at("assign");
-    if (static_cast<std::int64_t>(assign.size()) != sl.count)
-      throw DesignError("SLICE_DIV: rule: assign has " + std::to_string(assign.size()) +
-                        " entries for " + std::to_string(sl.count) + " slices");
+    const auto part_of = slice_assignment(p, sl.count);
     // Local rows by slice (stable), then slices in ascending order into their parts.
     std::vector<std::int64_t> start(sl.count + 1, 0);
     for (auto g : part.origin_row) ++start[sl.of_row.at(g) + 1];
@@ -49,11 +47,8 @@ class SliceDiv final : public Operator {
     std::vector<Part> out;
     for (std::int64_t i = 0; i < iparam(p, "count"); ++i)
       out.push_back(empty_like(part, std::to_string(i)));
-    std::vector<std::int64_t> part_of(sl.count), rows_of(out.size(), 0);
-    for (std::int64_t s = 0; s < sl.count; ++s) {
-      part_of[s] = assign[s].get<std::int64_t>();
-      rows_of[part_of[s]] += start[s + 1] - start[s];
-    }
+    std::vector<std::int64_t> rows_of(out.size(), 0);
+    for (std::int64_t s = 0; s < sl.count; ++s) rows_of[part_of[s]] += start[s + 1] - start[s];
     for (std::size_t i = 0; i < out.size(); ++i) {
       out[i].origin_row.reserve(rows_of[i]);
       if (part.in) {  // rows stay in the matrix: only their ranges move

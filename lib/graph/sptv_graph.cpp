@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "graph/slice_assignment.hpp"
 
 namespace sparsetune::graph {
 
@@ -195,12 +196,13 @@ Graph sptv_graph(const std::vector<SliceFormat>& format_of_slice, const SliceSta
     part_of[0] = parts++;
     div.branches.push_back(slice_format_ops(SliceFormat::CSR, hyb_width));
   }
-  nlohmann::json assign = nlohmann::json::array();
+  std::vector<std::int64_t> assign(format_of_slice.size());
   for (std::size_t s = 0; s < format_of_slice.size(); ++s) {
     const int p = part_of[static_cast<int>(format_of_slice[s])];
-    assign.push_back(p >= 0 ? p : 0);
+    assign[s] = p >= 0 ? p : 0;
   }
-  div.params = {{"count", parts}, {"assign", assign}};
+  div.params = {{"count", parts}};
+  set_slice_assignment(div.params, assign);
   g.ops.push_back(std::move(div));
   validate(g, "sptv graph");
   return g;
@@ -268,9 +270,8 @@ BatchedGraph sptv_batched_graph(const std::vector<SliceFormat>& format_of_slice,
     out.branches[0].push_back(parts++);
     div.branches.push_back(slice_format_ops(SliceFormat::CSR, hyb_width));
   }
-  nlohmann::json assign = nlohmann::json::array();
-  for (auto p : part_of_slice) assign.push_back(p);
-  div.params = {{"count", parts}, {"assign", assign}};
+  div.params = {{"count", parts}};
+  set_slice_assignment(div.params, part_of_slice);
   out.graph.name = "htf-batched";
   out.graph.op = "sptv";
   out.graph.ops.push_back(std::move(div));

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
 #include "features/slice_graph.hpp"
+#include "graph/slice_assignment.hpp"
 #include "graph/sptv_graph.hpp"
 #include "io/safetensors.hpp"
 #include "io/slice_source.hpp"
@@ -150,7 +151,8 @@ SliceDesign design_slices(const Replicated& r, graph::SliceFormat fmt, int hyb_w
   graph::Graph g;
   g.name = std::string("slices-") + graph::slice_format_name(fmt);
   g.op = "sptv";
-  graph::OpNode div{"SLICE_DIV", {{"count", r.parts}, {"assign", r.part_of_slice}}, {}};
+  graph::OpNode div{"SLICE_DIV", {{"count", r.parts}}, {}};
+  graph::set_slice_assignment(div.params, {r.part_of_slice.begin(), r.part_of_slice.end()});
   // Each sampled slice's lanes from its own fibers, as a part of its slices alone would get.
   const auto stats = graph::slice_stats(r.view);
   std::vector<std::vector<std::int64_t>> slices_of(r.parts);

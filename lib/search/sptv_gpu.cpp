@@ -11,6 +11,7 @@
 
 #include "codegen/launch_plan.hpp"
 #include "core/reference.hpp"
+#include "graph/slice_assignment.hpp"
 #include "io/safetensors.hpp"
 #include "models/slice_gcn.hpp"
 #include "models/stream_model.hpp"
@@ -32,9 +33,9 @@ struct Traffic {
 std::vector<int> branch_formats(const graph::Format& f) {
   const auto& div = f.graph.at("ops").at(0);
   std::vector<int> b(div.at("count").get<std::size_t>(), -1);
-  const auto& assign = div.at("assign");
+  const auto assign = graph::slice_assignment(div);
   for (std::size_t i = 0; i < f.sptv.slice_idx.size(); ++i)
-    b.at(assign.at(f.sptv.slice_idx[i]).get<std::size_t>()) =
+    b.at(static_cast<std::size_t>(assign.at(static_cast<std::size_t>(f.sptv.slice_idx[i])))) =
         static_cast<int>(f.sptv.slice_format[i]);
   return b;
 }

@@ -11,6 +11,7 @@
 #include "core/reference.hpp"
 #include "core/sptv_matrix.hpp"
 #include "graph/interpreter.hpp"
+#include "graph/slice_assignment.hpp"
 #include "io/tns.hpp"
 
 using namespace sparsetune;
@@ -155,6 +156,48 @@ TEST_CASE("SLICE_DIV puts each slice whole into its format's part", "[graph][spt
   REQUIRE(set.parts.size() == 2);                                           // CSR, then ELL
   CHECK(set.parts[0].origin_row == std::vector<std::int64_t>{2, 3});        // slice 1
   CHECK(set.parts[1].origin_row == std::vector<std::int64_t>{0, 1, 4, 5});  // slices 0 and 2
+}
+
+TEST_CASE("SLICE_DIV's assignment: pairs where shorter, one entry a slice otherwise",
+          "[graph][sptv]") {
+  // Runs where they are shorter, as pairs (part, slices); the flat list where they are not.
+  nlohmann::json p = {{"count", 3}};
+  set_slice_assignment(p, {0, 0, 0, 0, 2, 2, 0, 0, 0});
+  CHECK_FALSE(p.contains("assign"));
+  CHECK(p.at("assign_runs") == nlohmann::json{0, 4, 2, 2, 0, 3});
+  CHECK(slice_assignment(p, 9) == std::vector<std::int64_t>{0, 0, 0, 0, 2, 2, 0, 0, 0});
+  set_slice_assignment(p, {0, 1, 0, 2});
+  CHECK_FALSE(p.contains("assign_runs"));
+  CHECK(p.at("assign") == nlohmann::json{0, 1, 0, 2});
+  CHECK(slice_assignment(p, 4) == std::vector<std::int64_t>{0, 1, 0, 2});
+  CHECK(slice_assignment_rule(p, 3).empty());
+  // A slice count other than the tensor's is refused before the list is expanded.
+  CHECK_THROWS_WITH(slice_assignment({{"assign_runs", {0, 4000000000000000000}}}, 9),
+                    Catch::Contains("covers 4000000000000000000 slices, the tensor has 9"));
+  CHECK_THROWS_AS(slice_assignment({{"assign_runs", {0, 4000000000000000000}}}), DesignError);
+  // The rules: one form, parts below the count, pairs of runs that hold slices.
+  CHECK(slice_assignment_rule({{"assign_runs", {0, 2, 1}}}, 2).find("odd length") !=
+        std::string::npos);
+  CHECK(slice_assignment_rule({{"assign_runs", {0, 0}}}, 2).find("holds no slice") !=
+        std::string::npos);
+  CHECK(slice_assignment_rule({{"assign_runs", {5, 1}}}, 2).find("names part 5 of 2") !=
+        std::string::npos);
+  // A tensor of 10,000 slices, two of them non-empty: a few pairs, and the same design.
+  const auto t = make_tensor({10000, 6, 7}, {{{3, 1, 2}, 1.5}, {{9000, 5, 6}, -3.0}});
+  const auto m = sptv_matrix(t, 1, 0);
+  REQUIRE(m.slices == 10000);
+  std::vector<SliceFormat> f(10000, SliceFormat::CSR);
+  f[9000] = SliceFormat::ELL;
+  const auto g = sptv_graph(f, slice_stats(m));
+  const auto& div = g.ops.at(0).params;
+  CHECK(div.at("assign_runs").size() == 6);
+  const auto v = test_v(6);
+  const Format fmt = design(g, m.a, sptv_design_options(m, "f64"));
+  CHECK(relative_l2_error(interpret(fmt, v), sptv_reference_in_view_order(t, m, v).val) < 1e-12);
+  // Both forms at once are refused by the graph's validation.
+  auto both = g;
+  both.ops.at(0).params["assign"] = std::vector<std::int64_t>(10000, 0);
+  CHECK_THROWS_WITH(validate(both, "both.json"), Catch::Contains("not both"));
 }
 
 TEST_CASE("SpTV through the IR matches the fp64 reference on every mode and format",
@@ -368,9 +411,9 @@ TEST_CASE("Alg. 1's stream batches go smallest first, then largest first", "[gra
   const auto nnz = slice_entries(m);
   const auto b = sptv_batched_graph(formats, slice_stats(m), 2, 4);
   // Runs by entries in slice order (the share is 255 / 4): {0} 128, {1} 64, {2} 32, {3..7} 31.
-  const auto& assign = b.graph.ops[0].params.at("assign");
+  const auto assign = slice_assignment(b.graph.ops[0].params, 8);
   std::vector<std::int64_t> run_nnz(4, 0);
-  for (std::size_t s = 0; s < 8; ++s) run_nnz.at(assign[s].get<std::size_t>()) += nnz[s];
+  for (std::size_t s = 0; s < 8; ++s) run_nnz.at(static_cast<std::size_t>(assign[s])) += nnz[s];
   REQUIRE(b.branches[static_cast<int>(SliceFormat::COO)] == std::vector<int>{0, 1, 2, 3});
   CHECK(run_nnz == std::vector<std::int64_t>{31, 128, 64, 32});
   // Each run still holds consecutive slices: slices 3-7 together, in part 0.

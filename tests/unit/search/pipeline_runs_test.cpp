@@ -5,6 +5,7 @@
 
 #include "codegen/emit.hpp"
 #include "core/sptv_matrix.hpp"
+#include "graph/slice_assignment.hpp"
 #include "search/sptv_gpu.hpp"
 
 using namespace sparsetune;
@@ -52,7 +53,7 @@ TEST_CASE("Each pipeline batch's runs of y hold exactly the rows of its slices",
       eo.sptv = graph::sptv_slices(m, formats);
       const auto e = codegen::generate(b.graph, m.a, eo);
       const int count = b.graph.ops.at(0).params.at("count").get<int>();
-      const auto& assign = b.graph.ops.at(0).params.at("assign");
+      const auto assign = graph::slice_assignment(b.graph.ops.at(0).params, m.slices);
       // Exact runs (no gap taken in): together they are exactly the branch's slices' rows.
       const auto exact = search::branch_y_runs(e.format, count, 0);
       // Any gap taken in: one run per branch, from its first row to its last.
@@ -64,7 +65,7 @@ TEST_CASE("Each pipeline batch's runs of y hold exactly the rows of its slices",
         std::vector<bool> want(m.a.rows, false);
         std::int64_t lo = m.a.rows, hi = 0;
         for (std::int64_t s = 0; s < m.slices; ++s)
-          if (assign.at(s).get<int>() == br && rows_of[s][0] >= 0) {
+          if (assign.at(static_cast<std::size_t>(s)) == br && rows_of[s][0] >= 0) {
             for (auto r = rows_of[s][0]; r < rows_of[s][1]; ++r) want[r] = true;
             lo = std::min(lo, rows_of[s][0]);
             hi = std::max(hi, rows_of[s][1]);
