@@ -54,6 +54,8 @@ void refuse_non_finite_values(CLI::App& app);
 // double in full ("must be a positive number").
 extern const CLI::Validator kPositive;
 extern const CLI::Validator kNonNegative;
+// A number above 0 and at most 1 (a share, a density threshold).
+extern const CLI::Validator kShare;
 
 void print_table(const std::vector<std::vector<std::string>>& rows);
 void print_json(const nlohmann::json& j);

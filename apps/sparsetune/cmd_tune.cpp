@@ -34,11 +34,15 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                   "spmm: the layout of B and C the kernels take, row (row strides ldb, ldc) or "
                   "col (column-major, column strides)")
       ->capture_default_str();
-  auto* mode = cmd->add_option("--mode", t->mode, "sptv: the mode multiplied by v (0-based)");
+  auto* mode = cmd->add_option("--mode", t->mode, "sptv: the mode multiplied by v (0-based)")
+                   ->check(kNonNegative);
   cmd->add_option("--slice-mode", t->slice_mode,
-                  "sptv: the mode to slice along (default: the smallest other mode)");
+                  "sptv: the mode to slice along (0-based; default: the smallest other mode)")
+      ->check(kNonNegative);
   cmd->add_option("--sp", t->sparsity_threshold,
-                  "sptv: slices at least this dense are stored Dense (stage 1)")
+                  "sptv: slices at least this dense are stored Dense (stage 1; above 0, at most "
+                  "1)")
+      ->check(kShare)
       ->capture_default_str();
   cmd->add_option("--model", t->model,
                   "sptv: Slice-GCN file (default: configs/models/<arch>/slice_gcn.safetensors)");
@@ -114,7 +118,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_flag(
       "--cost-model", [o](std::int64_t) { o->learned = false; },
       "Rank by the analytic cost model even where a learned model exists");
-  cmd->callback([o, t, mode, n_cols, rank_by, coo_sorted, &g] {
+  cmd->callback([o, t, cmd, mode, n_cols, rank_by, &g] {
     if (o->op == "spmm" && n_cols->count() == 0)
       throw CLI::ValidationError("--n", "--op spmm needs --n (the columns of B)");
     if (o->op != "spmm" && n_cols->count() != 0)
@@ -126,8 +130,12 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
                                                   o->op +
                                                   " (spmv, spmm: flushed or warm; sptv: device or "
                                                   "transfers)");
-    if (coo_sorted->count() != 0 && o->op != "sptv")
-      throw CLI::ValidationError("--coo-sorted", "--coo-sorted goes with --op sptv");
+    // Options of SpTV alone would be ignored by SpMV and SpMM: refused, by name.
+    if (o->op != "sptv")
+      for (const char* name : {"--mode", "--slice-mode", "--sp", "--model", "--slice-format",
+                               "--coo-sorted", "--coo-block-nnz", "--hyb-width", "--batches"})
+        if (cmd->count(name) != 0)
+          throw CLI::ValidationError(name, std::string(name) + " goes with --op sptv");
     o->rank_warm = *rank_by == "warm";
     t->rank_transfers = *rank_by == "transfers";
     if (o->op == "sptv") {

@@ -47,6 +47,14 @@ std::string sign_check(const std::string& s, bool zero) {
   return "'" + s + "' must be " + (zero ? "0 or more" : "a positive number");
 }
 
+// "" when `s` is a number above 0 and at most 1.
+std::string share_check(const std::string& s) {
+  const auto v = number(s);
+  if (!v) return "'" + s + "' is not a number";
+  if (*v > 0 && *v <= 1) return "";
+  return "'" + s + "' must be above 0 and at most 1";
+}
+
 void refuse_in(CLI::App& app) {
   const CLI::Validator finite(non_finite, "", "finite");
   const CLI::Validator seed(bad_seed, "", "seed");
@@ -66,5 +74,6 @@ const CLI::Validator kPositive([](std::string& s) { return sign_check(s, false);
                                "positive");
 const CLI::Validator kNonNegative([](std::string& s) { return sign_check(s, true); }, "NONNEGATIVE",
                                   "nonnegative");
+const CLI::Validator kShare([](std::string& s) { return share_check(s); }, "(0, 1]", "share");
 
 }  // namespace sparsetune::cli

@@ -74,7 +74,11 @@ std::string check_param(const ParamSpec& s, nlohmann::json& v) {
   auto in_range = [&](double x) { return x >= s.min && x <= s.max; };
   auto range = [&] {
     std::ostringstream os;
-    os << " in [" << s.min << ", " << s.max << "]";
+    if (s.type == ParamType::Number)
+      os << " in [" << s.min << ", " << s.max << "]";
+    else  // whole numbers in full: [1, 1073741824], not [1, 1.07374e+09]
+      os << " in [" << static_cast<long long>(s.min) << ", " << static_cast<long long>(s.max)
+         << "]";
     return os.str();
   };
   switch (s.type) {

@@ -21,7 +21,8 @@ Csr64 read_matrix(const std::string& path, MtxInfo* info) {
   Csr64 a;
   std::int64_t dups = 0;
   // By content, or by name so that a truncated container gets the container's error message.
-  if (ends_with_nocase(path, ".safetensors") && is_gzip(bytes)) bytes = gunzip(bytes, path);
+  // A gzip other than .mtx.gz (whose reader decompresses as it goes) may hold a container.
+  if (is_gzip(bytes) && !ends_with_nocase(path, ".mtx.gz")) bytes = gunzip(bytes, path);
   if (looks_like_safetensors(bytes) || ends_with_nocase(path, ".safetensors")) {
     a = matrix_from_safetensors(parse_safetensors(bytes, path), path, &dups);
     mi = MtxInfo{};

@@ -18,6 +18,9 @@ SparseTensor read_tensor(const std::string& path, TnsInfo* info) {
   if (is_gzip(bytes)) bytes = gunzip(bytes, path);
   if (looks_like_safetensors(bytes) || ends_with_nocase(path, ".safetensors"))
     return parse_tensor_container(bytes, path, info);
+  if (bytes.compare(0, 14, "%%MatrixMarket") == 0)
+    throw InputError(path, 1,
+                     "this is a Matrix Market (matrix) file; a tensor (.tns) is needed here");
   return parse_tns(bytes, path, info);
 }
 

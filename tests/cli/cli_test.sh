@@ -110,6 +110,11 @@ expect_out "one group only" "matxtract"
 if grep -q "alphasparse" "$tmp/out"; then bad "--group printed other groups"; else ok; fi
 expect_fail "features --group unknown" "nosuchgroup" "$st" features "$example" --group nosuchgroup
 expect_ok "features of a tensor with slices" "$st" features "$tmp/t.tns" --mode 0
+# A gzipped matrix container is read by its content, as a gzipped tensor container is.
+expect_ok "convert to a container" "$st" convert "$example" "$tmp/c.safetensors"
+gzip -c "$tmp/c.safetensors" >"$tmp/c.safetensors.gz"
+expect_ok "features of a gzipped matrix container" "$st" features "$tmp/c.safetensors.gz"
+grep -q "256 x 256, 1216 entries" "$tmp/out" && ok || bad "the gzipped container was misread"
 
 # --- bench without a GPU says so -------------------------------------------------------------
 if "$st" --json info | grep -q '"devices": \[\]'; then
@@ -361,6 +366,19 @@ for opt in "--hyb-width -3" "--coo-sorted --coo-block-nnz -5" "--batches 0"; do
 done
 expect_fail "tune --op sptv --coo-block-nnz alone" "--coo-block-nnz requires --coo-sorted" \
   "$st" tune "$tns" --op sptv --mode 0 --budget 0 --coo-block-nnz 5000 -o "$tmp/sptv-bad"
+# SpTV's own options with another op, a density threshold outside (0, 1], a negative slice
+# mode, and a matrix where a tensor belongs: refused by name.
+expect_fail "tune --op spmv with --mode" "--mode goes with --op sptv" \
+  "$st" tune "$example" --mode 1 --budget 0 -o "$tmp/sptv-bad"
+expect_fail "tune --op spmm with --sp" "--sp goes with --op sptv" \
+  "$st" tune "$example" --op spmm --n 4 --sp 0.5 --budget 0 -o "$tmp/sptv-bad"
+expect_fail "tune --op sptv --sp 0" "--sp: '0' must be above 0 and at most 1" \
+  "$st" tune "$tns" --op sptv --mode 0 --sp 0 --budget 0 -o "$tmp/sptv-bad"
+expect_fail "tune --op sptv --slice-mode -1" "--slice-mode: '-1' must be 0 or more" \
+  "$st" tune "$tns" --op sptv --mode 0 --slice-mode -1 --budget 0 -o "$tmp/sptv-bad"
+expect_fail "tune --op sptv of a matrix" "poisson.*:1: this is a Matrix Market \(matrix\) file" \
+  "$st" tune "$example" --op sptv --mode 0 --budget 0 -o "$tmp/sptv-bad"
+[ ! -e "$tmp/sptv-bad" ] && ok || bad "a refused sptv tune (options) left an output folder"
 printf '300000000000000 1 1 1.0\n' >"$tmp/long.tns"
 expect_fail "tune --op sptv of a mode of billions, one entry" "needs about .* GiB of memory" \
   "$st" tune "$tmp/long.tns" --op sptv --mode 0 --budget 0 --compile-only -o "$tmp/sptv-bad"
