@@ -2,7 +2,10 @@
 
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include "runtime/thread_pool.hpp"
 
@@ -43,6 +46,16 @@ void check_arch(const std::string& arch) {
   }
   ok = ok && i >= 5 && i <= 6 && (i == arch.size() || (i + 1 == arch.size() && arch[i] == 'a'));
   if (!ok) throw Error("bad GPU architecture '" + arch + "' (expected e.g. sm_80 or sm_90a)");
+  // One this NVRTC compiles for: an old one (sm_20) failed every candidate's compile instead.
+  int n = 0;
+  if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return;
+  std::vector<int> archs(static_cast<std::size_t>(n));
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return;
+  const int number = std::stoi(arch.substr(3, i - 3));
+  if (std::find(archs.begin(), archs.end(), number) != archs.end()) return;
+  throw Error("GPU architecture '" + arch + "' is not one NVRTC " + nvrtc_version() +
+              " compiles for (sm_" + std::to_string(archs.front()) + " to sm_" +
+              std::to_string(archs.back()) + ")");
 }
 
 Compiled compile(const CompileJob& job, const CompileOptions& opts, const KernelCache* cache) {

@@ -64,6 +64,9 @@ TEST_CASE("bad architecture names are refused") {
   CHECK_THROWS_AS(check_arch("sm_90b"), sparsetune::Error);
   CHECK_NOTHROW(check_arch("sm_90a"));
   CHECK_NOTHROW(check_arch("sm_100"));
+  // Well formed, but older than any target of this NVRTC: refused up front, naming the range.
+  CHECK_THROWS_WITH(check_arch("sm_20"), Catch::Contains("'sm_20' is not one NVRTC") &&
+                                             Catch::Contains("compiles for (sm_"));
 }
 
 TEST_CASE("the kernel cache hits on identical compilations and misses otherwise") {
