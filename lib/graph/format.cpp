@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -173,10 +174,16 @@ void unpack(const io::NamedArray& n, FormatArray& a, const std::string& where) {
   const auto len = static_cast<std::size_t>(a.length);
   if (a.dtype[0] == 'F') {
     a.reals.resize(len);
-    for (std::size_t i = 0; i < len; ++i)
+    for (std::size_t i = 0; i < len; ++i) {
       a.reals[i] = a.dtype == "F64"   ? get<double>(p + 8 * i)
                    : a.dtype == "F32" ? get<float>(p + 4 * i)
                                       : half_to_float(get<std::uint16_t>(p + 2 * i));
+      // A matrix's values are finite (its readers refuse others): a NaN or inf was written in.
+      if (!std::isfinite(a.reals[i]))
+        throw InputError(
+            where, 0,
+            "array " + n.name + " holds a value that is not finite at " + std::to_string(i));
+    }
   } else {
     a.ints.resize(len);
     for (std::size_t i = 0; i < len; ++i)
@@ -499,6 +506,9 @@ Format from_safetensors(const io::SafetensorsFile& s, const std::string& source)
         if (real != (a.dtype[0] == 'F') || io::dtype_size(a.dtype) == 0 || a.dtype == "BF16" ||
             a.dtype[0] == 'U')
           throw bad(where + "array " + it.key() + " has dtype " + a.dtype);
+        if (real && a.dtype != value_dtype(f.dtype))
+          throw bad(where + "array " + it.key() + " has dtype " + a.dtype + ", the metadata's " +
+                    "value type is " + f.dtype);
         const auto& m = it.value().at("model");
         const std::string kind = m.at("kind").get<std::string>();
         bool found = false;
@@ -632,7 +642,15 @@ void write_format(const std::string& path, const Format& f, const std::string& t
 }
 
 Format read_format(const std::string& path) {
-  return from_safetensors(io::read_safetensors(path), path);
+  try {
+    return from_safetensors(io::read_safetensors(path), path);
+  } catch (const InputError&) {
+    throw;                    // names the file already
+  } catch (const Error& e) {  // a rule checked below the reader (implied threads, value types)
+    const std::string what = e.what();
+    if (what.rfind(path, 0) == 0) throw;
+    throw Error(path + ": " + what);
+  }
 }
 
 bool col_words_hold_more(const PartFormat& p) {

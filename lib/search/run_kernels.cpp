@@ -122,7 +122,7 @@ RunResult run_emitted(const std::string& dir, const RunOptions& o) {
   const bool spmm = f.op == "spmm";
   if (spmm && !o.x_file.empty())
     throw Error("--x is SpMV's vector: an SpMM folder runs on a random B of --n columns");
-  if (!spmm && o.n > 1)
+  if (!spmm && o.n > 0)
     throw Error("--n is the columns of B: " + dir + " holds an " + f.op + " format");
   if (!o.layout.empty()) {  // a check: the kernels were generated for one layout
     if (!spmm)

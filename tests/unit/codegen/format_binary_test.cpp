@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "codegen/emit.hpp"
 #include "codegen_test_util.hpp"
 #include "core/reference.hpp"
+#include "graph/format.hpp"
 #include "graph/interpreter.hpp"
 #include "io/safetensors.hpp"
 #include "test_support.hpp"
@@ -247,4 +249,32 @@ TEST_CASE("a format binary with a float where an integer belongs is refused (fuz
     });
     CHECK_THAT(load_error(bytes, x), Catch::Contains("where integers belong"));
   }
+}
+
+TEST_CASE("the tool's format reader names the file and refuses values no matrix has", "[codegen]") {
+  const Csr64 a = test::random_matrix(9, 80, 60, 0.08);
+  const auto e = codegen::generate(by_name("csr-adaptive"), a);
+  testing::TempDir t("sparsetune-format-read");
+  const auto read = [&](const std::string& bytes) {
+    const auto path = t.file("format.safetensors");
+    std::ofstream(path, std::ios::binary) << bytes;
+    return graph::read_format(path);
+  };
+  CHECK(read(e.format_bytes).nnz == a.nnz());
+  // Metadata saying f16 over fp64 values: the kernel would read them as halves.
+  CHECK_THROWS_WITH(read(with_metadata(e.format_bytes, "dtype", [](std::string& s) { s = "f16"; })),
+                    Catch::Contains("format.safetensors") &&
+                        Catch::Contains("has dtype F64, the metadata's value type is f16"));
+  // A NaN written into the values.
+  auto st = io::parse_safetensors(e.format_bytes, "f");
+  for (auto& arr : st.arrays)
+    if (arr.name.find("nz_val") != std::string::npos) {
+      const double nan = std::nan("");
+      std::memcpy(arr.bytes.data(), &nan, sizeof nan);
+    }
+  CHECK_THROWS_WITH(read(io::serialize_safetensors(st)),
+                    Catch::Contains("format.safetensors") && Catch::Contains("not finite at 0"));
+  // A rule checked below the reader names the file too.
+  CHECK_THROWS_WITH(read(with_metadata(e.format_bytes, "dtype", [](std::string& s) { s = "f8"; })),
+                    Catch::Contains("format.safetensors") && Catch::Contains("unknown value type"));
 }
