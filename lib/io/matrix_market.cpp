@@ -259,7 +259,7 @@ Coo64 parse_array(std::string_view text, const std::string& src, const MtxHeader
     } else {
       s = parse_real(p, end, v);
     }
-    if (s != NumStatus::ok) throw InputError(src, cur.line, number_error(s, "value", p, end, 1));
+    if (s != NumStatus::ok) throw InputError(src, cur.line, number_error(s, "value", p, end, 1, info.field == Field::integer));
     if (skip_blanks(p, end) != end)
       throw InputError(src, cur.line,
                        "the array format has one value per line, found more ('" +

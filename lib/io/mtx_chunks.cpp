@@ -6,7 +6,8 @@
 
 namespace sparsetune::io::detail {
 
-std::string number_error(NumStatus s, const char* what, const char* p, const char* end, int want) {
+std::string number_error(NumStatus s, const char* what, const char* p, const char* end, int want,
+                         bool integer) {
   switch (s) {
     case NumStatus::missing:
       return "expected " + std::to_string(want) +
@@ -17,7 +18,8 @@ std::string number_error(NumStatus s, const char* what, const char* p, const cha
     case NumStatus::not_finite:
       return std::string(what) + " '" + token_text(p, end) + "' is not finite (NaN or Inf)";
     default:
-      return std::string(what) + " '" + token_text(p, end) + "' is not a number";
+      return std::string(what) + " '" + token_text(p, end) + "' is not " +
+             (integer ? "an integer" : "a number");
   }
 }
 
@@ -48,10 +50,10 @@ void parse_chunk(MtxChunk& c, std::int64_t rows, std::int64_t cols) {
     std::int64_t i = 0, j = 0;
     double v = 1.0;
     NumStatus s = parse_int(p, end, i);
-    if (s != NumStatus::ok) return fail(number_error(s, "row index", p, end, want));
+    if (s != NumStatus::ok) return fail(number_error(s, "row index", p, end, want, true));
     p = skip_blanks(p, end);
     s = parse_int(p, end, j);
-    if (s != NumStatus::ok) return fail(number_error(s, "column index", p, end, want));
+    if (s != NumStatus::ok) return fail(number_error(s, "column index", p, end, want, true));
     if constexpr (F != Field::pattern) {
       p = skip_blanks(p, end);
       if constexpr (F == Field::integer) {
@@ -61,7 +63,7 @@ void parse_chunk(MtxChunk& c, std::int64_t rows, std::int64_t cols) {
       } else {
         s = parse_real(p, end, v);
       }
-      if (s != NumStatus::ok) return fail(number_error(s, "value", p, end, want));
+      if (s != NumStatus::ok) return fail(number_error(s, "value", p, end, want, F == Field::integer));
     }
     p = skip_blanks(p, end);
     if (p < end && *p != '\n')

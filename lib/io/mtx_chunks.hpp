@@ -34,8 +34,10 @@ inline const char* next_line(const char* p, const char* end) {
   return nl ? static_cast<const char*>(nl) + 1 : end;
 }
 
-// The message for a token that failed to parse as the `what` of an entry line of `want` tokens.
-std::string number_error(NumStatus s, const char* what, const char* p, const char* end, int want);
+// The message for a token that failed to parse as the `what` of an entry line of `want` tokens
+// (`integer`: an index, or a value of an integer file).
+std::string number_error(NumStatus s, const char* what, const char* p, const char* end, int want,
+                         bool integer);
 
 // Parses one chunk with the parser specialised for the file's field and symmetry; `per_byte` is
 // the expected number of entries per byte of text, used to size the buffers.

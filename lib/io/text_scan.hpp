@@ -28,10 +28,22 @@ inline const char* token_end(const char* p, const char* end) {
 }
 
 // The token at p, shortened for error messages.
+// Control bytes are written as \xNN: a NUL would end the message where it is printed.
 inline std::string token_text(const char* p, const char* end) {
   const char* e = token_end(p, end);
-  std::string t(p, e);
-  if (t.size() > 40) t = t.substr(0, 40) + "...";
+  std::string t;
+  for (const char* q = p; q < e && q < p + 40; ++q) {
+    const auto c = static_cast<unsigned char>(*q);
+    if (c < 0x20 || c == 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      t += "\\x";
+      t += hex[c >> 4];
+      t += hex[c & 15];
+    } else {
+      t += static_cast<char>(c);
+    }
+  }
+  if (e - p > 40) t += "...";
   return t;
 }
 

@@ -427,11 +427,13 @@ TEST_CASE("entry errors name the file and the line of the entry", "[io][mtx]") {
   check_error(h + "0 1 1\n", 5, "row index 0 is below 1");
   check_error(h + "1 0 1\n", 5, "column index 0 is below 1");
   check_error(h + "-1 1 1\n", 5, "row index -1 is below 1");
-  check_error(h + "1 x 1\n", 5, "column index 'x' is not a number");
-  check_error(h + "1.0 1 1\n", 5, "row index '1.0' is not a number");
+  check_error(h + "1 x 1\n", 5, "column index 'x' is not an integer");
+  check_error(h + "1.0 1 1\n", 5, "row index '1.0' is not an integer");
   check_error(h + "1 1 abc\n", 5, "value 'abc' is not a number");
   check_error(h + "1 1 1.5.3\n", 5, "value '1.5.3' is not a number");
   check_error(h + "1 1 1,5\n", 5, "value '1,5' is not a number");
+  // A control byte in the token is written out, not left to cut the message short.
+  check_error(h + std::string("1 1 1\0x\n", 8), 5, "value '1\\x00x' is not a number");
   check_error(h + "1 1 nan\n", 5, "value 'nan' is not finite");
   check_error(h + "1 1 -Inf\n", 5, "value '-Inf' is not finite");
   check_error(h + "1 1 1e400\n", 5, "value '1e400' is not finite");
@@ -442,7 +444,7 @@ TEST_CASE("entry errors name the file and the line of the entry", "[io][mtx]") {
   check_error("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1\n", 3,
               "expected 2 values on the line, found more");
   check_error("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3,
-              "value '1.5' is not a number");
+              "value '1.5' is not an integer");
   check_error("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 2 1\n", 3,
               "skew-symmetric matrix must be zero");
   check_error("%%MatrixMarket matrix array real general\n2 1\n1\n2\n3\n", 5,
