@@ -271,6 +271,8 @@ std::string predictions_csv(const ReportData& d) {
 }
 
 ReportOutcome write_report(const ReportOptions& o) {
+  if (std::filesystem::is_directory(o.database))
+    throw Error(o.database + ": a folder, not a tuning database (a .db file or a JSON export)");
   if (!std::filesystem::is_regular_file(o.database))
     throw Error(o.database + ": no such tuning database");
   io::StagedFolder::check_target(o.out_dir);
@@ -288,6 +290,11 @@ ReportOutcome write_report(const ReportOptions& o) {
     io::write_file_atomic(script, render_script());
     run_renderer(python_program(o.python), script, staged.staging_dir());
     std::filesystem::remove(script);
+    // An interpreter that exits 0 without running the script (a stand-in, a wrapper) wrote
+    // nothing: a report without its page is a failure, not a success.
+    if (!std::filesystem::is_regular_file(staged.staging_dir() + "/index.html"))
+      throw Error("report: " + python_program(o.python) +
+                  " ran the plot script without writing index.html; nothing was written");
     staged.adopt_written();
   }
   staged.commit();

@@ -142,6 +142,12 @@ fi
 check "report --no-plots" [ -s "$tmp/o2/csv/matrices.csv" ]
 expect_fail "report of a missing database" "nope.db: no such tuning database" \
   "$st" report "$tmp/nope.db" -o "$tmp/r"
+expect_fail "report of a folder" "o2: a folder, not a tuning database" \
+  "$st" report "$tmp/o2" -o "$tmp/r"
+# An interpreter that exits 0 without running the script: no report, and the error says why.
+expect_fail "report whose python writes nothing" "without writing index.html" \
+  "$st" report "$tmp/o2/tuning.db" -o "$tmp/r-true" --python /bin/true
+[ ! -e "$tmp/r-true" ] && ok || bad "a report without its page left a folder"
 
 echo "batch_test: $pass passed, $fail failed"
 [ $fail -eq 0 ]
