@@ -1,5 +1,6 @@
 // `sparsetune gen KIND [--param value ...] --seed S -o FILE`: one subcommand per generator kind,
 // its options taken from the library's parameter table; all checking happens in lib/gen.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "core/error.hpp"
 #include "gen/generate.hpp"
 #include "io/matrix_file.hpp"
 #include "io/tensor_file.hpp"
@@ -35,10 +37,16 @@ void run(const gen::KindInfo& kind, const GenOptions& o, const CLI::App& sub,
   for (const auto& p : kind.params)
     if (sub.count("--" + option_name(p.name)) > 0) spec.params[p.name] = o.values.at(p.name);
   // A name the writer would refuse is refused before a long generation.
-  if (kind.tensor)
+  if (kind.tensor) {
     io::check_tensor_output_name(o.output);
-  else
+    // Tensor files hold orders 3 to 16: fewer modes are refused before generating.
+    const auto dims = spec.params.count("dims") ? spec.params.at("dims") : std::string("3 modes");
+    if (std::count(dims.begin(), dims.end(), ',') < 2)
+      throw Error("gen tensor: --dims " + dims +
+                  " gives fewer than 3 modes; a tensor file holds an order of 3 to 16");
+  } else {
     io::check_matrix_output_name(o.output);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const gen::GeneratedMatrix m = gen::generate(spec);
   const auto t1 = std::chrono::steady_clock::now();

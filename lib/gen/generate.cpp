@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "core/error.hpp"
 #include "gen/geometric.hpp"
@@ -37,6 +38,31 @@ std::string join(const std::vector<std::string>& parts, const char* sep) {
   return out;
 }
 
+// A whole number, plain or in scientific notation as sizes are often written (1e6, 2.5e5);
+// nothing for any other text. `huge` is set for a whole number past int64's range (1e30).
+std::optional<std::int64_t> whole_number(const std::string& s, bool* huge) {
+  *huge = false;
+  std::int64_t v = 0;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (s.empty()) return std::nullopt;
+  if (const auto [end, ec] = std::from_chars(b, e, v); ec == std::errc() && end == e) return v;
+  double d = 0;
+  const auto [dend, dec] = std::from_chars(b, e, d);
+  const bool whole = (dec == std::errc() || dec == std::errc::result_out_of_range) && dend == e &&
+                     std::isfinite(d) && d == std::floor(d);
+  if (!whole) {
+    // A plain integer past int64 fails from_chars for both types the same way.
+    *huge = s.find_first_not_of("+-0123456789") == std::string::npos && s.size() > 18;
+    return std::nullopt;
+  }
+  if (std::abs(d) >= 9.2e18) {
+    *huge = true;
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(d);
+}
+
 // Typed, range-checked access to one kind's string parameters. Every message names the
 // parameter; `resolved` collects the value actually used for each.
 class Params {
@@ -67,24 +93,14 @@ class Params {
     std::int64_t v = def;
     if (has(name)) {
       const std::string& s = given_.at(name);
-      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (ec != std::errc() || end != s.data() + s.size()) {
-        // A whole number in scientific notation, as sizes are often written (1e6, 2.5e5).
-        double d = 0;
-        const auto [dend, dec] = std::from_chars(s.data(), s.data() + s.size(), d);
-        if (dec == std::errc() && dend == s.data() + s.size() && !s.empty() && std::isfinite(d) &&
-            d == std::floor(d) && std::abs(d) < 9.2e18) {
-          v = static_cast<std::int64_t>(d);
-          end = s.data() + s.size();
-          ec = std::errc();
-        }
-      }
-      if (ec == std::errc::result_out_of_range ||
-          (ec == std::errc() && end == s.data() + s.size() && (v < lo || v > hi)))
+      bool huge = false;
+      const auto w = whole_number(s, &huge);
+      if (huge || (w && (*w < lo || *w > hi)))
         throw Error(prefix() + "parameter '" + name + "' must be in [" + std::to_string(lo) + ", " +
                     std::to_string(hi) + "], got " + s);
-      if (ec != std::errc() || end != s.data() + s.size() || s.empty())
+      if (!w)
         throw Error(prefix() + "parameter '" + name + "' must be an integer, got '" + s + "'");
+      v = *w;
     }
     resolved_[name] = std::to_string(v);
     return v;
@@ -125,31 +141,31 @@ class Params {
     return v;
   }
 
-  // Comma-separated integers, each in [lo, hi], between 1 and max_count of them.
+  // Comma-separated integers, each in [lo, hi], between min_count and max_count of them.
   std::vector<std::int64_t> list(const std::string& name, const std::string& def, std::int64_t lo,
-                                 std::int64_t hi, std::size_t max_count) {
+                                 std::int64_t hi, std::size_t min_count, std::size_t max_count) {
     const std::string s = has(name) ? given_.at(name) : def;
     std::vector<std::int64_t> out;
     std::size_t pos = 0;
     while (true) {
       const std::size_t comma = std::min(s.find(',', pos), s.size());
-      std::int64_t v = 0;
-      const char* b = s.data() + pos;
-      const char* e = s.data() + comma;
-      const auto [end, ec] = std::from_chars(b, e, v);
-      if (ec != std::errc() || end != e || b == e)
+      const std::string item = s.substr(pos, comma - pos);
+      bool huge = false;
+      const auto v = whole_number(item, &huge);
+      if (!v && !huge)
         throw Error(prefix() + "parameter '" + name +
                     "' must be a comma-separated list of integers, got '" + s + "'");
-      if (v < lo || v > hi)
+      if (huge || *v < lo || *v > hi)
         throw Error(prefix() + "parameter '" + name + "' entries must be in [" +
-                    std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(v));
-      out.push_back(v);
+                    std::to_string(lo) + ", " + std::to_string(hi) + "], got " + item);
+      out.push_back(*v);
       if (comma == s.size()) break;
       pos = comma + 1;
     }
-    if (out.size() > max_count)
-      throw Error(prefix() + "parameter '" + name + "' takes at most " + std::to_string(max_count) +
-                  " entries, got " + std::to_string(out.size()));
+    if (out.size() < min_count || out.size() > max_count)
+      throw Error(prefix() + "parameter '" + name + "' takes " + std::to_string(min_count) +
+                  " to " + std::to_string(max_count) + " entries, got " +
+                  std::to_string(out.size()));
     std::vector<std::string> text;
     for (auto v : out) text.push_back(std::to_string(v));
     resolved_[name] = join(text, ",");
@@ -366,7 +382,7 @@ const std::vector<Kind>& kinds() {
            b.n = p.integer("n", 0, 1, kMaxDim);
          else
            b.blocks = p.integer("blocks", 64, 1, kMaxDim);
-         b.block_sizes = p.list("block_size", "16", 1, kMaxDim, 1 << 20);
+         b.block_sizes = p.list("block_size", "16", 1, kMaxDim, 1, 1 << 20);
          b.noise = p.real("noise", 0.0, 0.0, 1.0);
          b.shuffle_columns = p.integer("shuffle_columns", 0, 0, 1) == 1;
          g.matrix = block_diagonal(b, seed);
@@ -379,7 +395,7 @@ const std::vector<Kind>& kinds() {
          {"skew", "0", "Zipf exponent of the mode-0 index (0 = uniform)"}}},
        [](Params& p, std::uint64_t seed, GeneratedMatrix& g) {
          RandomTensorParams t;
-         t.dims = p.list("dims", "100,100,100", 1, kMaxDim, 16);
+         t.dims = p.list("dims", "100,100,100", 1, kMaxDim, 1, 16);
          t.nnz = p.integer("nnz", 10000, 0, std::int64_t{1} << 33);
          t.skew = p.real("skew", 0.0, 0.0, 100.0);
          g.tensor = random_tensor(t, seed);

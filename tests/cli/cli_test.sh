@@ -110,6 +110,9 @@ expect_out "one group only" "matxtract"
 if grep -q "alphasparse" "$tmp/out"; then bad "--group printed other groups"; else ok; fi
 expect_fail "features --group unknown" "nosuchgroup" "$st" features "$example" --group nosuchgroup
 expect_ok "features of a tensor with slices" "$st" features "$tmp/t.tns" --mode 0
+expect_fail "gen tensor of two modes" "--dims 5,5 gives fewer than 3 modes" \
+  "$st" gen tensor --dims 5,5 -o "$tmp/two.tns"
+[ ! -e "$tmp/two.tns" ] && ok || bad "gen tensor of two modes wrote a file"
 # A gzipped matrix container is read by its content, as a gzipped tensor container is.
 expect_ok "convert to a container" "$st" convert "$example" "$tmp/c.safetensors"
 gzip -c "$tmp/c.safetensors" >"$tmp/c.safetensors.gz"

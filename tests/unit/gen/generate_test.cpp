@@ -83,6 +83,13 @@ TEST_CASE("parameters reach the generators", "[gen][front]") {
   CHECK(t.tensor.nnz() == 250);
   CHECK(t.resolved.at("nnz") == "250");
   CHECK(run("banded", {{"n", "1e1"}, {"bandwidth", "1"}}).matrix.nnz() == 28);
+  // The same in lists.
+  CHECK(run("tensor", {{"dims", "1e1,2e1,3"}, {"nnz", "5"}}).resolved.at("dims") == "10,20,3");
+  // A whole number past int64 is out of range, not "not an integer".
+  CHECK_THROWS_WITH(run("kron", {{"scale", "6"}, {"edge_factor", "1e30"}}),
+                    Catch::Contains("'edge_factor' must be in [1, "));
+  CHECK_THROWS_WITH(run("tensor", {{"dims", "5,99999999999999999999,5"}}),
+                    Catch::Contains("'dims' entries must be in [1, 2147483647]"));
 }
 
 TEST_CASE("bad parameters are refused with their name", "[gen][front]") {
