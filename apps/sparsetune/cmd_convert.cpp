@@ -5,6 +5,7 @@
 
 #include "cli.hpp"
 #include "core/error.hpp"
+#include "io/file_bytes.hpp"
 #include "io/matrix_file.hpp"
 #include "io/matrix_market.hpp"
 #include "io/tensor_file.hpp"
@@ -74,6 +75,9 @@ void add_convert_command(CLI::App& app, const GlobalOptions& g) {
     using clock = std::chrono::steady_clock;
     if (io::is_tensor_file(o->in)) return convert_tensor(o->in, o->out, o->layout, g);
     io::check_matrix_output_name(o->out);
+    if (o->layout != "csr" && !io::ends_with_nocase(o->out, ".safetensors"))
+      throw Error("convert: --layout " + o->layout + " is the layout inside a .safetensors " +
+                  "output; " + o->out + " is Matrix Market");
     const auto t0 = clock::now();
     io::MtxInfo info;
     const Csr64 a = io::read_matrix(o->in, &info);

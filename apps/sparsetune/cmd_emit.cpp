@@ -36,6 +36,7 @@ void add_emit_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--layout", o->layout,
                   "SpMM graphs: the layout of B and C the kernels take, row or col "
                   "(column-major)")
+      ->check(CLI::IsMember({"row", "col"}))
       ->capture_default_str();
   cmd->add_flag("--no-optimize", o->no_optimize, "Keep every array stored, full width");
   cmd->add_flag("--split-words", o->split_words,

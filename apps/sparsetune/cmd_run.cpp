@@ -33,7 +33,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& g) {
       ->check(CLI::Range(std::int64_t{1}, search::kMaxRunN));
   cmd->add_option("--layout", a->o.layout,
                   "SpMM folders: row or col, the layout of B and C; checked against the layout "
-                  "the kernels were generated for (default: the folder's)");
+                  "the kernels were generated for (default: the folder's)")
+      ->check(CLI::IsMember({"row", "col"}));
   cmd->add_option("--alpha", a->o.alpha, "y = alpha A x + beta y")->capture_default_str();
   cmd->add_option("--beta", a->o.beta,
                   "y = alpha A x + beta y; y starts random (seed + 1) when beta is not 0")

@@ -33,6 +33,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& g) {
   cmd->add_option("--layout", o->layout,
                   "spmm: the layout of B and C the kernels take, row (row strides ldb, ldc) or "
                   "col (column-major, column strides)")
+      ->check(CLI::IsMember({"row", "col"}))
       ->capture_default_str();
   auto* mode = cmd->add_option("--mode", t->mode, "sptv: the mode multiplied by v (0-based)")
                    ->check(kNonNegative);

@@ -482,8 +482,10 @@ expect_fail "tune --op spmv --layout col" "for op spmm" "$st" tune "$example" --
 [ ! -e "$tmp/spmv-col" ] && ok || bad "a refused --layout left an output folder"
 expect_fail "tune --op sptv --layout col" "for op spmm" "$st" tune "$tns" --op sptv --mode 0 \
   --layout col --budget 0 -o "$tmp/sptv-col"
-expect_fail "tune --layout diagonal" "row or col" "$st" tune "$example" --op spmm --n 4 \
-  --layout diagonal --budget 0 -o "$tmp/spmm-diag"
+expect_fail "tune --layout diagonal" "--layout: diagonal not in \{row,col\}" \
+  "$st" tune "$example" --op spmm --n 4 --layout diagonal --budget 0 -o "$tmp/spmm-diag"
+expect_fail "convert --layout coo to Matrix Market" "--layout coo is the layout inside a .safetensors" \
+  "$st" convert "$example" "$tmp/coo.mtx" --layout coo
 expect_fail "emit-kernel --layout col of an SpMV graph" "for op spmm" "$st" emit-kernel "$example" \
   --layout col --graph "$root/configs/graphs/csr-vector.json" -o "$tmp/emit-spmv-col"
 expect_fail "run --layout row of a column-major folder" "generated for col-major B and C" \
