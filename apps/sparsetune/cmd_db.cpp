@@ -66,9 +66,11 @@ void add_db_command(CLI::App& app, const GlobalOptions& g) {
   exp->callback([&g, o, path] {
     // DB may itself be an export (a JSON one is read into memory).
     const auto tdb = db::open_database(o->export_db.empty() ? path() : o->export_db);
-    if (o->out.empty()) {
-      for (const auto& m : tdb->measurements(o->fingerprint))
-        std::printf("%s\n", db::measurement_json(m).dump().c_str());
+    if (o->out.empty()) {  // JSON lines, through the same filters as a file
+      const auto j = db::export_json(*tdb, o->filter);
+      for (const auto& m : j.at("measurements"))
+        if (o->fingerprint.empty() || m.value("fingerprint", "") == o->fingerprint)
+          std::printf("%s\n", m.dump().c_str());
       return;
     }
     const auto st = db::export_to(*tdb, o->out, o->filter);

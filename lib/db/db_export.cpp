@@ -111,7 +111,24 @@ json measurement_json(const Measurement& m) {
 json export_json(const TuningDb& db, const ExportFilter& f) {
   std::set<std::string> keep;  // fingerprints of the matrices exported
   json matrices = json::array();
-  for (const auto& m : db.matrices()) {
+  const auto all_matrices = db.matrices();
+  // A filter that names what is not there is a mistake, not an empty export.
+  for (const auto& name : f.only)
+    if (std::none_of(all_matrices.begin(), all_matrices.end(),
+                     [&](const MatrixRow& m) { return m.name == name; }))
+      throw Error("--only: the database holds no matrix named '" + name + "'");
+  if (!f.arch.empty()) {
+    std::set<std::string> archs;
+    for (const auto& m : db.measurements()) archs.insert(m.arch);
+    for (const auto& r : db.runs()) archs.insert(r.arch);
+    if (!archs.count(f.arch)) {
+      std::string held;
+      for (const auto& a : archs) held += (held.empty() ? "" : ", ") + a;
+      throw Error("--arch: the database holds no rows of " + f.arch + " (it holds " +
+                  (held.empty() ? std::string("none") : held) + ")");
+    }
+  }
+  for (const auto& m : all_matrices) {
     if (!f.only.empty() && std::find(f.only.begin(), f.only.end(), m.name) == f.only.end())
       continue;
     keep.insert(m.fingerprint);

@@ -27,6 +27,19 @@ expect_ok "db export --only" "$st" db export "$tmp/f.db" -o "$tmp/two.json" --on
 expect_out "db export --only keeps two" "2 matrices"
 expect_fail "db export to an unknown kind of file" "must end in .json" \
   "$st" db export "$tmp/f.db" -o "$tmp/x.txt"
+# Filters that match nothing are errors, and leave an earlier export as it was; JSON lines
+# (no -o) go through the same filters.
+cp "$tmp/two.json" "$tmp/keep.json"
+expect_fail "db export --only of an unknown name" "--only: the database holds no matrix named 'nosuch'" \
+  "$st" db export "$tmp/f.db" -o "$tmp/keep.json" --only nosuch
+expect_fail "db export --arch of another architecture" "--arch: the database holds no rows of sm_99" \
+  "$st" db export "$tmp/f.db" -o "$tmp/keep.json" --arch sm_99
+cmp -s "$tmp/two.json" "$tmp/keep.json" && ok || bad "a refused export replaced the earlier file"
+fp=$(python3 -c "import json,sys; print([m['fingerprint'] for m in json.load(open(sys.argv[1]))['matrices']
+  if m['name'] == '494_bus'][0])" "$tmp/two.json")
+expect_ok "db export lines --only" "$st" db export "$tmp/f.db" --only 494_bus
+[ -s "$tmp/out" ] && ! grep -qv "\"$fp\"" "$tmp/out" && ok ||
+  bad "db export lines --only 494_bus printed other matrices' rows"
 
 # ---- train ----
 expect_ok "train on the fixture" "$st" train --model spmv-rank --db "$tmp/f.db" -o "$tmp/models"
