@@ -13,6 +13,7 @@
 #include "features/matrix_features.hpp"
 #include "io/file_bytes.hpp"
 #include "models/matrix_split.hpp"
+#include "models/model_file.hpp"
 
 namespace sparsetune::models {
 
@@ -131,7 +132,7 @@ TrainResult report_and_write(const ModelFile& file, json train, json test, const
               {"train", std::move(train)},
               {"test", std::move(test)}};
   if (!opt.out_dir.empty()) {
-    const auto dir = (std::filesystem::path(opt.out_dir) / file.arch).string();
+    const auto dir = arch_dir(opt.out_dir, file.arch);
     r.files = write_model_files(dir, file, cls.save(), &r.report);
   }
   return r;

@@ -10,6 +10,7 @@
 #include "features/matrix_features.hpp"
 #include "io/file_bytes.hpp"
 #include "models/matrix_split.hpp"
+#include "models/model_file.hpp"
 #include "models/training_set.hpp"
 
 namespace sparsetune::models {
@@ -233,7 +234,7 @@ TrainResult train_crux(const db::TuningDb& db, const TrainOptions& opt) {
               {"train", evaluate(train, false)},
               {"test", evaluate(test, true)}};
   if (!opt.out_dir.empty()) {
-    const auto dir = (std::filesystem::path(opt.out_dir) / t.arch).string();
+    const auto dir = arch_dir(opt.out_dir, t.arch);
     const json boosters = {{"tau_c", json::parse(rc.save())}, {"tau_r", json::parse(rr.save())}};
     r.files = write_model_files(dir, file, boosters.dump() + "\n", &r.report);
   }

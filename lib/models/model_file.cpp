@@ -1,5 +1,6 @@
 #include "models/model_file.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 
@@ -163,8 +164,17 @@ std::set<std::string> held_out_matrices(const ModelFile& m, const std::string& s
   return names;
 }
 
+std::string arch_dir(const std::string& dir, const std::string& arch) {
+  std::size_t i = 3;
+  bool ok = arch.size() >= 5 && arch.compare(0, 3, "sm_") == 0;
+  while (ok && i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i]))) ++i;
+  ok = ok && i >= 5 && i <= 6 && (i == arch.size() || (i + 1 == arch.size() && arch[i] == 'a'));
+  if (!ok) throw Error("'" + arch + "' is not an architecture name (such as sm_90 or sm_90a)");
+  return (std::filesystem::path(dir) / arch).string();
+}
+
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name) {
-  return (std::filesystem::path(dir) / arch / (name + ".json")).string();
+  return (std::filesystem::path(arch_dir(dir, arch)) / (name + ".json")).string();
 }
 
 std::vector<std::string> write_model_files(const std::string& dir, const ModelFile& file,

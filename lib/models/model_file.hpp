@@ -66,6 +66,11 @@ std::set<std::string> held_out_matrices(const ModelFile& m, const std::string& s
 // <dir>/<arch>/<name>.json
 std::string model_path(const std::string& dir, const std::string& arch, const std::string& name);
 
+// <dir>/<arch>, the folder of one architecture's models. Throws Error unless `arch` names an
+// architecture (sm_90, sm_90a): the name comes from training data and options, and one such as
+// "../../x" would write outside `dir`.
+std::string arch_dir(const std::string& dir, const std::string& arch);
+
 // Puts a trained model into `dir` together (the folder's other files are kept): its description
 // `<model>.json`, its booster bytes as `file.booster`, and, when given, its report
 // `<model>.report.json`, which then lists the first two in "files". Returns the paths written.

@@ -53,7 +53,7 @@ TrainResult train_row_order_model(const db::TuningDb& db, const TrainOptions& op
   TrainResult out;
   out.model = "row-order";
   if (!opt.out_dir.empty()) {
-    const auto dir = (std::filesystem::path(opt.out_dir) / arch).string();
+    const auto dir = arch_dir(opt.out_dir, arch);
     std::filesystem::create_directories(dir);
     ModelFile f;
     f.arch = arch;

@@ -4,6 +4,7 @@
 
 #include "core/version.hpp"
 #include "io/file_bytes.hpp"
+#include "models/model_file.hpp"
 #include "models/predictors.hpp"
 #include "models/slice_timing_rows.hpp"
 #include "models/slice_training.hpp"
@@ -74,7 +75,7 @@ TrainResult train_slice_gcn_model(const db::TuningDb& db, const TrainOptions& op
         {"xgb_by_time", to_json(r.xgb_test_time)},
         {"rule_by_time", to_json(r.rule_test_time)}}}};
   if (!opt.out_dir.empty()) {
-    const fs::path dir = fs::path(opt.out_dir) / arch;
+    const fs::path dir = fs::path(arch_dir(opt.out_dir, arch));
     fs::create_directories(dir);
     GcnModelInfo info;
     info.arch = arch;

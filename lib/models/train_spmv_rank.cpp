@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "models/model_file.hpp"
 #include "models/predictors.hpp"
 #include "models/rank_score.hpp"
 #include "models/spmv_rank_features.hpp"
@@ -337,7 +338,7 @@ TrainResult train_rank(const db::TuningDb& db, const TrainOptions& opt, bool spm
               {"skipped", t.skipped}};
   r.report["cost_model_test"].erase("per_matrix");
   if (!opt.out_dir.empty()) {
-    const auto dir = (std::filesystem::path(opt.out_dir) / t.arch).string();
+    const auto dir = arch_dir(opt.out_dir, t.arch);
     const std::string report_name = std::string(name) + ".report.json";
     r.report["files"] = json::array();
     r.files = write_model(dir, file, model, {{report_name, r.report.dump(2) + "\n"}}, &level);

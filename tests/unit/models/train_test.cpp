@@ -8,6 +8,7 @@
 #include <set>
 
 #include "db/db_export.hpp"
+#include "models/model_file.hpp"
 #include "models/predictors.hpp"
 #include "models/spmv_rank_features.hpp"
 #include "models/spmv_ranker.hpp"
@@ -162,4 +163,13 @@ TEST_CASE("train requests a predictor cannot serve are refused, naming those tha
                     "crux, liteform-cell, liteform-partitions or row-order), not 'all'");
   CHECK_THROWS_WITH(models::check_train_request("nope", o, false),
                     Catch::Contains("no predictor named 'nope'"));
+}
+
+TEST_CASE("a models folder is named by an architecture, never by a path", "[models]") {
+  using models::arch_dir;
+  CHECK(arch_dir("m", "sm_90") == "m/sm_90");
+  CHECK(arch_dir("m", "sm_100a") == "m/sm_100a");
+  for (const char* bad : {"../../evil", "sm_90/..", "", "sm_", "sm_9", "/tmp", "sm_90b"})
+    CHECK_THROWS_WITH(arch_dir("m", bad), Catch::Contains("is not an architecture name"));
+  CHECK_THROWS_AS(models::model_path("m", "../x", "spmv-rank"), Error);
 }
