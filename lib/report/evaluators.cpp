@@ -215,12 +215,29 @@ EvalRun run_evaluators(const db::TuningDb& db, const EvalOptions& o,
       for (const auto& e : evaluators()) known += std::string(known.empty() ? "" : ", ") + e.name;
       throw Error("eval: no predictor named '" + n + "' (known: " + known + ")");
     }
+  // --only names the database does not hold are a mistake, not matrices scored as nothing. (Slice
+  // scores take tensor files, which are checked where they are read.)
+  if (!o.only.empty()) {
+    const auto held = db.matrices();
+    for (const auto& n : o.only)
+      if (n.find('/') == std::string::npos && n.find(".tns") == std::string::npos &&
+          n.find(".safetensors") == std::string::npos &&
+          std::none_of(held.begin(), held.end(),
+                       [&](const db::MatrixRow& m) { return m.name == n; }))
+        throw Error("eval --only: the database holds no matrix named '" + n + "'");
+  }
   EvalRun run;
   for (const auto& e : evaluators()) {
     if (!names.empty() && std::find(names.begin(), names.end(), e.name) == names.end()) continue;
     std::string why;
     auto evals = e.evaluate(db, o, &why);
-    if (evals.empty()) run.skipped.emplace_back(e.name, why);
+    // A score over no matrix is no score (its zeros would read as a predictor always wrong).
+    std::erase_if(evals, [](const PredictorEval& x) { return x.matrices.empty(); });
+    if (evals.empty())
+      run.skipped.emplace_back(
+          e.name, !why.empty()   ? why
+                  : o.test_split ? "none of the matrices its file holds out is in the database"
+                                 : "nothing it picked for has been measured");
     for (auto& x : evals) run.evals.push_back(std::move(x));
   }
   // Nothing scored is no answer: an error that says why for each predictor asked, not an empty
