@@ -29,6 +29,8 @@
 # A matrix is done once OUT/status/NAME.json says so (ok, or failed with its reason); a re-run
 # skips done matrices, and `tune` answers a matrix it finished before from the database. Ctrl-C
 # stops the workers (their matrices stay undone) and the batch; run the same command to resume.
+# Without a GPU, tune with --budget above 0 is refused (it would only predict, and the matrices
+# would count as done); --budget 0 asks for predictions. The summary counts this list's matrices.
 # Exit status: 0 every matrix ok, 1 some failed (listed at the end), 2 bad list or options,
 # 130 interrupted.
 set -euo pipefail
@@ -60,21 +62,23 @@ fi
 # ---- options ----
 list="" op=spmv mode=tune budget=60 timeout="" dtype=f64 gpus="" out=batch-out db=""
 part="" retry=0 report=0 dry=0 st=""
+# The value of option $1 (a missing or empty one is a usage error, exit 2).
+arg() { [ -n "${2:-}" ] || die "$1 needs a value (see --help)"; printf '%s' "$2"; }
 while [ $# -gt 0 ]; do
   case $1 in
-    --op) op=${2:?}; shift ;;
-    --mode) mode=${2:?}; shift ;;
-    --budget) budget=${2:?}; shift ;;
-    --timeout) timeout=${2:?}; shift ;;
-    --dtype) dtype=${2:?}; shift ;;
-    -j|--gpus) gpus=${2:?}; shift ;;
-    --out) out=${2:?}; shift ;;
-    --db) db=${2:?}; shift ;;
-    --part) part=${2:?}; shift ;;
+    --op) op=$(arg "$@"); shift ;;
+    --mode) mode=$(arg "$@"); shift ;;
+    --budget) budget=$(arg "$@"); shift ;;
+    --timeout) timeout=$(arg "$@"); shift ;;
+    --dtype) dtype=$(arg "$@"); shift ;;
+    -j|--gpus) gpus=$(arg "$@"); shift ;;
+    --out) out=$(arg "$@"); shift ;;
+    --db) db=$(arg "$@"); shift ;;
+    --part) part=$(arg "$@"); shift ;;
     --retry-failed) retry=1 ;;
     --report) report=1 ;;
     --dry-run) dry=1 ;;
-    --sparsetune) st=${2:?}; shift ;;
+    --sparsetune) st=$(arg "$@"); shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$list" ] || die "one LIST only (got '$list' and '$1')"; list=$1 ;;
@@ -103,11 +107,16 @@ fi
 [[ $gpus =~ ^[0-9]+$ ]] && [ "$gpus" -ge 1 ] || die "-j must be a number of GPUs >= 1"
 [ -n "$st" ] || st=$(find_sparsetune)
 [ -x "$st" ] || die "$st: not an executable"
+# A search without a GPU only predicts, and its matrices would count as done: a later run on a
+# GPU would skip them. Predictions on purpose are --budget 0.
+if [ "$mode" = tune ] && [ "$dry" = 0 ] && awk -v b="$budget" 'BEGIN { exit !(b > 0) }' &&
+  "$st" --json info 2>/dev/null | grep -q '"devices": \[\]'; then
+  die "no GPU found: tune --budget $budget would only predict, and the batch would mark those matrices done; give --budget 0 for predictions on purpose"
+fi
 
 # ---- the list: every line resolved before anything runs ----
 list_dir=$(cd "$(dirname "$list")" && pwd)
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+out=$(realpath -m -- "$out")  # created once the list is good: a bad list leaves no folder
 [ -n "$db" ] || db="$out/tuning.db"
 
 resolve_suitesparse() {  # Group Name lineno -> path
@@ -135,7 +144,7 @@ resolve_suitesparse() {  # Group Name lineno -> path
 }
 
 jobs_file="$out/jobs.tsv"
-tmp_jobs=$(mktemp "$out/.jobs.XXXXXX")
+tmp_jobs=$(mktemp)
 trap 'rm -f "$tmp_jobs"' EXIT
 declare -A seen=()
 lineno=0 index=0
@@ -172,6 +181,7 @@ done <"$list"
 [ "$index" -gt 0 ] || die "$list: no matrices listed"
 
 if [ "$dry" = 1 ]; then cat "$tmp_jobs"; exit 0; fi
+mkdir -p "$out"
 mv "$tmp_jobs" "$jobs_file"
 command -v parallel >/dev/null ||
   die "GNU parallel is not installed (scripts/setup.sh installs it: apt-get install parallel)"
@@ -210,14 +220,19 @@ if [ "$left" -gt 0 ]; then
   [ "$rc" -lt 128 ] || { echo "batch: interrupted; run the same command to resume" >&2; exit 130; }
 fi
 
-ok=$(grep -l '"status": "ok"' "$out"/status/*.json 2>/dev/null | wc -l)
-failed=$(grep -L '"status": "ok"' "$out"/status/*.json 2>/dev/null | wc -l)
+# This list's matrices only (OUT may hold other lists' and parts' statuses).
+ok=0 failed=0 failed_status=()
+while IFS=$'\t' read -r i path name family; do
+  s="$out/status/$name.json"
+  [ -f "$s" ] || continue
+  if grep -q '"status": "ok"' "$s"; then ok=$((ok + 1)); else
+    failed=$((failed + 1)) failed_status+=("$s")
+  fi
+done <"$jobs_file"
 echo "batch: $ok ok, $failed failed, $((total - ok - failed)) not run (of $total)" >&2
-if [ "$failed" -gt 0 ]; then
-  for f in $(grep -L '"status": "ok"' "$out"/status/*.json); do
-    sed -n 's/.*"name": "\([^"]*\)".*"reason": "\(.*\)".*/  failed: \1: \2/p' "$f" >&2
-  done
-fi
+for f in "${failed_status[@]}"; do
+  sed -n 's/.*"name": "\([^"]*\)".*"reason": "\(.*\)".*/  failed: \1: \2/p' "$f" >&2
+done
 if [ "$report" = 1 ]; then
   "$st" report "$db" -o "$out/report"
 fi

@@ -79,6 +79,23 @@ check "family recorded with the run" [ "$("$st" db --db "$tmp/o2/tuning.db" stat
 bash "$batch" "$tmp/run.list" --budget 0 --out "$tmp/o2" --sparsetune "$st" >"$tmp/out" 2>"$tmp/err"
 check "a re-run skips done matrices" grep -q "3 matrices, 3 done before, 0 to run" "$tmp/err"
 
+# Another list into the same OUT (a folder with a space): its own matrices counted, not OUT's.
+printf 'm/tri.mtx\n' >"$tmp/one.list"
+bash "$batch" "$tmp/one.list" --budget 0 -j 1 --out "$tmp/sp ace" --sparsetune "$st" >/dev/null 2>&1
+printf 'm/er.mtx\nm/empty.mtx\n' >"$tmp/two.list"
+bash "$batch" "$tmp/two.list" --budget 0 -j 1 --out "$tmp/sp ace" --sparsetune "$st" \
+  >"$tmp/out" 2>"$tmp/err"
+check "a second list into one OUT exits 1 for its failure" [ $? -eq 1 ]
+check "and counts its own two matrices" grep -q "batch: 1 ok, 1 failed, 0 not run (of 2)" "$tmp/err"
+check "and names the failure, in a folder with a space" grep -q "failed: empty:" "$tmp/err"
+expect_fail "--out without a value" "--out needs a value" bash "$batch" "$tmp/run.list" --out
+# Without a GPU a search only predicts: refused, so that no prediction is marked done.
+if "$st" --json info | grep -q '"devices": \[\]'; then
+  expect_fail "a searching batch without a GPU" "no GPU found: tune --budget 5 would only predict" \
+    bash "$batch" "$tmp/run.list" --budget 5 --out "$tmp/nogpu" --sparsetune "$st"
+  [ ! -e "$tmp/nogpu" ] && ok || bad "a refused batch left its OUT folder"
+fi
+
 # ---- interrupted, then resumed ----
 # A stand-in for sparsetune that takes its time, so the batch can be interrupted mid-matrix.
 cat >"$tmp/slow" <<EOF
