@@ -10,6 +10,7 @@
 #include "core/row_orders.hpp"
 #include "features/matrix_features.hpp"
 #include "io/file_bytes.hpp"
+#include "models/predictors.hpp"
 #include "models/matrix_split.hpp"
 #include "models/xgb_classifier.hpp"
 
@@ -263,8 +264,8 @@ RowOrderModel RowOrderModel::train(const std::vector<RowOrderRecord>& all,
   std::map<std::string, std::int64_t> nnz_of;
   for (const auto& r : records) nnz_of[r.matrix] = r.nnz;
   if (nnz_of.size() < 4)
-    throw Error("row-order training: " + std::to_string(nnz_of.size()) +
-                " matrices with the original order measured; at least 4 are needed");
+    throw NothingToLearn("row-order training: " + std::to_string(nnz_of.size()) +
+                         " matrices with the original order measured; at least 4 are needed");
 
   SplitOptions so;
   so.test_fraction = o.test_fraction;

@@ -186,7 +186,7 @@ TEST_CASE("the row-order model learns a feature-decided best order", "[models][r
     CHECK(back.classify(r.features, r.n) == m.classify(r.features, r.n));
   }
   std::string why;
-  CHECK(models::RowOrderModel::find(t.path.parent_path().string(), "nowhere", &why) ==
+  CHECK(models::RowOrderModel::find(t.path.parent_path().string(), "sm_11", &why) ==
         std::nullopt);
   CHECK_THAT(why, Catch::Contains("no row-order model"));
 
