@@ -71,7 +71,7 @@ PredictorEval evaluate_cost_model(const db::TuningDb& db, const std::vector<std:
     r.pick_us = a.pick->time_us;
     r.oracle_us = a.best->time_us;
     r.share = r.oracle_us / r.pick_us;
-    top1 += r.pick == r.best;
+    top1 += r.pick == r.best || r.pick_us <= r.oracle_us;  // a tie in time is the oracle too
     e.matrices.push_back(std::move(r));
   }
   summarize(e, top1);
@@ -141,8 +141,8 @@ PredictorEval evaluate_crux(const db::TuningDb& db, const models::CruxPredictor&
     r.best = point(s.points[s.best]);
     r.pick_us = s.us[k];
     r.oracle_us = s.us[s.best];
-    r.share = r.oracle_us / r.pick_us;  // measured times are positive
-    top1 += k == s.best;
+    r.share = r.oracle_us / r.pick_us;               // measured times are positive
+    top1 += k == s.best || s.us[k] <= s.us[s.best];  // a tie in time is the oracle too
     e.matrices.push_back(std::move(r));
   }
   summarize(e, top1);

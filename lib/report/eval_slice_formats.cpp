@@ -36,7 +36,7 @@ PredictorEval evaluate_slice_formats(const std::vector<models::SliceLabel>& labe
     p.pick_us = std::isfinite(t) ? t : 2 * fastest;
     p.oracle_us = fastest;
     p.share = p.oracle_us / p.pick_us;
-    top1 += pick == l.fastest;
+    top1 += pick == l.fastest || t <= fastest;  // a tie in time is the fastest too
     e.matrices.push_back(std::move(p));
   }
   summarize(e, top1);

@@ -71,6 +71,22 @@ TEST_CASE("eval: the cost model's pick as a share of the fastest measured candid
   CHECK(j["top1_accuracy"] == 0.5);
 }
 
+TEST_CASE("eval: a pick as fast as the oracle counts as the oracle, whatever its name",
+          "[eval]") {
+  testing::TempDir dir("sparsetune-eval-ties");
+  db::TuningDb d(dir.file("t.db"));
+  d.put_matrix({"fa", "alpha", 10, 10, 30, "{}"});
+  // The model picks y; x measured the same time and comes first by name.
+  d.add(row("fa", "graph/x", 7.0, R"({"predicted_us":6})"));
+  d.add(row("fa", "graph/y", 7.0, R"({"predicted_us":5})"));
+  const auto e = report::evaluate_cost_model(d);
+  REQUIRE(e.matrices.size() == 1);
+  CHECK(e.matrices[0].pick == "graph/y");
+  CHECK(e.matrices[0].best == "graph/x");  // the oracle by name, tied in time
+  CHECK(e.matrices[0].share == 1.0);
+  CHECK(e.top1 == 1.0);
+}
+
 TEST_CASE("eval: the crux predictor's crux judged by the measured point of its graph",
           "[eval][crux]") {
   testing::TempDir dir("sparsetune-eval-crux");
