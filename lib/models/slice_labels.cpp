@@ -55,6 +55,7 @@ std::vector<SliceTiming> read_slice_timings(const std::string& path) {
   // The shipped labels are gzip (slice-timings.csv.gz); read_file_decompressed takes either form.
   std::istringstream in(io::read_file_decompressed(path));
   std::vector<SliceTiming> out;
+  std::map<std::string, std::int64_t> first_line;  // slice and format -> its line
   std::string line;
   std::int64_t n = 0;
   bool header = false;
@@ -92,6 +93,14 @@ std::vector<SliceTiming> read_slice_timings(const std::string& path) {
     if (it == names.end())
       throw InputError(path, n, "field format '" + f[3] + "' is not CSR, COO, ELL, HYB or Dense");
     r.format = static_cast<int>(it - names.begin());
+    // One time per (slice, format) in a file: a repeat would be averaged in as a second
+    // collection by merge and counted twice by training. Collections are separate files.
+    const auto key = slice_key(r.tensor, r.mode, r.slice) + ":" + f[3];
+    if (const auto [at, fresh] = first_line.emplace(key, n); !fresh)
+      throw InputError(
+          path, n,
+          "repeats the time of " + key + " of line " + std::to_string(at->second) +
+              " (one time per slice and format; collections go in files of their own)");
     out.push_back(std::move(r));
   }
   return out;

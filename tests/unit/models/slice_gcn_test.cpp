@@ -421,6 +421,11 @@ TEST_CASE("labels are the fastest measured format per slice", "[models][gcn]") {
     REQUIRE_THROWS_WITH(read_slice_timings(path), Catch::Contains(":2") && Catch::Contains("BSR"));
     std::ofstream(path) << "x.tns,one,4,HYB,2.5\n";
     REQUIRE_THROWS_WITH(read_slice_timings(path), Catch::Contains("field mode"));
+    // A slice and format timed twice in one file: both lines named (merge would average it in
+    // as a collection of its own). The same slice in another format is its own time.
+    std::ofstream(path) << "x.tns,1,4,HYB,2.5\nx.tns,1,4,CSR,3\nx.tns,1,4,HYB,12345\n";
+    REQUIRE_THROWS_WITH(read_slice_timings(path),
+                        Catch::Contains(":3") && Catch::Contains("x.tns:1:4:HYB of line 1"));
     // Gzip, as the shipped labels are: the same records, errors still naming the line.
     std::ofstream(path, std::ios::binary)
         << io::gzip("# merged\ntensor,mode,slice,format,time_us\ny.tns,0,7,ELL,1.25\n");
