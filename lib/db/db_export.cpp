@@ -117,17 +117,6 @@ json export_json(const TuningDb& db, const ExportFilter& f) {
     if (std::none_of(all_matrices.begin(), all_matrices.end(),
                      [&](const MatrixRow& m) { return m.name == name; }))
       throw Error("--only: the database holds no matrix named '" + name + "'");
-  if (!f.arch.empty()) {
-    std::set<std::string> archs;
-    for (const auto& m : db.measurements()) archs.insert(m.arch);
-    for (const auto& r : db.runs()) archs.insert(r.arch);
-    if (!archs.count(f.arch)) {
-      std::string held;
-      for (const auto& a : archs) held += (held.empty() ? "" : ", ") + a;
-      throw Error("--arch: the database holds no rows of " + f.arch + " (it holds " +
-                  (held.empty() ? std::string("none") : held) + ")");
-    }
-  }
   for (const auto& m : all_matrices) {
     if (!f.only.empty() && std::find(f.only.begin(), f.only.end(), m.name) == f.only.end())
       continue;
@@ -141,16 +130,26 @@ json export_json(const TuningDb& db, const ExportFilter& f) {
                         {"features", features.is_discarded() ? json::object() : features}});
   }
   const bool all = f.only.empty();
+  std::set<std::string> archs;  // of every row, to name them when --arch matches none
   json runs = json::array();
-  for (const auto& r : db.runs())
+  for (const auto& r : db.runs()) {
+    archs.insert(r.arch);
     if ((all || keep.count(r.fingerprint)) && (f.arch.empty() || r.arch == f.arch))
       runs.push_back(run_json(r));
+  }
   json rows = json::array();
   for (const auto& m : db.measurements()) {
+    archs.insert(m.arch);
     if (!all && !keep.count(m.fingerprint)) continue;
     if (!f.arch.empty() && m.arch != f.arch) continue;
     if (f.measured_only && (!m.ok || m.device == "cost-model")) continue;
     rows.push_back(measurement_json(m));
+  }
+  if (!f.arch.empty() && !archs.count(f.arch)) {
+    std::string held;
+    for (const auto& a : archs) held += (held.empty() ? "" : ", ") + a;
+    throw Error("--arch: the database holds no rows of " + f.arch + " (it holds " +
+                (held.empty() ? std::string("none") : held) + ")");
   }
   return {{"format", kFormat},
           {"version", kVersion},

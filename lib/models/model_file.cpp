@@ -1,9 +1,9 @@
 #include "models/model_file.hpp"
 
-#include <cctype>
 #include <filesystem>
 #include <map>
 
+#include "core/arch_name.hpp"
 #include "core/error.hpp"
 #include "io/file_bytes.hpp"
 #include "io/staged_folder.hpp"
@@ -165,11 +165,8 @@ std::set<std::string> held_out_matrices(const ModelFile& m, const std::string& s
 }
 
 std::string arch_dir(const std::string& dir, const std::string& arch) {
-  std::size_t i = 3;
-  bool ok = arch.size() >= 5 && arch.compare(0, 3, "sm_") == 0;
-  while (ok && i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i]))) ++i;
-  ok = ok && i >= 5 && i <= 6 && (i == arch.size() || (i + 1 == arch.size() && arch[i] == 'a'));
-  if (!ok) throw Error("'" + arch + "' is not an architecture name (such as sm_90 or sm_90a)");
+  if (arch_number(arch) < 0)
+    throw Error("'" + arch + "' is not an architecture name (such as sm_90 or sm_90a)");
   return (std::filesystem::path(dir) / arch).string();
 }
 

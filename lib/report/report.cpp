@@ -288,12 +288,13 @@ ReportOutcome write_report(const ReportOptions& o) {
   if (o.plots) {
     const std::string script = staged.staging_dir() + "/.render.py";
     io::write_file_atomic(script, render_script());
-    run_renderer(python_program(o.python), script, staged.staging_dir());
+    const std::string python = python_program(o.python);
+    run_renderer(python, script, staged.staging_dir());
     std::filesystem::remove(script);
     // An interpreter that exits 0 without running the script (a stand-in, a wrapper) wrote
     // nothing: a report without its page is a failure, not a success.
     if (!std::filesystem::is_regular_file(staged.staging_dir() + "/index.html"))
-      throw Error("report: " + python_program(o.python) +
+      throw Error("report: " + python +
                   " ran the plot script without writing index.html; nothing was written");
     staged.adopt_written();
   }

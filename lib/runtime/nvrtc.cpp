@@ -3,10 +3,10 @@
 #include <nvrtc.h>
 
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <vector>
 
+#include "core/arch_name.hpp"
 #include "runtime/thread_pool.hpp"
 
 namespace sparsetune::runtime {
@@ -40,19 +40,21 @@ std::string nvrtc_version() {
 }
 
 void check_arch(const std::string& arch) {
-  bool ok = arch.size() >= 5 && arch.compare(0, 3, "sm_") == 0;
-  std::size_t i = 3;
-  for (; ok && i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) {
-  }
-  ok = ok && i >= 5 && i <= 6 && (i == arch.size() || (i + 1 == arch.size() && arch[i] == 'a'));
-  if (!ok) throw Error("bad GPU architecture '" + arch + "' (expected e.g. sm_80 or sm_90a)");
+  const int number = arch_number(arch);
+  if (number < 0)
+    throw Error("bad GPU architecture '" + arch + "' (expected e.g. sm_80 or sm_90a)");
   // One this NVRTC compiles for: an old one (sm_20) failed every candidate's compile instead.
-  int n = 0;
-  if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return;
-  std::vector<int> archs(static_cast<std::size_t>(n));
-  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return;
-  const int number = std::stoi(arch.substr(3, i - 3));
-  if (std::find(archs.begin(), archs.end(), number) != archs.end()) return;
+  // Asked once: every compile checks its architecture.
+  static const std::vector<int> archs = [] {
+    int n = 0;
+    std::vector<int> v;
+    if (nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+      v.resize(static_cast<std::size_t>(n));
+      if (nvrtcGetSupportedArchs(v.data()) != NVRTC_SUCCESS) v.clear();
+    }
+    return v;
+  }();
+  if (archs.empty() || std::find(archs.begin(), archs.end(), number) != archs.end()) return;
   throw Error("GPU architecture '" + arch + "' is not one NVRTC " + nvrtc_version() +
               " compiles for (sm_" + std::to_string(archs.front()) + " to sm_" +
               std::to_string(archs.back()) + ")");
